@@ -1,0 +1,318 @@
+"""
+The spectrum of transformers with frozen or fixed parts, in one file.
+
+The default architecture is the papers' Llama-style decoder (seed "Attention Retrieves, MLP Memorizes",
+Sec. 2): pre-RMSNorm, causal multi-head attention with RoPE on q/k, gated MLP W_D(phi(W_G h) * W_U h)
+of width 4n, untied LM head. Config flags reach the GPT-2 flavour (LayerNorm, GELU MLP, learned
+positions, tied embeddings) and the bare pieces (no MLP, no norm, no residual).
+
+What is trained is set by independent flags, and VARIANTS names the combinations of the papers:
+    standard        everything trained
+    frozen_qk       W_Q, W_K (and their biases) kept at initialization
+    frozen_mlp      W_G, W_U, W_D (and their biases) kept at initialization
+    mixit           attention replaced by a fixed input-independent matrix per layer and head (Eq. 2.3)
+    identity_query  W_Q = I: the query of head h is the normalized input's h-th slice
+    random          Zhong & Andreas (2024): only token/position embeddings and the LM head trained
+
+Every weight is drawn from a generator seeded by (config.seed, parameter name), so a model is a
+function of its config: frozen weights are reproducible, identical on every DDP rank, and two variants
+built with the same seed share the initial values of the parameters they have in common.
+"""
+import math
+import zlib
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+import torch.nn as nn
+from torch.nn import functional as F
+
+
+@dataclass
+class GPTConfig:
+    block_size: int = 256  # longest sequence; MixiT matrices and learned positions have this size
+    vocab_size: int = 256  # number of token ids
+    n_layer: int = 4  # number of blocks
+    n_head: int = 4  # attention heads per block
+    n_embd: int = 128  # width n; head_dim = n_embd // n_head
+    dropout: float = 0.0  # dropout on embeddings, attention probabilities and block outputs
+    bias: bool = False  # biases on the attention and MLP linears (and LayerNorm), never on the LM head
+    # architecture
+    norm: str = 'rmsnorm'  # 'rmsnorm' | 'layernorm' | 'none'
+    mlp: str = 'gated'  # 'gated' (W_D(silu(W_G h) * W_U h), Eq. 2.2) | 'gelu' (GPT-2) | 'none'
+    mlp_ratio: float = 4.0  # MLP width n_m = mlp_ratio * n_embd
+    pos: str = 'rope'  # 'rope' on q/k | 'learned' absolute, added to the token embedding | 'none'
+    rope_base: float = 10000.0  # RoPE frequency base
+    tie_embeddings: bool = False  # share the token embedding with the LM head (GPT-2)
+    residual: bool = True  # skip connections around attention and MLP
+    # what is trained, and how tokens are mixed
+    mixing: str = 'softmax'  # 'softmax' attention | 'mixit' fixed random matrix (no W_Q, W_K)
+    freeze_qk: bool = False  # keep W_Q, W_K and their biases at initialization
+    freeze_mlp: bool = False  # keep every MLP weight and bias at initialization
+    identity_query: bool = False  # W_Q = I: no query projection
+    trainable: str = 'all'  # 'all' | 'embeddings': only token/position embeddings and LM head
+    attn_scale: Optional[float] = None  # softmax scale; None = 1/sqrt(head_dim), 1/(2 sqrt(head_dim)) for W_Q = I
+    mixit_std: Optional[float] = None  # std of MixiT's M; None = 1/sqrt(block_size * head_dim)
+    mixit_sink: bool = False  # the authors' code: head 0 of every layer is a fixed "sink" pattern
+    seed: int = 0  # seeds every initial weight and fixed matrix
+
+
+VARIANTS = {
+    'standard': dict(),
+    'frozen_qk': dict(freeze_qk=True),
+    'frozen_mlp': dict(freeze_mlp=True),
+    'mixit': dict(mixing='mixit', pos='learned'),  # no q/k for RoPE to rotate (Sec. 2, "Positional embedding")
+    'identity_query': dict(identity_query=True),
+    'random': dict(trainable='embeddings', pos='learned'),
+}
+
+
+def check_config(c):
+    """Rejects combinations that cannot be built, with a message that says what to do."""
+    choices = dict(norm=('rmsnorm', 'layernorm', 'none'), mlp=('gated', 'gelu', 'none'),
+                   pos=('rope', 'learned', 'none'), mixing=('softmax', 'mixit'), trainable=('all', 'embeddings'))
+    for key, allowed in choices.items():
+        if getattr(c, key) not in allowed:
+            raise ValueError(f'{key}={getattr(c, key)!r} is not one of {allowed}')
+    if c.n_embd % c.n_head:
+        raise ValueError(f'n_embd={c.n_embd} must be a multiple of n_head={c.n_head}')
+    if c.pos == 'rope' and (c.n_embd // c.n_head) % 2:
+        raise ValueError(f'RoPE needs an even head_dim, got {c.n_embd // c.n_head}: change n_embd or n_head')
+    if c.mixing == 'mixit' and c.pos == 'rope':
+        raise ValueError("MixiT has no queries or keys for RoPE to rotate: use pos='learned'")
+    if c.mixing == 'mixit' and (c.identity_query or c.freeze_qk):
+        raise ValueError('MixiT has no W_Q or W_K: identity_query and freeze_qk do not apply to it')
+    if c.mixit_sink and c.mixing != 'mixit':
+        raise ValueError("mixit_sink needs mixing='mixit'")
+
+
+def mixit_matrix(block_size, n_head, std, generator, sink=False):
+    """The fixed mixing matrices of one layer, Eq. 2.3: A = I + C*(M - rowmean_causal(M)), (n_head, m, m).
+    M_ij ~ N(0, std^2); C is the causal mask; row i's mean is over j <= i only, so every row sums to
+    exactly one and row i depends on columns j <= i only: the top-left T x T block of A is the matrix
+    for any shorter length T."""
+    m = block_size
+    M = torch.randn(n_head, m, m, generator=generator) * std
+    C = torch.tril(torch.ones(m, m))
+    row_mean = (M * C).sum(-1, keepdim=True) / C.sum(-1, keepdim=True)
+    A = torch.eye(m) + C * (M - row_mean)
+    if sink:  # the authors' code overwrites head 0: half on the token itself, half on the first token
+        A[0] = 0.5 * torch.eye(m)
+        A[0, :, 0] += 0.5
+    return A
+
+
+def rope_tables(block_size, head_dim, base):
+    """cos and sin of the rotary angles, (block_size, head_dim), rotate-half layout (Llama)."""
+    inv_freq = 1.0 / base ** (torch.arange(0, head_dim, 2).float() / head_dim)
+    angles = torch.outer(torch.arange(block_size).float(), inv_freq)
+    angles = torch.cat((angles, angles), dim=-1)
+    return angles.cos(), angles.sin()
+
+
+def apply_rope(x, cos, sin):
+    """x: (B, n_head, T, head_dim)."""
+    x1, x2 = x.chunk(2, dim=-1)
+    return x * cos + torch.cat((-x2, x1), dim=-1) * sin
+
+
+def make_norm(config):
+    if config.norm == 'rmsnorm':
+        return nn.RMSNorm(config.n_embd, eps=1e-6)
+    if config.norm == 'layernorm':
+        return nn.LayerNorm(config.n_embd, bias=config.bias)
+    return nn.Identity()
+
+
+class Attention(nn.Module):
+
+    def __init__(self, config):
+        super().__init__()
+        n, self.n_head, self.head_dim = config.n_embd, config.n_head, config.n_embd // config.n_head
+        self.mixit = config.mixing == 'mixit'
+        self.identity_query = config.identity_query
+        if not self.mixit:
+            if not config.identity_query:
+                self.q_proj = nn.Linear(n, n, bias=config.bias)
+            self.k_proj = nn.Linear(n, n, bias=config.bias)
+            default = 1 / (2 * math.sqrt(self.head_dim)) if config.identity_query else 1 / math.sqrt(self.head_dim)
+            self.scale = config.attn_scale or default
+        else:  # filled by GPT.__init__ from the seeded generator; persistent, so it is in every checkpoint
+            self.register_buffer('mix', torch.empty(config.n_head, config.block_size, config.block_size))
+        self.v_proj = nn.Linear(n, n, bias=config.bias)
+        self.o_proj = nn.Linear(n, n, bias=config.bias)
+        self.dropout = config.dropout
+        self.resid_dropout = nn.Dropout(config.dropout)
+
+    def forward(self, x, rope=None):
+        B, T, C = x.shape
+        heads = lambda t: t.view(B, T, self.n_head, self.head_dim).transpose(1, 2)  # (B, nh, T, hd)
+        v = heads(self.v_proj(x))
+        if self.mixit:
+            # one batched matmul with the fixed matrix: (nh, T, T) @ (B, nh, T, hd); no scores, no softmax
+            y = self.mix[:, :T, :T].to(v.dtype) @ v
+        else:
+            q = heads(x) if self.identity_query else heads(self.q_proj(x))  # W_Q = I: head h reads slice h
+            k = heads(self.k_proj(x))
+            if rope is not None:
+                q, k = apply_rope(q, *rope), apply_rope(k, *rope)
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=self.scale,
+                                               dropout_p=self.dropout if self.training else 0.0)
+        y = y.transpose(1, 2).contiguous().view(B, T, C)
+        return self.resid_dropout(self.o_proj(y))
+
+
+class MLP(nn.Module):
+
+    def __init__(self, config):
+        super().__init__()
+        n, hidden = config.n_embd, int(config.mlp_ratio * config.n_embd)
+        self.gated = config.mlp == 'gated'
+        if self.gated:
+            self.gate_proj = nn.Linear(n, hidden, bias=config.bias)
+        self.up_proj = nn.Linear(n, hidden, bias=config.bias)
+        self.down_proj = nn.Linear(hidden, n, bias=config.bias)
+        self.dropout = nn.Dropout(config.dropout)
+
+    def forward(self, x):
+        h = F.silu(self.gate_proj(x)) * self.up_proj(x) if self.gated else F.gelu(self.up_proj(x))
+        return self.dropout(self.down_proj(h))
+
+
+class Block(nn.Module):
+
+    def __init__(self, config):
+        super().__init__()
+        self.residual = config.residual
+        self.norm1 = make_norm(config)
+        self.attn = Attention(config)
+        if config.mlp != 'none':
+            self.norm2 = make_norm(config)
+            self.mlp = MLP(config)
+
+    def forward(self, x, rope=None):
+        a = self.attn(self.norm1(x), rope)
+        x = x + a if self.residual else a
+        if hasattr(self, 'mlp'):
+            m = self.mlp(self.norm2(x))
+            x = x + m if self.residual else m
+        return x
+
+
+class GPT(nn.Module):
+
+    def __init__(self, config):
+        super().__init__()
+        check_config(config)
+        self.config = config
+        self.wte = nn.Embedding(config.vocab_size, config.n_embd)
+        if config.pos == 'learned':
+            self.wpe = nn.Embedding(config.block_size, config.n_embd)
+        if config.pos == 'rope':
+            cos, sin = rope_tables(config.block_size, config.n_embd // config.n_head, config.rope_base)
+            self.register_buffer('rope_cos', cos, persistent=False)  # recomputed, never saved
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.drop = nn.Dropout(config.dropout)
+        self.h = nn.ModuleList([Block(config) for _ in range(config.n_layer)])
+        self.norm_f = make_norm(config)
+        self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
+        if config.tie_embeddings:
+            self.lm_head.weight = self.wte.weight
+        self._init_weights()
+        for name, p in self.named_parameters():
+            p.requires_grad_(self.is_trained(name))
+
+    def _init_weights(self):
+        """nanoGPT's init (N(0, 0.02), residual projections scaled by 1/sqrt(2 n_layer), zero biases,
+        unit norms), each tensor from its own generator seeded by (seed, name)."""
+        def gen(name):
+            return torch.Generator().manual_seed(zlib.crc32(f'{self.config.seed}:{name}'.encode()))
+        with torch.no_grad():
+            for name, p in self.named_parameters():
+                if name.endswith('bias'):
+                    p.zero_()
+                elif 'norm' in name:
+                    p.fill_(1.0)
+                else:
+                    std = 0.02 / math.sqrt(2 * self.config.n_layer) if name.endswith(('o_proj.weight', 'down_proj.weight')) else 0.02
+                    p.copy_(torch.randn(p.shape, generator=gen(name)) * std)
+            for i, block in enumerate(self.h):
+                if hasattr(block.attn, 'mix'):
+                    hd = self.config.n_embd // self.config.n_head
+                    std = self.config.mixit_std or 1 / math.sqrt(self.config.block_size * hd)
+                    block.attn.mix.copy_(mixit_matrix(self.config.block_size, self.config.n_head, std,
+                                                      gen(f'h.{i}.attn.mix'), self.config.mixit_sink))
+
+    def is_trained(self, name):
+        """Whether the parameter called `name` is trained under this config's flags."""
+        c = self.config
+        if c.trainable == 'embeddings':
+            return name.split('.')[0] in ('wte', 'wpe', 'lm_head')
+        if c.freeze_qk and ('.q_proj.' in name or '.k_proj.' in name):
+            return False
+        if c.freeze_mlp and '.mlp.' in name:
+            return False
+        return True
+
+    def get_num_params(self, trainable_only=True):
+        return sum(p.numel() for p in self.parameters() if p.requires_grad or not trainable_only)
+
+    def forward(self, idx, targets=None):
+        """idx: (B, T) token ids; targets: (B, T), -1 = not scored. -> (logits, loss); without targets
+        only the last position's logits are computed (all that generation needs)."""
+        B, T = idx.shape
+        if T > self.config.block_size:
+            raise ValueError(f'sequence of length {T} is longer than block_size={self.config.block_size}: '
+                             f'build the model with block_size >= {T} or shorten the input')
+        x = self.wte(idx)
+        if self.config.pos == 'learned':
+            x = x + self.wpe(torch.arange(T, device=idx.device))
+        rope = (self.rope_cos[:T], self.rope_sin[:T]) if self.config.pos == 'rope' else None
+        x = self.drop(x)
+        for block in self.h:
+            x = block(x, rope)
+        x = self.norm_f(x)
+        if targets is None:
+            return self.lm_head(x[:, [-1], :]), None
+        logits = self.lm_head(x)
+        loss = F.cross_entropy(logits.flatten(0, 1), targets.reshape(-1), ignore_index=-1)
+        return logits, loss
+
+    def configure_optimizers(self, weight_decay, learning_rate, betas, device_type):
+        """AdamW over the trained parameters only (frozen ones get no optimizer state); weight decay on
+        >= 2-D tensors (matrices and embeddings), none on biases and norms; fused kernel on CUDA."""
+        params = [p for p in self.parameters() if p.requires_grad]
+        groups = [dict(params=[p for p in params if p.dim() >= 2], weight_decay=weight_decay),
+                  dict(params=[p for p in params if p.dim() < 2], weight_decay=0.0)]
+        return torch.optim.AdamW(groups, lr=learning_rate, betas=betas, fused=device_type == 'cuda')
+
+    def flops_per_token(self):
+        """Training FLOPs per token that this variant really performs at T = block_size. Every linear
+        costs 2 FLOPs per weight forward and 2 for the input gradient; the weight gradient (2 more) only
+        where the weight is trained. Softmax attention: QK^T and AV, 2*T*n each forward and twice that
+        backward (12*T*n per layer, as nanoGPT/PaLM count). MixiT: no QK^T at all and no gradient for
+        its fixed matrix, only AV forward and its value gradient (4*T*n per layer)."""
+        c = self.config
+        flops = sum((6 if m.weight.requires_grad else 4) * m.weight.numel()
+                    for m in self.modules() if isinstance(m, nn.Linear))
+        flops += c.n_layer * (4 if c.mixing == 'mixit' else 12) * c.block_size * c.n_embd
+        return flops
+
+    def estimate_mfu(self, fwdbwd_per_iter, dt, peak_flops=312e12):
+        """Model FLOPs utilization: achieved FLOP/s over peak_flops (default A100 bf16, 312 TFLOP/s)."""
+        flops_per_iter = self.flops_per_token() * self.config.block_size * fwdbwd_per_iter
+        return flops_per_iter / dt / peak_flops
+
+    @torch.no_grad()
+    def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None):
+        """Samples max_new_tokens continuations of idx (B, T), conditioning on at most block_size tokens."""
+        for _ in range(max_new_tokens):
+            idx_cond = idx[:, -self.config.block_size:]
+            logits, _ = self(idx_cond)
+            logits = logits[:, -1, :] / temperature
+            if top_k is not None:
+                v, _ = torch.topk(logits, min(top_k, logits.size(-1)))
+                logits[logits < v[:, [-1]]] = -float('inf')
+            idx_next = torch.multinomial(F.softmax(logits, dim=-1), num_samples=1)
+            idx = torch.cat((idx, idx_next), dim=1)
+        return idx

@@ -1,0 +1,225 @@
+import io
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from model import GPT, GPTConfig, VARIANTS, apply_rope, mixit_matrix
+
+SMALL = dict(vocab_size=50, block_size=16, n_layer=2, n_head=4, n_embd=32)
+
+
+def build(variant, **kw):
+    return GPT(GPTConfig(**{**VARIANTS[variant], **SMALL, **kw}))
+
+
+def full_logits(model, idx):
+    return model(idx, idx)[0]  # with targets, forward returns the logits of every position
+
+
+@pytest.mark.parametrize('variant', VARIANTS)
+def test_causal(variant):
+    """Changing the tokens after position t never changes the logits at or before t."""
+    model = build(variant, bias=True).eval()
+    g = torch.Generator().manual_seed(0)
+    idx = torch.randint(0, 50, (3, 16), generator=g)
+    base = full_logits(model, idx)
+    for t in (0, 5, 14):
+        changed = idx.clone()
+        changed[:, t + 1:] = torch.randint(0, 50, (3, 15 - t), generator=g)
+        assert torch.equal(full_logits(model, changed)[:, :t + 1], base[:, :t + 1])
+        assert not torch.allclose(full_logits(model, changed)[:, t + 1:], base[:, t + 1:])
+
+
+@pytest.mark.parametrize('variant', VARIANTS)
+def test_shorter_sequences_and_generation(variant):
+    """Any T <= block_size is the same computation as the first T positions of a longer sequence
+    (MixiT: the top-left T x T block of its matrix), and generation runs past block_size."""
+    model = build(variant).eval()
+    idx = torch.randint(0, 50, (2, 16), generator=torch.Generator().manual_seed(1))
+    full = full_logits(model, idx)
+    for T in (1, 7):
+        torch.testing.assert_close(full_logits(model, idx[:, :T]), full[:, :T], rtol=1e-5, atol=1e-5)
+    out = model.generate(idx[:, :3], max_new_tokens=20, top_k=5)
+    assert out.shape == (2, 23) and torch.equal(out[:, :3], idx[:, :3])
+
+
+def test_table4_parameter_counts():
+    """Seed Table 4: trainable parameters at the memorization setting."""
+    expected = dict(standard=790400, frozen_mlp=394880, frozen_qk=724352, mixit=724736)
+    for variant, count in expected.items():
+        cfg = GPTConfig(**VARIANTS[variant], vocab_size=1024, block_size=3, n_layer=2, n_head=4, n_embd=128, bias=True)
+        model = GPT(cfg)
+        assert sum(p.numel() for p in model.parameters() if p.requires_grad) == count, variant
+
+
+def test_random_variant_trains_only_embeddings():
+    model = build('random')
+    trained = {n for n, p in model.named_parameters() if p.requires_grad}
+    assert trained == {'wte.weight', 'wpe.weight', 'lm_head.weight'}
+
+
+@pytest.mark.parametrize('variant', ['frozen_qk', 'frozen_mlp', 'mixit', 'random', 'identity_query'])
+def test_frozen_weights_unchanged_by_training(variant):
+    """Frozen weights are bit-identical after AdamW steps with weight decay; trained ones move."""
+    model = build(variant, bias=True)
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    buffers = {n: b.clone() for n, b in model.named_buffers()}
+    opt = model.configure_optimizers(0.1, 1e-2, (0.9, 0.95), 'cpu')
+    idx = torch.randint(0, 50, (4, 16), generator=torch.Generator().manual_seed(2))
+    for _ in range(3):
+        _, loss = model(idx, idx.roll(-1, 1))
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+    frozen = [n for n, p in model.named_parameters() if not p.requires_grad]
+    if variant != 'mixit' and variant != 'identity_query':
+        assert frozen
+    for n, p in model.named_parameters():
+        if p.requires_grad:
+            assert not torch.equal(p, before[n]), f'{n} did not train'
+        else:
+            assert torch.equal(p, before[n]) and p.grad is None, f'{n} changed'
+    for n, b in model.named_buffers():
+        assert torch.equal(b, buffers[n])
+    optimized = {id(p) for g in opt.param_groups for p in g['params']}
+    assert all(id(p) not in optimized for p in model.parameters() if not p.requires_grad)
+
+
+def test_frozen_qk_freezes_exactly_q_k_weights_and_biases():
+    model = build('frozen_qk', bias=True)
+    frozen = {n for n, p in model.named_parameters() if not p.requires_grad}
+    assert frozen == {f'h.{i}.attn.{w}_proj.{t}' for i in range(2) for w in 'qk' for t in ('weight', 'bias')}
+
+
+def test_same_seed_same_weights_shared_across_variants():
+    """Weights are a function of (seed, name): the same seed rebuilds the same model; frozen_qk starts
+    from exactly the standard model's weights; another seed gives other weights."""
+    a, b, c = build('standard'), build('frozen_qk'), build('standard', seed=1)
+    for (n, p), (_, q), (_, r) in zip(a.named_parameters(), b.named_parameters(), c.named_parameters()):
+        assert torch.equal(p, q)
+        if p.dim() == 2:
+            assert not torch.equal(p, r)
+
+
+def test_mixit_matrix_rows_sum_to_one_and_causal():
+    A = mixit_matrix(12, 3, std=0.3, generator=torch.Generator().manual_seed(0))
+    assert A.shape == (3, 12, 12)
+    torch.testing.assert_close(A.sum(-1), torch.ones(3, 12), rtol=0, atol=1e-6)
+    assert torch.all(A.triu(1) == 0)
+    # Eq. 2.3 entry by entry: A_ij = delta_ij + M_ij - mean_{k<=i} M_ik for j <= i
+    M = torch.randn(3, 12, 12, generator=torch.Generator().manual_seed(0)) * 0.3
+    for i in range(12):
+        for j in range(i + 1):
+            ref = (i == j) + M[:, i, j] - M[:, i, :i + 1].mean(-1)
+            torch.testing.assert_close(A[:, i, j], ref, rtol=0, atol=1e-6)
+    for T in (1, 5):  # the top-left block is itself a valid mixing matrix
+        torch.testing.assert_close(A[:, :T, :T].sum(-1), torch.ones(3, T), rtol=0, atol=1e-6)
+    sink = mixit_matrix(12, 3, std=0.3, generator=torch.Generator().manual_seed(0), sink=True)
+    torch.testing.assert_close(sink.sum(-1), torch.ones(3, 12), rtol=0, atol=1e-6)
+    assert sink[0, 5, 0] == 0.5 and sink[0, 5, 5] == 0.5 and sink[0, 0, 0] == 1.0
+
+
+def test_mixit_default_std_and_checkpoint_round_trip():
+    model = build('mixit')
+    mix = model.h[0].attn.mix
+    hd = 32 // 4
+    M_std = (mix - torch.eye(16)).tril(-1)  # off-diagonal entries of A are M_ij minus a row mean
+    assert 0.5 / math.sqrt(16 * hd) < M_std[M_std != 0].std() < 1.5 / math.sqrt(16 * hd)
+    assert not torch.equal(model.h[0].attn.mix, model.h[1].attn.mix)
+    assert torch.equal(build('mixit').h[1].attn.mix, model.h[1].attn.mix)  # same seed, same matrices
+    assert not torch.equal(build('mixit', seed=3).h[1].attn.mix, model.h[1].attn.mix)
+    buf = io.BytesIO()
+    torch.save(model.state_dict(), buf)
+    buf.seek(0)
+    other = build('mixit', seed=3)
+    other.load_state_dict(torch.load(buf))
+    assert torch.equal(other.h[1].attn.mix, model.h[1].attn.mix)
+
+
+def reference_attention(attn, x, rope=None, identity_query=False):
+    """Causal multi-head softmax attention written out with explicit loops over heads."""
+    B, T, C = x.shape
+    H, hd = attn.n_head, attn.head_dim
+    q = x if identity_query else attn.q_proj(x)
+    k, v = attn.k_proj(x), attn.v_proj(x)
+    outs = []
+    for h in range(H):
+        qh, kh, vh = (t[..., h * hd:(h + 1) * hd] for t in (q, k, v))
+        if rope is not None:
+            qh, kh = apply_rope(qh, *rope), apply_rope(kh, *rope)
+        scores = qh @ kh.transpose(-1, -2) * attn.scale
+        scores = scores.masked_fill(torch.ones(T, T).triu(1).bool(), float('-inf'))
+        outs.append(F.softmax(scores, -1) @ vh)
+    return attn.o_proj(torch.cat(outs, -1))
+
+
+@pytest.mark.parametrize('variant', ['standard', 'identity_query'])
+def test_attention_against_reference(variant):
+    model = build(variant, bias=True).double()
+    attn = model.h[0].attn
+    x = torch.randn(2, 16, 32, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
+    rope = (model.rope_cos.double(), model.rope_sin.double())
+    torch.testing.assert_close(attn(x, rope), reference_attention(attn, x, rope, variant == 'identity_query'))
+
+
+def test_identity_query_has_no_query_projection():
+    iq, std = build('identity_query'), build('standard')
+    assert not any('q_proj' in n for n, _ in iq.named_parameters())
+    attn_params = lambda m: sum(p.numel() for n, p in m.named_parameters() if '.attn.' in n)
+    assert attn_params(iq) == attn_params(std) * 3 // 4
+    assert iq.h[0].attn.scale == pytest.approx(1 / (2 * math.sqrt(8)))
+    assert std.h[0].attn.scale == pytest.approx(1 / math.sqrt(8))
+
+
+def test_mixit_attention_against_reference():
+    """Each head mixes its own head_dim slice of V with its own fixed matrix: y_i = sum_j A_ij v_j."""
+    model = build('mixit', bias=True).double()
+    attn = model.h[0].attn
+    x = torch.randn(2, 9, 32, dtype=torch.float64, generator=torch.Generator().manual_seed(5))
+    v, A, hd = attn.v_proj(x), attn.mix, 8
+    ref = torch.zeros_like(v)
+    for h in range(4):
+        for i in range(9):
+            for j in range(i + 1):
+                ref[:, i, h * hd:(h + 1) * hd] += A[h, i, j] * v[:, j, h * hd:(h + 1) * hd]
+    torch.testing.assert_close(attn(x), attn.o_proj(ref))
+    assert not hasattr(attn, 'q_proj') and not hasattr(attn, 'k_proj')
+
+
+def test_flops_count_what_each_variant_does():
+    """Freezing a weight removes exactly its weight-gradient matmul (2 FLOPs per weight per token);
+    MixiT also drops the QK^T scores and the score gradients: 8*T*n per layer."""
+    base, n, T, L = build('standard'), 32, 16, 2
+    qk = sum(p.numel() for name, p in base.named_parameters() if ('q_proj.w' in name or 'k_proj.w' in name))
+    mlp = sum(p.numel() for name, p in base.named_parameters() if '.mlp.' in name and name.endswith('weight'))
+    assert base.flops_per_token() - build('frozen_qk').flops_per_token() == 2 * qk
+    assert base.flops_per_token() - build('frozen_mlp').flops_per_token() == 2 * mlp
+    assert base.flops_per_token() - build('mixit').flops_per_token() == 6 * qk + 8 * T * n * L
+    mfu = base.estimate_mfu(fwdbwd_per_iter=10, dt=1.0, peak_flops=1e12)
+    assert mfu == pytest.approx(base.flops_per_token() * T * 10 / 1e12)
+
+
+def test_bad_configs_say_what_to_do():
+    with pytest.raises(ValueError, match='block_size'):
+        build('standard')(torch.zeros(1, 17, dtype=torch.long))
+    with pytest.raises(ValueError, match="pos='learned'"):
+        GPT(GPTConfig(**SMALL, mixing='mixit'))
+    with pytest.raises(ValueError, match='multiple of n_head'):
+        GPT(GPTConfig(**{**SMALL, 'n_head': 5}))
+    with pytest.raises(ValueError, match='norm'):
+        GPT(GPTConfig(**SMALL, norm='batchnorm'))
+
+
+def test_gpt2_flavour_and_bare_pieces():
+    """LayerNorm + GELU + learned positions + tied embeddings; and attention-only without norm or residual."""
+    gpt2 = GPT(GPTConfig(**SMALL, norm='layernorm', mlp='gelu', pos='learned', tie_embeddings=True, bias=True))
+    assert gpt2.lm_head.weight is gpt2.wte.weight
+    assert isinstance(gpt2.h[0].norm1, torch.nn.LayerNorm) and not hasattr(gpt2.h[0].mlp, 'gate_proj')
+    assert gpt2.lm_head.bias is None
+    bare = GPT(GPTConfig(**SMALL, norm='none', mlp='none', residual=False, pos='none'))
+    assert not hasattr(bare.h[0], 'mlp') and not any('norm' in n for n, _ in bare.named_parameters())
+    idx = torch.randint(0, 50, (2, 16))
+    for m in (gpt2, bare):
+        assert torch.isfinite(m(idx, idx)[1])

@@ -1,0 +1,448 @@
+"""
+Trains any variant of model.py on any task, on a CPU, a GPU, or many GPUs:
+
+    python train.py                                    # the embedded default, a few minutes on a CPU
+    python train.py --task=retrieval --variant=frozen_qk --m_max=10
+    torchrun --standalone --nproc_per_node=4 train.py --task=khop --variant=mixit
+    python train.py out/addition-standard/config.json  # run again from a saved config
+    python train.py --help                             # every key with its default
+
+and from Python, for experiments: `from train import train; metrics = train(dict(task=..., variant=...))`.
+The keys are the config block below, every GPTConfig field of model.py (given ones override the
+variant's) and the settings of the chosen task (data/<task>/prepare.py; its `seed` is `data_seed` here).
+
+Training is a deterministic function of the config: the examples of step s are a function of
+(seed, s), so N processes compute exactly what one process with N-fold gradient accumulation
+computes, and a resumed run ends with the same weights as an uninterrupted one.
+"""
+import ast
+import difflib
+import json
+import math
+import os
+import re
+import sys
+import time
+import zlib
+from contextlib import nullcontext
+from dataclasses import asdict, fields
+from functools import lru_cache
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+from torch.nn import functional as F
+from torch.nn.parallel import DistributedDataParallel as DDP
+from tqdm import tqdm
+
+from data import synthetic
+from model import GPT, GPTConfig, VARIANTS
+
+_before_config = set(globals())
+# ----------------------------------------------------------------------------- config
+# run
+out_dir = 'out'  # runs are written to out_dir/<run>/: config.json, log.jsonl, ckpt.pt
+run = ''  # run name; '' = '<task>-<variant>'
+resume = False  # continue out_dir/<run>/ from ckpt.pt; its config.json is the base, keys given now override it
+seed = 0  # seeds the initial weights, the fixed random matrices and the order of the training examples
+# task
+task = 'addition'  # a folder of data/ with a prepare.py; synthetic tasks are generated on first use
+data_seed = 0  # seed of the task's data generator (its `--seed` flag)
+data_dir = ''  # where the task's files are; '' = data/<task>/ (a sub-folder when task settings differ)
+# model
+variant = 'standard'  # one of model.VARIANTS; a GPTConfig field given as a key overrides the variant's value
+n_layer = 2  # blocks
+n_head = 4  # attention heads per block
+n_embd = 128  # width
+block_size = 0  # longest sequence; 0 = the task's example length
+dropout = 0.0  # dropout probability
+bias = False  # biases on the attention and MLP linears
+# optimization
+max_iters = 1500  # optimizer steps
+batch_size = 64  # examples per micro-batch per process
+gradient_accumulation_steps = 1  # micro-batches per optimizer step, over all processes together
+learning_rate = 3e-3  # peak learning rate
+min_lr = 3e-4  # learning rate at the end of the cosine decay
+warmup_iters = 100  # linear warm-up steps
+lr_decay_iters = 0  # step at which the cosine reaches min_lr; 0 = max_iters
+weight_decay = 0.1  # AdamW weight decay of >= 2-D weights
+beta1 = 0.9  # AdamW beta1
+beta2 = 0.95  # AdamW beta2
+grad_clip = 1.0  # clip the global gradient norm to this; 0 = off
+# evaluation and logging
+eval_interval = 250  # evaluate, append to log.jsonl and save ckpt.pt every this many steps and at the end
+eval_examples = 0  # held-out examples per evaluation; 0 = the whole split
+eval_batch_size = 512  # examples per evaluation batch
+log_interval = 10  # steps between progress-bar updates (the only host-device synchronisation)
+progress = True  # show a tqdm progress bar
+# system
+device = 'auto'  # 'auto' = cuda > mps > cpu; or 'cpu', 'cuda', 'cuda:1', 'mps'
+dtype = 'auto'  # 'auto' = bfloat16 autocast where supported, float32 on CPU; or float32, bfloat16, float16
+compile = None  # torch.compile the model; None = on CUDA only
+# -----------------------------------------------------------------------------
+DEFAULTS = {k: v for k, v in globals().items() if k not in _before_config and not k.startswith('_')}
+MODEL_KEYS = {f.name: f for f in fields(GPTConfig)}
+PEAK_FLOPS = {'H100': 989e12, 'H200': 989e12, 'A100': 312e12}  # dense bf16, for the MFU figure
+
+
+class ConfigError(ValueError):
+    """Bad input: an unknown key, a wrong type, an impossible combination, missing data."""
+
+
+# ----------------------------------------------------------------------------- config handling
+
+def task_module(name):
+    try:
+        return synthetic.load_task(name)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+
+
+def task_keys(module):
+    """The task's settings as train.py keys: its `seed` is called data_seed here."""
+    return {k: v for k, v in module.DEFAULTS.items() if k != 'seed'}
+
+
+def check_type(key, value, default, optional=False):
+    if value is None and optional:
+        return value
+    expected = type(default) if default is not None else (bool if key == 'compile' else float)
+    if expected is float and type(value) is int:
+        return float(value)
+    if type(value) is not expected:
+        raise ConfigError(f'{key}={value!r} should be of type {expected.__name__} (default: {default!r})')
+    return value
+
+
+def resolve(overrides):
+    """The full config of a run: DEFAULTS, then the task's settings, then overrides. Every key is
+    checked; an unknown one fails at once and names the closest known key."""
+    overrides = dict(overrides)
+    module = task_module(overrides.get('task', DEFAULTS['task']))
+    tkeys = task_keys(module)
+    known = {**DEFAULTS, **{k: None for k in MODEL_KEYS}, **tkeys}
+    for key, value in overrides.items():
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ''
+            raise ConfigError(f"unknown key '{key}'{hint} (python train.py --help lists every key)")
+        if key in DEFAULTS or key in tkeys:
+            default = DEFAULTS[key] if key in DEFAULTS else tkeys[key]
+            overrides[key] = check_type(key, value, default, optional=key == 'compile')
+        else:
+            f = MODEL_KEYS[key]
+            overrides[key] = check_type(key, value, f.default, optional=f.default is None)
+    if overrides.get('variant', DEFAULTS['variant']) not in VARIANTS:
+        close = difflib.get_close_matches(overrides['variant'], VARIANTS, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ''
+        raise ConfigError(f"unknown variant '{overrides['variant']}'{hint} (variants: {', '.join(VARIANTS)})")
+    return {**DEFAULTS, **tkeys, **overrides}
+
+
+def parse_args(argv):
+    """['config.json', '--key=value', '--flag'] -> overrides. Values are Python literals, else strings."""
+    overrides = {}
+    for arg in argv:
+        if not arg.startswith('--'):
+            if not arg.endswith('.json') or not os.path.exists(arg):
+                raise ConfigError(f"'{arg}' is neither --key=value nor an existing .json config file")
+            overrides.update(json.loads(Path(arg).read_text()))
+            continue
+        key, eq, value = arg[2:].partition('=')
+        if not eq:
+            overrides[key] = True  # a bare --flag sets a boolean key
+            continue
+        try:
+            overrides[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            overrides[key] = value
+    return overrides
+
+
+def help_text(task_name):
+    """Every key with its default and the comment beside it in this file and model.py."""
+    def comments(path):
+        pattern = re.compile(r'^\s*(\w+)\s*(?::[^=]+)?=\s*.+?\s+#\s*(.*)$')
+        return {m[1]: m[2] for line in Path(path).read_text().splitlines() if (m := pattern.match(line))}
+    here = Path(__file__).resolve().parent
+    ours, model_comments = comments(__file__), comments(here / 'model.py')
+    lines = ['usage: python train.py [config.json] [--key=value ...]   (or torchrun ... train.py ...)', '']
+    row = lambda k, v, comment='': f'  --{k}={v!r}'.ljust(38) + comment
+    lines += [row(k, v, ours.get(k, '')) for k, v in DEFAULTS.items()]
+    lines += ['', 'model keys (default: the variant\'s value, else GPTConfig\'s):']
+    lines += [row(k, f.default, model_comments.get(k, '')) for k, f in MODEL_KEYS.items()
+              if k not in DEFAULTS and k != 'vocab_size']
+    lines += ['', f'variants: {", ".join(VARIANTS)}', f'tasks: {", ".join(synthetic.tasks())}']
+    try:
+        tkeys = task_keys(task_module(task_name))
+        lines += ['', f'keys of task {task_name} (data/{task_name}/prepare.py; the paper\'s settings):']
+        lines += [row(k, v) for k, v in tkeys.items()]
+    except ConfigError:
+        pass
+    return '\n'.join(lines)
+
+
+# ----------------------------------------------------------------------------- data
+
+def load_data(cfg, master, ddp):
+    """-> (meta, {split: (x, y)}) of the task; generates a synthetic task's files when they are missing."""
+    module = task_module(cfg['task'])
+    args = {**{k: cfg[k] for k in task_keys(module)}, 'seed': cfg['data_seed']}
+    directory = Path(cfg['data_dir']) if cfg['data_dir'] else synthetic.task_dir(cfg['task'], args, module.DEFAULTS)
+    if not (directory / 'meta.json').exists():
+        if master:
+            print(f'generating {cfg["task"]} data in {directory}')
+            synthetic.prepare(cfg['task'], args, directory)
+        if ddp:
+            dist.barrier()
+    meta = json.loads((directory / 'meta.json').read_text())
+    if meta['args'] != args:
+        raise ConfigError(f'{directory} holds {cfg["task"]} data made with {meta["args"]}, not {args}: '
+                          f'delete the folder or set data_dir to another one')
+    splits = {}
+    for split in {'train', meta['eval_split']}:
+        if not (directory / f'{split}.npz').exists():
+            raise ConfigError(f'{directory / f"{split}.npz"} is missing: delete {directory / "meta.json"} and run '
+                              f'python data/{cfg["task"]}/prepare.py (or train.py again) to regenerate the task')
+        splits[split] = tuple(torch.from_numpy(a) for a in synthetic.load_split(directory, split))
+    return meta, splits
+
+
+@lru_cache(maxsize=2)
+def epoch_order(n, seed, epoch):
+    return torch.randperm(n, generator=torch.Generator().manual_seed(zlib.crc32(f'{seed}:{epoch}'.encode())))
+
+
+def batch_indices(n, step, global_batch, seed):
+    """Example indices of optimizer step `step`: consecutive slices of a fresh permutation per epoch, so a
+    function of (seed, step) only, and every example is seen once per epoch."""
+    start, parts = step * global_batch, []
+    while sum(len(p) for p in parts) < global_batch:
+        pos = start + sum(len(p) for p in parts)
+        epoch, offset = divmod(pos, n)
+        parts.append(epoch_order(n, seed, epoch)[offset:offset + global_batch - sum(len(p) for p in parts)])
+    return torch.cat(parts)
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+@torch.no_grad()
+def evaluate(model, x, y, batch_size, ctx, rank=0, world=1):
+    """Loss and accuracy over the whole split (each rank takes a contiguous shard, sums are reduced):
+    mean cross-entropy per scored token, accuracy per scored token (what the papers report) and per
+    example (every scored token right)."""
+    model.eval()
+    sums = torch.zeros(5, dtype=torch.float64, device=x.device)
+    lo, hi = len(x) * rank // world, len(x) * (rank + 1) // world
+    for i in range(lo, hi, batch_size):
+        xb, yb = x[i:min(i + batch_size, hi)], y[i:min(i + batch_size, hi)]
+        with ctx:
+            logits, _ = model(xb, yb)
+        scored = yb != -1
+        correct = (logits.argmax(-1) == yb) & scored
+        loss_sum = F.cross_entropy(logits.float().flatten(0, 1), yb.flatten(), ignore_index=-1, reduction='sum')
+        sums += torch.stack([loss_sum.double(), correct.sum().double(), scored.sum().double(),
+                             (correct == scored).all(-1).sum().double(), torch.tensor(len(xb), device=x.device).double()])
+    if world > 1:
+        dist.all_reduce(sums)
+    model.train()
+    loss_sum, correct, scored, exact, examples = sums.tolist()
+    return dict(loss=loss_sum / scored, acc=correct / scored, exact=exact / examples)
+
+
+# ----------------------------------------------------------------------------- training
+
+def get_lr(step, cfg):
+    """Linear warm-up, then cosine decay to min_lr at lr_decay_iters (nanoGPT)."""
+    decay_iters = cfg['lr_decay_iters'] or cfg['max_iters']
+    if step < cfg['warmup_iters']:
+        return cfg['learning_rate'] * (step + 1) / (cfg['warmup_iters'] + 1)
+    if step >= decay_iters:
+        return cfg['min_lr']
+    ratio = (step - cfg['warmup_iters']) / max(1, decay_iters - cfg['warmup_iters'])
+    return cfg['min_lr'] + 0.5 * (1.0 + math.cos(math.pi * ratio)) * (cfg['learning_rate'] - cfg['min_lr'])
+
+
+def atomic_save(obj, path):
+    tmp = Path(str(path) + '.tmp')
+    torch.save(obj, tmp)
+    os.replace(tmp, path)
+
+
+def train(config=None):
+    """Trains one run; returns its final metrics. `config` holds the keys to override (see --help)."""
+    overrides = dict(config or {})
+    cfg = resolve(overrides)
+    run_dir = Path(cfg['out_dir']) / (cfg['run'] or f"{cfg['task']}-{cfg['variant']}")
+    ckpt = None
+    if cfg['resume']:
+        if not (run_dir / 'ckpt.pt').exists():
+            raise ConfigError(f'cannot resume: {run_dir / "ckpt.pt"} does not exist (check out_dir and run)')
+        saved = json.loads((run_dir / 'config.json').read_text())
+        cfg = resolve({**saved, **overrides})
+        ckpt = torch.load(run_dir / 'ckpt.pt', map_location='cpu', weights_only=False)
+
+    # processes: torchrun sets RANK/WORLD_SIZE; each rank runs a slice of the micro-batches
+    ddp = int(os.environ.get('RANK', -1)) != -1
+    rank, world = (int(os.environ['RANK']), int(os.environ['WORLD_SIZE'])) if ddp else (0, 1)
+    master, own_group = rank == 0, False
+    device = cfg['device']
+    if device == 'auto':
+        device = 'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'
+    if ddp:
+        if device.startswith('cuda'):
+            device = f"cuda:{os.environ['LOCAL_RANK']}"
+            torch.cuda.set_device(device)
+        own_group = not dist.is_initialized()  # a caller's process group is the caller's to end
+        if own_group:
+            dist.init_process_group(backend='nccl' if device.startswith('cuda') else 'gloo')
+    device_type = device.split(':')[0]
+    dtype = cfg['dtype']
+    if dtype == 'auto':
+        dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
+    if dtype not in ('float32', 'bfloat16', 'float16'):
+        raise ConfigError(f"dtype={dtype!r} is not one of 'auto', 'float32', 'bfloat16', 'float16'")
+    ctx = nullcontext() if dtype == 'float32' else torch.autocast(device_type, dtype=getattr(torch, dtype))
+    gas = cfg['gradient_accumulation_steps']
+    if gas % world:
+        raise ConfigError(f'gradient_accumulation_steps={gas} must be a multiple of the {world} processes')
+    local_steps = gas // world
+
+    meta, splits = load_data(cfg, master, ddp)
+    x_train, y_train = (t.to(device) for t in splits['train'])
+    x_val, y_val = (t.to(device) for t in splits[meta['eval_split']])
+    if cfg['eval_examples']:
+        x_val, y_val = x_val[:cfg['eval_examples']], y_val[:cfg['eval_examples']]
+    T = x_train.shape[1]
+    if cfg['block_size'] and cfg['block_size'] < T:
+        raise ConfigError(f"block_size={cfg['block_size']} is shorter than the task's examples ({T} tokens): "
+                          f'set block_size >= {T} or 0 for the example length')
+
+    if ckpt is not None:
+        model_args = ckpt['model_args']
+    else:  # the variant's flags, then every model key of the config (defaults and the ones given)
+        model_args = {**VARIANTS[cfg['variant']], **{k: cfg[k] for k in MODEL_KEYS if k in cfg}}
+        model_args['block_size'] = cfg['block_size'] or T
+        model_args['vocab_size'] = max(model_args.get('vocab_size') or 0, meta['vocab_size'])
+    try:
+        raw_model = GPT(GPTConfig(**model_args)).to(device)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    optimizer = raw_model.configure_optimizers(cfg['weight_decay'], cfg['learning_rate'],
+                                               (cfg['beta1'], cfg['beta2']), device_type)
+    scaler = torch.amp.GradScaler(device_type, enabled=dtype == 'float16')
+    step = 0
+    if ckpt is not None:
+        raw_model.load_state_dict(ckpt['model'])
+        optimizer.load_state_dict(ckpt['optimizer'])
+        scaler.load_state_dict(ckpt['scaler'])
+        step = ckpt['step']
+    model = raw_model
+    if cfg['compile'] if cfg['compile'] is not None else device_type == 'cuda':
+        model = torch.compile(model)
+    if ddp:
+        model = DDP(model, device_ids=[int(device.split(':')[1])] if device_type == 'cuda' else None)
+    trained = [p for p in raw_model.parameters() if p.requires_grad]
+
+    if master:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / 'config.json').write_text(json.dumps(cfg, indent=2) + '\n')
+        log_path = run_dir / 'log.jsonl'
+        if ckpt is not None and log_path.exists():  # drop evaluations made after the checkpoint we resume from
+            kept = [l for l in log_path.read_text().splitlines() if json.loads(l)['step'] <= step]
+            log_path.write_text(''.join(l + '\n' for l in kept))
+        elif ckpt is None:
+            log_path.write_text('')
+        print(f"{cfg['task']} / {cfg['variant']}: {raw_model.get_num_params():,} trained of "
+              f"{raw_model.get_num_params(False):,} parameters, {len(x_train):,} training examples of length {T}, "
+              f"{device} {dtype}, {world} process(es)")
+
+    global_batch = cfg['batch_size'] * gas
+    tokens_per_step = global_batch * T
+    peak = next((v for k, v in PEAK_FLOPS.items() if device_type == 'cuda' and k in torch.cuda.get_device_name()), None)
+    bar = tqdm(total=cfg['max_iters'], initial=step, disable=not (master and cfg['progress']), dynamic_ncols=True)
+    t_start = t_log = time.time()
+    step_log, nonfinite, metrics, train_loss = step, torch.zeros((), dtype=torch.bool, device=device), None, float('nan')
+    while step < cfg['max_iters']:
+        lr = get_lr(step, cfg)
+        for group in optimizer.param_groups:
+            group['lr'] = lr
+        idx = batch_indices(len(x_train), step, global_batch, cfg['seed']).to(device)
+        for micro in range(local_steps):
+            j = (rank * local_steps + micro) * cfg['batch_size']
+            xb, yb = x_train[idx[j:j + cfg['batch_size']]], y_train[idx[j:j + cfg['batch_size']]]
+            if cfg['dropout'] > 0:  # dropout masks as a function of (seed, step, micro-batch) too
+                torch.manual_seed(zlib.crc32(f"{cfg['seed']}:{step}:{rank * local_steps + micro}".encode()))
+            if ddp:  # all-reduce the gradients once, on the last micro-batch
+                model.require_backward_grad_sync = micro == local_steps - 1
+            with ctx:
+                logits, loss = model(xb, yb)
+                loss = loss / local_steps
+            scaler.scale(loss).backward()
+        if cfg['grad_clip']:
+            scaler.unscale_(optimizer)
+            torch.nn.utils.clip_grad_norm_(trained, cfg['grad_clip'])
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad(set_to_none=True)
+        nonfinite |= ~torch.isfinite(loss.detach())
+        step += 1
+
+        last = step == cfg['max_iters']
+        if step % cfg['log_interval'] == 0 or last:
+            train_loss = loss.item() * local_steps
+            if nonfinite.item():
+                raise FloatingPointError(
+                    f'the training loss became non-finite by step {step}; {run_dir / "ckpt.pt"} keeps the last '
+                    f'good weights. Lower learning_rate, keep grad_clip on, or use dtype=float32')
+            scored = yb != -1
+            acc = ((logits.argmax(-1) == yb) & scored).sum().item() / max(1, scored.sum().item())
+            dt = time.time() - t_log
+            postfix = dict(loss=f'{train_loss:.4f}', acc=f'{acc:.3f}',
+                           tok_s=f'{tokens_per_step * (step - step_log) / dt:,.0f}')
+            if peak:
+                postfix['mfu'] = f"{raw_model.estimate_mfu(global_batch * (step - step_log), dt, peak):.1%}"
+            t_log, step_log = time.time(), step
+            bar.set_postfix(postfix, refresh=False)
+            bar.update(step - bar.n)
+
+        if step % cfg['eval_interval'] == 0 or last:
+            ev = evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world)
+            if not math.isfinite(ev['loss']):
+                raise FloatingPointError(f'the held-out loss is non-finite at step {step}; {run_dir / "ckpt.pt"} '
+                                         f'keeps the last good weights. Lower learning_rate or use dtype=float32')
+            metrics = dict(step=step, train_loss=train_loss, val_loss=ev['loss'], val_acc=ev['acc'],
+                           val_exact=ev['exact'], lr=lr, elapsed_s=time.time() - t_start)
+            if master:
+                with open(run_dir / 'log.jsonl', 'a') as f:
+                    f.write(json.dumps(metrics) + '\n')
+                atomic_save(dict(model=raw_model.state_dict(), optimizer=optimizer.state_dict(),
+                                 scaler=scaler.state_dict(), model_args=asdict(raw_model.config),
+                                 step=step, config=cfg), run_dir / 'ckpt.pt')
+    bar.close()
+    if metrics is None:  # nothing left to train: report the checkpoint's weights
+        ev = evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world)
+        metrics = dict(step=step, train_loss=train_loss, val_loss=ev['loss'], val_acc=ev['acc'], val_exact=ev['exact'])
+    wall = time.time() - t_start
+    metrics.update(task=cfg['task'], variant=cfg['variant'], eval_split=meta['eval_split'], wall_s=wall,
+                   tokens_per_s=tokens_per_step * (step - (ckpt['step'] if ckpt else 0)) / wall,
+                   trainable_params=raw_model.get_num_params(), run_dir=str(run_dir))
+    if master:
+        where = 'held-out' if meta['eval_split'] == 'val' else 'training-set'
+        print(f"{cfg['task']} / {cfg['variant']}: {where} accuracy {metrics['val_acc']:.2%} per scored token, "
+              f"{metrics['val_exact']:.2%} exact match, loss {metrics['val_loss']:.4f} after {step} steps "
+              f"({wall:.0f} s)")
+    if own_group:
+        dist.destroy_process_group()
+    return metrics
+
+
+if __name__ == '__main__':
+    argv = sys.argv[1:]
+    try:
+        if '--help' in argv or '-h' in argv:
+            print(help_text(parse_args([a for a in argv if a not in ('--help', '-h')]).get('task', DEFAULTS['task'])))
+            sys.exit(0)
+        train(parse_args(argv))
+    except (ConfigError, FloatingPointError) as e:
+        sys.exit(f'error: {e}')
