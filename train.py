@@ -41,12 +41,12 @@ from model import GPT, GPTConfig, VARIANTS
 _before_config = set(globals())
 # ----------------------------------------------------------------------------- config
 # run
-out_dir = 'out'  # runs are written to out_dir/<run>/: config.json, log.jsonl, ckpt.pt
-run = ''  # run name; '' = '<task>-<variant>'
-resume = False  # continue out_dir/<run>/ from ckpt.pt; its config.json is the base, keys given now override it
+out_dir = 'out'  # runs are written to out_dir/<run_name>/: config.json, log.jsonl, ckpt.pt
+run_name = ''  # name of the run's folder; '' = '<task>-<variant>'
+resume = False  # continue out_dir/<run_name>/ from ckpt.pt; its config.json is the base, keys given now override it
 seed = 0  # seeds the initial weights, the fixed random matrices and the order of the training examples
 # task
-task = 'addition'  # a folder of data/ with a prepare.py; synthetic tasks are generated on first use
+task = 'dyck'  # a folder of data/ with a prepare.py; synthetic tasks are generated on first use
 data_seed = 0  # seed of the task's data generator (its `--seed` flag)
 data_dir = ''  # where the task's files are; '' = data/<task>/ (a sub-folder when task settings differ)
 # model
@@ -58,7 +58,7 @@ block_size = 0  # longest sequence; 0 = the task's example length
 dropout = 0.0  # dropout probability
 bias = False  # biases on the attention and MLP linears
 # optimization
-max_iters = 1500  # optimizer steps
+max_iters = 600  # optimizer steps
 batch_size = 64  # examples per micro-batch per process
 gradient_accumulation_steps = 1  # micro-batches per optimizer step, over all processes together
 learning_rate = 3e-3  # peak learning rate
@@ -70,7 +70,7 @@ beta1 = 0.9  # AdamW beta1
 beta2 = 0.95  # AdamW beta2
 grad_clip = 1.0  # clip the global gradient norm to this; 0 = off
 # evaluation and logging
-eval_interval = 250  # evaluate, append to log.jsonl and save ckpt.pt every this many steps and at the end
+eval_interval = 200  # evaluate, append to log.jsonl and save ckpt.pt every this many steps and at the end
 eval_examples = 0  # held-out examples per evaluation; 0 = the whole split
 eval_batch_size = 512  # examples per evaluation batch
 log_interval = 10  # steps between progress-bar updates (the only host-device synchronisation)
@@ -192,7 +192,10 @@ def load_data(cfg, master, ddp):
     if not (directory / 'meta.json').exists():
         if master:
             print(f'generating {cfg["task"]} data in {directory}')
-            synthetic.prepare(cfg['task'], args, directory)
+            try:
+                synthetic.prepare(cfg['task'], args, directory)
+            except ValueError as e:  # settings the task cannot satisfy
+                raise ConfigError(str(e)) from None
         if ddp:
             dist.barrier()
     meta = json.loads((directory / 'meta.json').read_text())
@@ -273,11 +276,11 @@ def train(config=None):
     """Trains one run; returns its final metrics. `config` holds the keys to override (see --help)."""
     overrides = dict(config or {})
     cfg = resolve(overrides)
-    run_dir = Path(cfg['out_dir']) / (cfg['run'] or f"{cfg['task']}-{cfg['variant']}")
+    run_dir = Path(cfg['out_dir']) / (cfg['run_name'] or f"{cfg['task']}-{cfg['variant']}")
     ckpt = None
     if cfg['resume']:
         if not (run_dir / 'ckpt.pt').exists():
-            raise ConfigError(f'cannot resume: {run_dir / "ckpt.pt"} does not exist (check out_dir and run)')
+            raise ConfigError(f'cannot resume: {run_dir / "ckpt.pt"} does not exist (check out_dir and run_name)')
         saved = json.loads((run_dir / 'config.json').read_text())
         cfg = resolve({**saved, **overrides})
         ckpt = torch.load(run_dir / 'ckpt.pt', map_location='cpu', weights_only=False)
@@ -346,7 +349,7 @@ def train(config=None):
 
     if master:
         run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / 'config.json').write_text(json.dumps(cfg, indent=2) + '\n')
+        (run_dir / 'config.json').write_text(json.dumps({**cfg, 'resume': False}, indent=2) + '\n')  # a recipe, not an action
         log_path = run_dir / 'log.jsonl'
         if ckpt is not None and log_path.exists():  # drop evaluations made after the checkpoint we resume from
             kept = [l for l in log_path.read_text().splitlines() if json.loads(l)['step'] <= step]

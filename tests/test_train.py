@@ -1,0 +1,164 @@
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import train as train_module
+from train import ConfigError, batch_indices, train
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = dict(task='addition', digits=2, n_train=600, n_test=100, n_layer=1, n_embd=32, batch_size=16,
+            max_iters=6, eval_interval=3, warmup_iters=2, progress=False)
+
+
+def run(tmp_path, **kw):
+    return train({**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), **kw})
+
+
+def weights(tmp_path, run_name):
+    return torch.load(tmp_path / 'out' / run_name / 'ckpt.pt', weights_only=False)['model']
+
+
+def test_batches_are_a_function_of_seed_and_step():
+    """Each epoch is a permutation: every example appears once per epoch, batches straddle epochs."""
+    n, batch = 10, 4
+    seen = torch.cat([batch_indices(n, step, batch, seed=0) for step in range(5)])  # 20 = two epochs
+    assert sorted(seen[:10].tolist()) == list(range(10)) and sorted(seen[10:].tolist()) == list(range(10))
+    assert torch.equal(batch_indices(n, 3, batch, 0), batch_indices(n, 3, batch, 0))
+    assert not torch.equal(torch.cat([batch_indices(n, s, batch, 1) for s in range(5)]), seen)
+
+
+def test_run_writes_config_log_and_checkpoint(tmp_path):
+    metrics = run(tmp_path, run_name='a')
+    d = tmp_path / 'out' / 'a'
+    cfg = json.loads((d / 'config.json').read_text())
+    assert cfg['digits'] == 2 and cfg['variant'] == 'standard'
+    log = [json.loads(line) for line in (d / 'log.jsonl').read_text().splitlines()]
+    assert [e['step'] for e in log] == [3, 6]
+    assert log[-1]['val_acc'] == metrics['val_acc'] and 0 <= metrics['val_exact'] <= metrics['val_acc'] <= 1
+    ckpt = torch.load(d / 'ckpt.pt', weights_only=False)
+    assert ckpt['step'] == 6 and not list(d.glob('*.tmp'))
+
+
+def test_every_variant_trains_through_train_py(tmp_path):
+    for variant in ('frozen_qk', 'frozen_mlp', 'mixit', 'identity_query', 'random'):
+        metrics = run(tmp_path, variant=variant, run_name=variant, max_iters=2, eval_interval=2)
+        assert math.isfinite(metrics['val_loss'])
+    # a model key overrides the variant's flags: standard + freeze_qk is frozen_qk
+    a = run(tmp_path, variant='standard', freeze_qk=True, run_name='s', max_iters=2)
+    b = run(tmp_path, variant='frozen_qk', run_name='f', max_iters=2)
+    assert a['trainable_params'] == b['trainable_params'] and a['val_loss'] == b['val_loss']
+
+
+def test_resume_is_exact(tmp_path):
+    """Interrupted at step 5 and resumed to 10 == run straight to 10 (dropout on, so its masks count too)."""
+    common = dict(max_iters=10, lr_decay_iters=10, eval_interval=5, dropout=0.1)
+    run(tmp_path, run_name='straight', **common)
+    run(tmp_path, run_name='split', **{**common, 'max_iters': 5})
+    train(dict(out_dir=str(tmp_path / 'out'), run_name='split', resume=True, max_iters=10))
+    a, b = weights(tmp_path, 'straight'), weights(tmp_path, 'split')
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    log = [json.loads(line)['step'] for line in (tmp_path / 'out' / 'split' / 'log.jsonl').read_text().splitlines()]
+    assert log == [5, 10]
+
+
+@pytest.mark.skipif(sys.platform != 'linux', reason='torchrun with gloo is exercised on Linux')
+def test_ddp_two_processes_equal_one_process_with_accumulation(tmp_path):
+    keys = dict(TINY, out_dir=str(tmp_path / 'out'), data_dir=str(tmp_path / 'data'), gradient_accumulation_steps=2,
+                max_iters=4, eval_interval=4, device='cpu')
+    train({**keys, 'run_name': 'single'})
+    args = [f'--{k}={v}' for k, v in {**keys, 'run_name': 'ddp'}.items()]
+    env = {**os.environ, 'OMP_NUM_THREADS': '1'}
+    proc = subprocess.run([sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nproc_per_node=2',
+                           str(ROOT / 'train.py'), *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    a, b = weights(tmp_path, 'single'), weights(tmp_path, 'ddp')
+    for k in a:
+        torch.testing.assert_close(a[k], b[k], rtol=0, atol=1e-5)
+    la = json.loads((tmp_path / 'out' / 'single' / 'log.jsonl').read_text())
+    lb = json.loads((tmp_path / 'out' / 'ddp' / 'log.jsonl').read_text())
+    assert la['val_acc'] == pytest.approx(lb['val_acc']) and la['val_loss'] == pytest.approx(lb['val_loss'], abs=1e-5)
+
+
+def test_a_few_hundred_steps_solve_a_small_task(tmp_path):
+    """Memorize a random table of 24 x 24 pairs (chance: 1/24) to 100% in 400 steps."""
+    metrics = train(dict(task='memorization', size=24, batch_size=32, max_iters=400, eval_interval=400,
+                         progress=False, out_dir=str(tmp_path / 'out'), data_dir=str(tmp_path / 'data')))
+    assert metrics['eval_split'] == 'train' and metrics['val_acc'] == 1.0, metrics
+
+
+def test_non_finite_loss_stops_and_keeps_last_good_checkpoint(tmp_path):
+    run(tmp_path, run_name='nan', max_iters=4, eval_interval=4)
+    with pytest.raises(FloatingPointError, match='non-finite'):
+        train(dict(out_dir=str(tmp_path / 'out'), run_name='nan', resume=True, max_iters=8, learning_rate=float('inf'),
+                   min_lr=float('inf'), log_interval=1))
+    ckpt = torch.load(tmp_path / 'out' / 'nan' / 'ckpt.pt', weights_only=False)
+    assert ckpt['step'] == 4 and all(torch.isfinite(v).all() for v in ckpt['model'].values())
+
+
+@pytest.mark.parametrize('bad, message', [
+    (dict(lerning_rate=0.1), "did you mean 'learning_rate'"),
+    (dict(variant='mixt'), "did you mean 'mixit'"),
+    (dict(task='adition'), 'unknown task'),
+    (dict(max_iters='ten'), 'should be of type int'),
+    (dict(digit=3), "did you mean 'digits'"),
+    (dict(block_size=4), 'block_size=4 is shorter'),
+    (dict(n_train=9000), 'too few distinct inputs'),
+    (dict(variant='mixit', pos='rope'), "pos='learned'"),
+    (dict(dtype='float8'), 'dtype'),
+])
+def test_bad_input_fails_with_a_clear_message(tmp_path, bad, message):
+    with pytest.raises(ConfigError, match=message):
+        run(tmp_path, **bad)
+
+
+def test_missing_or_mismatched_data_says_what_to_do(tmp_path):
+    run(tmp_path, max_iters=1)
+    (tmp_path / 'data' / 'train.npz').unlink()
+    with pytest.raises(ConfigError, match='prepare.py'):
+        run(tmp_path, max_iters=1)
+    with pytest.raises(ConfigError, match='made with'):
+        run(tmp_path, max_iters=1, digits=3)
+    with pytest.raises(ConfigError, match='cannot resume'):
+        run(tmp_path, run_name='never-ran', resume=True)
+
+
+def test_command_line(tmp_path):
+    out = subprocess.run([sys.executable, 'train.py', '--lerning_rate=0.1'], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode != 0 and "did you mean 'learning_rate'" in out.stderr and 'Traceback' not in out.stderr
+    helped = subprocess.run([sys.executable, 'train.py', '--task=khop', '--help'], cwd=ROOT, capture_output=True,
+                            text=True)
+    assert helped.returncode == 0
+    for key in list(train_module.DEFAULTS) + ['freeze_qk', 'mixit_std', 'max_hops']:
+        assert f'--{key}=' in helped.stdout
+    args = [f'--{k}={v}' for k, v in TINY.items()] + [f'--out_dir={tmp_path}/out', f'--data_dir={tmp_path}/data']
+    done = subprocess.run([sys.executable, 'train.py', *args, '--run_name=cli'], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1].startswith('addition / standard: held-out accuracy')
+    # a saved config.json reproduces the run
+    again = subprocess.run([sys.executable, 'train.py', f'{tmp_path}/out/cli/config.json', '--run_name=again'], cwd=ROOT,
+                           capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr[-2000:]
+    a, b = weights(tmp_path, 'cli'), weights(tmp_path, 'again')
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_every_key_reaches_the_script_through_torchrun():
+    """torchrun's own parser matches option prefixes even after the script name (e.g. --run= would be
+    taken for --run-path); every key of train.py and of every task must pass through untouched."""
+    from torch.distributed.run import get_args_parser
+    from data.synthetic import load_task, tasks
+    from train import MODEL_KEYS
+    parser = get_args_parser()
+    keys = set(train_module.DEFAULTS) | set(MODEL_KEYS)
+    for name in tasks():
+        keys |= set(load_task(name).DEFAULTS)
+    for key in sorted(keys):
+        args = parser.parse_args(['--standalone', 'train.py', f'--{key}=1'])
+        assert args.training_script_args == [f'--{key}=1'], key
