@@ -233,8 +233,9 @@ class GPT(nn.Module):
                     p.zero_()
                 elif 'norm' in name:
                     p.fill_(1.0)
-                else:
-                    std = 0.02 / math.sqrt(2 * self.config.n_layer) if name.endswith(('o_proj.weight', 'down_proj.weight')) else 0.02
+                else:  # the projections back into the residual stream get the 1/sqrt(2 n_layer) of GPT-2
+                    residual_out = name.endswith(('o_proj.weight', 'down_proj.weight'))
+                    std = 0.02 / math.sqrt(2 * self.config.n_layer) if residual_out else 0.02
                     p.copy_(torch.randn(p.shape, generator=gen(name)) * std)
             for i, block in enumerate(self.h):
                 if hasattr(block.attn, 'mix'):

@@ -91,11 +91,17 @@ class ConfigError(ValueError):
 
 # ----------------------------------------------------------------------------- config handling
 
+def unknown(what, name, choices):
+    """The error for a name that is not one of `choices`, naming the closest one."""
+    close = difflib.get_close_matches(name, choices, n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else ''
+    return ConfigError(f"unknown {what} '{name}'{hint} (python train.py --help lists them all)")
+
+
 def task_module(name):
-    try:
-        return synthetic.load_task(name)
-    except ValueError as e:
-        raise ConfigError(str(e)) from None
+    if name not in synthetic.tasks():
+        raise unknown('task', name, synthetic.tasks())
+    return synthetic.load_task(name)
 
 
 def task_keys(module):
@@ -103,8 +109,10 @@ def task_keys(module):
     return {k: v for k, v in module.DEFAULTS.items() if k != 'seed'}
 
 
-def check_type(key, value, default, optional=False):
-    if value is None and optional:
+def check_type(key, value, default):
+    """value, if it has the type of the default (an int is a float too); a None default means an
+    optional float (the model's attn_scale, mixit_std) or, for compile, an optional bool."""
+    if value is None and default is None:
         return value
     expected = type(default) if default is not None else (bool if key == 'compile' else float)
     if expected is float and type(value) is int:
@@ -117,26 +125,17 @@ def check_type(key, value, default, optional=False):
 def resolve(overrides):
     """The full config of a run: DEFAULTS, then the task's settings, then overrides. Every key is
     checked; an unknown one fails at once and names the closest known key."""
-    overrides = dict(overrides)
     module = task_module(overrides.get('task', DEFAULTS['task']))
     tkeys = task_keys(module)
-    known = {**DEFAULTS, **{k: None for k in MODEL_KEYS}, **tkeys}
+    known = {**{k: f.default for k, f in MODEL_KEYS.items()}, **DEFAULTS, **tkeys}
+    checked = {}
     for key, value in overrides.items():
         if key not in known:
-            close = difflib.get_close_matches(key, known, n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ''
-            raise ConfigError(f"unknown key '{key}'{hint} (python train.py --help lists every key)")
-        if key in DEFAULTS or key in tkeys:
-            default = DEFAULTS[key] if key in DEFAULTS else tkeys[key]
-            overrides[key] = check_type(key, value, default, optional=key == 'compile')
-        else:
-            f = MODEL_KEYS[key]
-            overrides[key] = check_type(key, value, f.default, optional=f.default is None)
-    if overrides.get('variant', DEFAULTS['variant']) not in VARIANTS:
-        close = difflib.get_close_matches(overrides['variant'], VARIANTS, n=1)
-        hint = f"; did you mean '{close[0]}'?" if close else ''
-        raise ConfigError(f"unknown variant '{overrides['variant']}'{hint} (variants: {', '.join(VARIANTS)})")
-    return {**DEFAULTS, **tkeys, **overrides}
+            raise unknown('key', key, known)
+        checked[key] = check_type(key, value, known[key])
+    if checked.get('variant', DEFAULTS['variant']) not in VARIANTS:
+        raise unknown('variant', checked['variant'], VARIANTS)
+    return {**DEFAULTS, **tkeys, **checked}
 
 
 def parse_args(argv):
@@ -244,8 +243,9 @@ def evaluate(model, x, y, batch_size, ctx, rank=0, world=1):
         scored = yb != -1
         correct = (logits.argmax(-1) == yb) & scored
         loss_sum = F.cross_entropy(logits.float().flatten(0, 1), yb.flatten(), ignore_index=-1, reduction='sum')
+        exact = (correct == scored).all(-1)  # every scored token of the example right
         sums += torch.stack([loss_sum.double(), correct.sum().double(), scored.sum().double(),
-                             (correct == scored).all(-1).sum().double(), torch.tensor(len(xb), device=x.device).double()])
+                             exact.sum().double(), torch.tensor(len(xb), dtype=torch.float64, device=x.device)])
     if world > 1:
         dist.all_reduce(sums)
     model.train()
@@ -326,7 +326,10 @@ def train(config=None):
     else:  # the variant's flags, then every model key of the config (defaults and the ones given)
         model_args = {**VARIANTS[cfg['variant']], **{k: cfg[k] for k in MODEL_KEYS if k in cfg}}
         model_args['block_size'] = cfg['block_size'] or T
-        model_args['vocab_size'] = max(model_args.get('vocab_size') or 0, meta['vocab_size'])
+        model_args['vocab_size'] = model_args.get('vocab_size') or meta['vocab_size']
+        if model_args['vocab_size'] < meta['vocab_size']:
+            raise ConfigError(f"vocab_size={model_args['vocab_size']} is smaller than the task's {meta['vocab_size']}: "
+                              f'leave it unset or make it larger (padding, e.g. to a multiple of 64)')
     try:
         raw_model = GPT(GPTConfig(**model_args)).to(device)
     except ValueError as e:
@@ -349,7 +352,8 @@ def train(config=None):
 
     if master:
         run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / 'config.json').write_text(json.dumps({**cfg, 'resume': False}, indent=2) + '\n')  # a recipe, not an action
+        recipe = {**cfg, 'resume': False}  # config.json reruns the run; resuming is an action, not part of it
+        (run_dir / 'config.json').write_text(json.dumps(recipe, indent=2) + '\n')
         log_path = run_dir / 'log.jsonl'
         if ckpt is not None and log_path.exists():  # drop evaluations made after the checkpoint we resume from
             kept = [l for l in log_path.read_text().splitlines() if json.loads(l)['step'] <= step]
@@ -362,10 +366,12 @@ def train(config=None):
 
     global_batch = cfg['batch_size'] * gas
     tokens_per_step = global_batch * T
-    peak = next((v for k, v in PEAK_FLOPS.items() if device_type == 'cuda' and k in torch.cuda.get_device_name()), None)
+    gpu = torch.cuda.get_device_name() if device_type == 'cuda' else ''
+    peak = next((v for k, v in PEAK_FLOPS.items() if k in gpu), None)
     bar = tqdm(total=cfg['max_iters'], initial=step, disable=not (master and cfg['progress']), dynamic_ncols=True)
     t_start = t_log = time.time()
-    step_log, nonfinite, metrics, train_loss = step, torch.zeros((), dtype=torch.bool, device=device), None, float('nan')
+    step_log, metrics, train_loss = step, None, float('nan')
+    nonfinite = torch.zeros((), dtype=torch.bool, device=device)  # checked at log steps: no sync per step
     while step < cfg['max_iters']:
         lr = get_lr(step, cfg)
         for group in optimizer.param_groups:

@@ -112,6 +112,7 @@ def test_non_finite_loss_stops_and_keeps_last_good_checkpoint(tmp_path):
     (dict(n_train=9000), 'too few distinct inputs'),
     (dict(variant='mixit', pos='rope'), "pos='learned'"),
     (dict(dtype='float8'), 'dtype'),
+    (dict(vocab_size=8), 'vocab_size=8 is smaller'),
 ])
 def test_bad_input_fails_with_a_clear_message(tmp_path, bad, message):
     with pytest.raises(ConfigError, match=message):
@@ -162,3 +163,11 @@ def test_every_key_reaches_the_script_through_torchrun():
     for key in sorted(keys):
         args = parser.parse_args(['--standalone', 'train.py', f'--{key}=1'])
         assert args.training_script_args == [f'--{key}=1'], key
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA (bf16 autocast and torch.compile)')
+@pytest.mark.parametrize('variant', ['standard', 'frozen_qk', 'frozen_mlp', 'mixit', 'identity_query', 'random'])
+def test_cuda_bf16_compiled_training(tmp_path, variant):
+    metrics = run(tmp_path, variant=variant, run_name=variant, device='cuda', max_iters=4, eval_interval=4)
+    cfg = json.loads((tmp_path / 'out' / variant / 'config.json').read_text())
+    assert math.isfinite(metrics['val_loss']) and cfg['compile'] is None and cfg['dtype'] == 'auto'
