@@ -42,7 +42,7 @@ _before_config = set(globals())
 # ----------------------------------------------------------------------------- config
 # run
 out_dir = 'out'  # runs are written to out_dir/<run_name>/: config.json, log.jsonl, ckpt.pt
-run_name = ''  # name of the run's folder; '' = '<task>-<variant>'
+run_name = ''  # name of the run's folder; '' = '<task>-<variant>[,<model key>=<value>...]'
 resume = False  # continue out_dir/<run_name>/ from ckpt.pt; its config.json is the base, keys given now override it
 seed = 0  # seeds the initial weights, the fixed random matrices and the order of the training examples
 # task
@@ -266,6 +266,11 @@ def get_lr(step, cfg):
     return cfg['min_lr'] + 0.5 * (1.0 + math.cos(math.pi * ratio)) * (cfg['learning_rate'] - cfg['min_lr'])
 
 
+def model_label(cfg):
+    """The variant and the model keys given on top of it: 'standard,freeze_mlp=True'."""
+    return ','.join([cfg['variant']] + [f'{k}={cfg[k]}' for k in MODEL_KEYS if k in cfg and k not in DEFAULTS])
+
+
 def atomic_save(obj, path):
     tmp = Path(str(path) + '.tmp')
     torch.save(obj, tmp)
@@ -276,7 +281,7 @@ def train(config=None):
     """Trains one run; returns its final metrics. `config` holds the keys to override (see --help)."""
     overrides = dict(config or {})
     cfg = resolve(overrides)
-    run_dir = Path(cfg['out_dir']) / (cfg['run_name'] or f"{cfg['task']}-{cfg['variant']}")
+    run_dir = Path(cfg['out_dir']) / (cfg['run_name'] or f"{cfg['task']}-{model_label(cfg)}")
     ckpt = None
     if cfg['resume']:
         if not (run_dir / 'ckpt.pt').exists():
@@ -360,7 +365,7 @@ def train(config=None):
             log_path.write_text(''.join(l + '\n' for l in kept))
         elif ckpt is None:
             log_path.write_text('')
-        print(f"{cfg['task']} / {cfg['variant']}: {raw_model.get_num_params():,} trained of "
+        print(f"{cfg['task']} / {model_label(cfg)}: {raw_model.get_num_params():,} trained of "
               f"{raw_model.get_num_params(False):,} parameters, {len(x_train):,} training examples of length {T}, "
               f"{device} {dtype}, {world} process(es)")
 
@@ -438,7 +443,7 @@ def train(config=None):
                    trainable_params=raw_model.get_num_params(), run_dir=str(run_dir))
     if master:
         where = 'held-out' if meta['eval_split'] == 'val' else 'training-set'
-        print(f"{cfg['task']} / {cfg['variant']}: {where} accuracy {metrics['val_acc']:.2%} per scored token, "
+        print(f"{cfg['task']} / {model_label(cfg)}: {where} accuracy {metrics['val_acc']:.2%} per scored token, "
               f"{metrics['val_exact']:.2%} exact match, loss {metrics['val_loss']:.4f} after {step} steps "
               f"({wall:.0f} s)")
     if own_group:

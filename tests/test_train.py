@@ -50,9 +50,10 @@ def test_every_variant_trains_through_train_py(tmp_path):
         metrics = run(tmp_path, variant=variant, run_name=variant, max_iters=2, eval_interval=2)
         assert math.isfinite(metrics['val_loss'])
     # a model key overrides the variant's flags: standard + freeze_qk is frozen_qk
-    a = run(tmp_path, variant='standard', freeze_qk=True, run_name='s', max_iters=2)
+    a = run(tmp_path, variant='standard', freeze_qk=True, max_iters=2)
     b = run(tmp_path, variant='frozen_qk', run_name='f', max_iters=2)
     assert a['trainable_params'] == b['trainable_params'] and a['val_loss'] == b['val_loss']
+    assert Path(a['run_dir']).name == 'addition-standard,freeze_qk=True'  # not the plain standard run's folder
 
 
 def test_resume_is_exact(tmp_path):
