@@ -393,13 +393,13 @@ def train(config=None):
                 logits, loss = model(xb, yb)
                 loss = loss / local_steps
             scaler.scale(loss).backward()
+            nonfinite |= ~torch.isfinite(loss.detach())
         if cfg['grad_clip']:
             scaler.unscale_(optimizer)
             torch.nn.utils.clip_grad_norm_(trained, cfg['grad_clip'])
         scaler.step(optimizer)
         scaler.update()
         optimizer.zero_grad(set_to_none=True)
-        nonfinite |= ~torch.isfinite(loss.detach())
         step += 1
 
         last = step == cfg['max_iters']
@@ -422,9 +422,9 @@ def train(config=None):
 
         if step % cfg['eval_interval'] == 0 or last:
             ev = evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world)
-            if not math.isfinite(ev['loss']):
-                raise FloatingPointError(f'the held-out loss is non-finite at step {step}; {run_dir / "ckpt.pt"} '
-                                         f'keeps the last good weights. Lower learning_rate or use dtype=float32')
+            if not math.isfinite(ev['loss']) or nonfinite.item():  # never overwrite good weights with bad ones
+                raise FloatingPointError(f'the loss is non-finite at step {step}; {run_dir / "ckpt.pt"} keeps the '
+                                         f'last good weights. Lower learning_rate, keep grad_clip on, or use dtype=float32')
             metrics = dict(step=step, train_loss=train_loss, val_loss=ev['loss'], val_acc=ev['acc'],
                            val_exact=ev['exact'], lr=lr, elapsed_s=time.time() - t_start)
             if master:
