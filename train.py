@@ -99,8 +99,9 @@ def unknown(what, name, choices):
 
 
 def task_module(name):
-    if name not in synthetic.tasks():
-        raise unknown('task', name, synthetic.tasks())
+    names = synthetic.tasks()
+    if name not in names:
+        raise unknown('task', name, names)
     return synthetic.load_task(name)
 
 
@@ -250,7 +251,7 @@ def evaluate(model, x, y, batch_size, ctx, rank=0, world=1):
         dist.all_reduce(sums)
     model.train()
     loss_sum, correct, scored, exact, examples = sums.tolist()
-    return dict(loss=loss_sum / scored, acc=correct / scored, exact=exact / examples)
+    return dict(val_loss=loss_sum / scored, val_acc=correct / scored, val_exact=exact / examples)
 
 
 # ----------------------------------------------------------------------------- training
@@ -269,6 +270,11 @@ def get_lr(step, cfg):
 def model_label(cfg):
     """The variant and the model keys given on top of it: 'standard,freeze_mlp=True'."""
     return ','.join([cfg['variant']] + [f'{k}={cfg[k]}' for k in MODEL_KEYS if k in cfg and k not in DEFAULTS])
+
+
+def non_finite(step, run_dir):
+    return FloatingPointError(f'the loss became non-finite by step {step}; {run_dir / "ckpt.pt"} keeps the last good '
+                              f'weights. Lower learning_rate, keep grad_clip on, or use dtype=float32')
 
 
 def atomic_save(obj, path):
@@ -376,7 +382,7 @@ def train(config=None):
     bar = tqdm(total=cfg['max_iters'], initial=step, disable=not (master and cfg['progress']), dynamic_ncols=True)
     t_start = t_log = time.time()
     step_log, metrics, train_loss = step, None, float('nan')
-    nonfinite = torch.zeros((), dtype=torch.bool, device=device)  # checked at log steps: no sync per step
+    nonfinite = torch.zeros((), dtype=torch.bool, device=device)  # read at log and eval steps: no sync per step
     while step < cfg['max_iters']:
         lr = get_lr(step, cfg)
         for group in optimizer.param_groups:
@@ -406,9 +412,7 @@ def train(config=None):
         if step % cfg['log_interval'] == 0 or last:
             train_loss = loss.item() * local_steps
             if nonfinite.item():
-                raise FloatingPointError(
-                    f'the training loss became non-finite by step {step}; {run_dir / "ckpt.pt"} keeps the last '
-                    f'good weights. Lower learning_rate, keep grad_clip on, or use dtype=float32')
+                raise non_finite(step, run_dir)
             scored = yb != -1
             acc = ((logits.argmax(-1) == yb) & scored).sum().item() / max(1, scored.sum().item())
             dt = time.time() - t_log
@@ -422,11 +426,9 @@ def train(config=None):
 
         if step % cfg['eval_interval'] == 0 or last:
             ev = evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world)
-            if not math.isfinite(ev['loss']) or nonfinite.item():  # never overwrite good weights with bad ones
-                raise FloatingPointError(f'the loss is non-finite at step {step}; {run_dir / "ckpt.pt"} keeps the '
-                                         f'last good weights. Lower learning_rate, keep grad_clip on, or use dtype=float32')
-            metrics = dict(step=step, train_loss=train_loss, val_loss=ev['loss'], val_acc=ev['acc'],
-                           val_exact=ev['exact'], lr=lr, elapsed_s=time.time() - t_start)
+            if not math.isfinite(ev['val_loss']) or nonfinite.item():  # never overwrite good weights with bad ones
+                raise non_finite(step, run_dir)
+            metrics = dict(step=step, train_loss=train_loss, **ev, lr=lr, elapsed_s=time.time() - t_start)
             if master:
                 with open(run_dir / 'log.jsonl', 'a') as f:
                     f.write(json.dumps(metrics) + '\n')
@@ -435,8 +437,8 @@ def train(config=None):
                                  step=step, config=cfg), run_dir / 'ckpt.pt')
     bar.close()
     if metrics is None:  # nothing left to train: report the checkpoint's weights
-        ev = evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world)
-        metrics = dict(step=step, train_loss=train_loss, val_loss=ev['loss'], val_acc=ev['acc'], val_exact=ev['exact'])
+        metrics = dict(step=step, train_loss=train_loss,
+                       **evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world))
     wall = time.time() - t_start
     metrics.update(task=cfg['task'], variant=cfg['variant'], eval_split=meta['eval_split'], wall_s=wall,
                    tokens_per_s=tokens_per_step * (step - (ckpt['step'] if ckpt else 0)) / wall,
