@@ -5,6 +5,8 @@ Trains any variant of model.py on any task, on a CPU, a GPU, or many GPUs:
     python train.py --task=retrieval --variant=frozen_qk --m_max=10
     torchrun --standalone --nproc_per_node=4 train.py --task=khop --variant=mixit
     python train.py out/addition-standard/config.json  # run again from a saved config
+    python data/text/prepare.py --input=book.txt && python train.py --task=text --variant=frozen_qk
+    python train.py --task=text --variant=frozen_qk --sample --prompt='Once upon'  # text from its ckpt.pt
     python train.py --help                             # every key with its default
 
 and from Python, for experiments: `from train import train; metrics = train(dict(task=..., variant=...))`.
@@ -29,13 +31,14 @@ from dataclasses import asdict, fields
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
 import torch
 import torch.distributed as dist
 from torch.nn import functional as F
 from torch.nn.parallel import DistributedDataParallel as DDP
 from tqdm import tqdm
 
-from data import synthetic
+from data import corpus, synthetic
 from model import GPT, GPTConfig, VARIANTS
 
 _before_config = set(globals())
@@ -46,15 +49,16 @@ run_name = ''  # name of the run's folder; '' = '<task>-<variant>[,<model key>=<
 resume = False  # continue out_dir/<run_name>/ from ckpt.pt; its config.json is the base, keys given now override it
 seed = 0  # seeds the initial weights, the fixed random matrices and the order of the training examples
 # task
-task = 'dyck'  # a folder of data/ with a prepare.py; synthetic tasks are generated on first use
-data_seed = 0  # seed of the task's data generator (its `--seed` flag)
+task = 'dyck'  # a folder of data/ with a prepare.py; synthetic tasks are generated on first use, corpora prepared by it
+data_seed = 0  # seed of a synthetic task's data generator (its `--seed` flag)
 data_dir = ''  # where the task's files are; '' = data/<task>/ (a sub-folder when task settings differ)
+eval_split = ''  # the split to evaluate on; '' = the task's held-out split (meta.json), e.g. val, test
 # model
 variant = 'standard'  # one of model.VARIANTS; a GPTConfig field given as a key overrides the variant's value
 n_layer = 2  # blocks
 n_head = 4  # attention heads per block
 n_embd = 128  # width
-block_size = 0  # longest sequence; 0 = the task's example length
+block_size = 0  # longest sequence; 0 = the task's (its example length; 256 for a corpus)
 dropout = 0.0  # dropout probability
 bias = False  # biases on the attention and MLP linears
 # optimization
@@ -71,7 +75,7 @@ beta2 = 0.95  # AdamW beta2
 grad_clip = 1.0  # clip the global gradient norm to this; 0 = off
 # evaluation and logging
 eval_interval = 200  # evaluate, append to log.jsonl and save ckpt.pt every this many steps and at the end
-eval_examples = 0  # held-out examples per evaluation; 0 = the whole split
+eval_examples = 0  # held-out examples (for a corpus: windows of block_size tokens) per evaluation; 0 = the whole split
 eval_batch_size = 512  # examples per evaluation batch
 log_interval = 10  # steps between progress-bar updates (the only host-device synchronisation)
 progress = True  # show a tqdm progress bar
@@ -79,6 +83,13 @@ progress = True  # show a tqdm progress bar
 device = 'auto'  # 'auto' = cuda > mps > cpu; or 'cpu', 'cuda', 'cuda:1', 'mps'
 dtype = 'auto'  # 'auto' = bfloat16 autocast where supported, float32 on CPU; or float32, bfloat16, float16
 compile = None  # torch.compile the model; None = on CUDA only
+# sampling: the run's keys plus --sample print text from its ckpt.pt instead of training
+sample = False  # generate from out_dir/<run_name>/ckpt.pt instead of training
+prompt = ''  # text to continue; '' = start from the end-of-text token (a corpus) or from nothing
+num_samples = 3  # independent continuations
+max_new_tokens = 200  # tokens to generate per sample
+temperature = 0.8  # < 1 sharpens the next-token distribution, > 1 flattens it
+top_k = 200  # sample among the k most likely tokens; 0 = all
 # -----------------------------------------------------------------------------
 DEFAULTS = {k: v for k, v in globals().items() if k not in _before_config and not k.startswith('_')}
 MODEL_KEYS = {f.name: f for f in fields(GPTConfig)}
@@ -184,31 +195,71 @@ def help_text(task_name):
 
 # ----------------------------------------------------------------------------- data
 
-def load_data(cfg, master, ddp):
-    """-> (meta, {split: (x, y)}) of the task; generates a synthetic task's files when they are missing."""
+def task_data(cfg):
+    """-> (module, settings, directory) of the config's task data."""
     module = task_module(cfg['task'])
-    args = {**{k: cfg[k] for k in task_keys(module)}, 'seed': cfg['data_seed']}
+    args = {k: cfg[k] for k in task_keys(module)}
+    if 'seed' in module.DEFAULTS:
+        args['seed'] = cfg['data_seed']
     directory = Path(cfg['data_dir']) if cfg['data_dir'] else synthetic.task_dir(cfg['task'], args, module.DEFAULTS)
+    return module, args, directory
+
+
+def load_data(cfg, master, ddp):
+    """-> (meta, train, held_out, T): train is the token stream (train.bin, memory-mapped) or the
+    examples (x, y); held_out the examples (x, y) of the evaluation split; T the sequence length.
+    A synthetic task's files are generated when missing; a corpus says how to prepare it."""
+    module, args, directory = task_data(cfg)
+    task = cfg['task']
     if not (directory / 'meta.json').exists():
+        if not hasattr(module, 'generate'):
+            flags = ''.join(f' --{k}={v}' for k, v in args.items() if v != module.DEFAULTS[k])
+            raise ConfigError(f'{directory} holds no prepared {task} data: run python data/{task}/prepare.py{flags} '
+                              f'(add --input=PATH to use local files; its --help says which)')
         if master:
-            print(f'generating {cfg["task"]} data in {directory}')
+            print(f'generating {task} data in {directory}')
             try:
-                synthetic.prepare(cfg['task'], args, directory)
+                synthetic.prepare(task, args, directory)
             except ValueError as e:  # settings the task cannot satisfy
                 raise ConfigError(str(e)) from None
         if ddp:
             dist.barrier()
     meta = json.loads((directory / 'meta.json').read_text())
     if meta['args'] != args:
-        raise ConfigError(f'{directory} holds {cfg["task"]} data made with {meta["args"]}, not {args}: '
+        raise ConfigError(f'{directory} holds {task} data made with {meta["args"]}, not {args}: '
                           f'delete the folder or set data_dir to another one')
-    splits = {}
-    for split in {'train', meta['eval_split']}:
-        if not (directory / f'{split}.npz').exists():
-            raise ConfigError(f'{directory / f"{split}.npz"} is missing: delete {directory / "meta.json"} and run '
-                              f'python data/{cfg["task"]}/prepare.py (or train.py again) to regenerate the task')
-        splits[split] = tuple(torch.from_numpy(a) for a in synthetic.load_split(directory, split))
-    return meta, splits
+    split = cfg['eval_split'] or meta['eval_split']
+    ext = 'bin' if meta.get('format') == 'tokens' else 'npz'
+    for s in ('train', split):
+        if not (directory / f'{s}.{ext}').exists():
+            raise ConfigError(f'{directory / f"{s}.{ext}"} is missing (the splits are train and '
+                              f'{meta["eval_split"]}): delete {directory / "meta.json"} and run '
+                              f'python data/{task}/prepare.py again')
+    if ext == 'npz':
+        train_x, train_y = (torch.from_numpy(a) for a in synthetic.load_split(directory, 'train'))
+        held_out = tuple(torch.from_numpy(a) for a in synthetic.load_split(directory, split))
+        return meta, (train_x, train_y), held_out, train_x.shape[1]
+    T = cfg['block_size'] or meta['block_size']
+    streams = {s: np.memmap(directory / f'{s}.bin', dtype=np.uint16, mode='r') for s in ('train', split)}
+    for s, tokens in streams.items():
+        if len(tokens) != meta['tokens'][s]:  # a prepare that stopped half-way, or files mixed up
+            raise ConfigError(f'{directory / f"{s}.bin"} has {len(tokens):,} tokens, meta.json says '
+                              f'{meta["tokens"][s]:,}: run python data/{task}/prepare.py again')
+    if len(streams['train']) <= T:
+        raise ConfigError(f'train.bin has {len(streams["train"]):,} tokens, too few for windows of '
+                          f'block_size={T}: use more text or a smaller block_size')
+    return meta, streams['train'], eval_windows(streams[split], T), T
+
+
+def eval_windows(tokens, T):
+    """A token stream as contiguous, non-overlapping windows (x, y) of T predictions each, the last
+    one padded with y = -1: every token but the first is predicted exactly once, so the mean loss
+    over the windows is the split's log perplexity, deterministically."""
+    n = len(tokens) - 1
+    rows = -(-n // T)
+    x, y = np.zeros(rows * T, dtype=np.int64), np.full(rows * T, -1, dtype=np.int64)
+    x[:n], y[:n] = tokens[:-1], tokens[1:]
+    return torch.from_numpy(x).view(rows, T), torch.from_numpy(y).view(rows, T)
 
 
 @lru_cache(maxsize=2)
@@ -227,14 +278,29 @@ def batch_indices(n, step, global_batch, seed):
     return torch.cat(parts)
 
 
+def get_batch(train, step, global_batch, T, seed):
+    """The (x, y) of optimizer step `step`, (global_batch, T) each, a function of (seed, step) only:
+    examples by batch_indices, or windows of a token stream at offsets drawn from a generator seeded
+    by (seed, step) (nanoGPT's get_batch, made reproducible)."""
+    if isinstance(train, np.memmap):
+        g = torch.Generator().manual_seed(zlib.crc32(f'{seed}:{step}'.encode()))
+        starts = torch.randint(len(train) - T, (global_batch, 1), generator=g).numpy()
+        window = torch.from_numpy(train[starts + np.arange(T + 1)].astype(np.int64))  # (global_batch, T + 1)
+        return window[:, :-1], window[:, 1:]
+    x, y = train
+    idx = batch_indices(len(x), step, global_batch, seed).to(x.device)
+    return x[idx], y[idx]
+
+
 # ----------------------------------------------------------------------------- evaluation
 
 @torch.no_grad()
 def evaluate(model, x, y, batch_size, ctx, rank=0, world=1):
     """Loss and accuracy over the whole split (each rank takes a contiguous shard, sums are reduced):
-    mean cross-entropy per scored token, accuracy per scored token (what the papers report) and per
-    example (every scored token right)."""
+    mean cross-entropy per scored token (for a corpus, the log perplexity), accuracy per scored token
+    (what the papers report), per example (every scored token right), and tokens read per second."""
     model.eval()
+    t0 = time.time()
     sums = torch.zeros(5, dtype=torch.float64, device=x.device)
     lo, hi = len(x) * rank // world, len(x) * (rank + 1) // world
     for i in range(lo, hi, batch_size):
@@ -251,7 +317,8 @@ def evaluate(model, x, y, batch_size, ctx, rank=0, world=1):
         dist.all_reduce(sums)
     model.train()
     loss_sum, correct, scored, exact, examples = sums.tolist()
-    return dict(val_loss=loss_sum / scored, val_acc=correct / scored, val_exact=exact / examples)
+    return dict(val_loss=loss_sum / scored, val_acc=correct / scored, val_exact=exact / examples,
+                eval_tokens_per_s=examples * x.shape[1] / (time.time() - t0))
 
 
 # ----------------------------------------------------------------------------- training
@@ -283,11 +350,15 @@ def atomic_save(obj, path):
     os.replace(tmp, path)
 
 
+def run_dir_of(cfg):
+    return Path(cfg['out_dir']) / (cfg['run_name'] or f"{cfg['task']}-{model_label(cfg)}")
+
+
 def train(config=None):
     """Trains one run; returns its final metrics. `config` holds the keys to override (see --help)."""
     overrides = dict(config or {})
     cfg = resolve(overrides)
-    run_dir = Path(cfg['out_dir']) / (cfg['run_name'] or f"{cfg['task']}-{model_label(cfg)}")
+    run_dir = run_dir_of(cfg)
     ckpt = None
     if cfg['resume']:
         if not (run_dir / 'ckpt.pt').exists():
@@ -322,12 +393,14 @@ def train(config=None):
         raise ConfigError(f'gradient_accumulation_steps={gas} must be a multiple of the {world} processes')
     local_steps = gas // world
 
-    meta, splits = load_data(cfg, master, ddp)
-    x_train, y_train = (t.to(device) for t in splits['train'])
-    x_val, y_val = (t.to(device) for t in splits[meta['eval_split']])
+    meta, train_data, (x_val, y_val), T = load_data(cfg, master, ddp)
+    tokens = isinstance(train_data, np.memmap)  # a corpus's token stream; else fixed-length examples
+    if not tokens:  # the examples live on the device; a stream's windows are cut per step
+        train_data = tuple(t.to(device) for t in train_data)
+    x_val, y_val = x_val.to(device), y_val.to(device)
     if cfg['eval_examples']:
         x_val, y_val = x_val[:cfg['eval_examples']], y_val[:cfg['eval_examples']]
-    T = x_train.shape[1]
+    split = cfg['eval_split'] or meta['eval_split']
     if cfg['block_size'] and cfg['block_size'] < T:
         raise ConfigError(f"block_size={cfg['block_size']} is shorter than the task's examples ({T} tokens): "
                           f'set block_size >= {T} or 0 for the example length')
@@ -371,9 +444,10 @@ def train(config=None):
             log_path.write_text(''.join(l + '\n' for l in kept))
         elif ckpt is None:
             log_path.write_text('')
+        data = f'{len(train_data):,} training tokens' if tokens else f'{len(train_data[0]):,} training examples'
         print(f"{cfg['task']} / {model_label(cfg)}: {raw_model.get_num_params():,} trained of "
-              f"{raw_model.get_num_params(False):,} parameters, {len(x_train):,} training examples of length {T}, "
-              f"{device} {dtype}, {world} process(es)")
+              f"{raw_model.get_num_params(False):,} parameters, {data}, length {T}, {device} {dtype}, "
+              f"{world} process(es)")
 
     global_batch = cfg['batch_size'] * gas
     tokens_per_step = global_batch * T
@@ -387,10 +461,13 @@ def train(config=None):
         lr = get_lr(step, cfg)
         for group in optimizer.param_groups:
             group['lr'] = lr
-        idx = batch_indices(len(x_train), step, global_batch, cfg['seed']).to(device)
+        x, y = get_batch(train_data, step, global_batch, T, cfg['seed'])
+        if tokens and device_type == 'cuda':  # copy while the GPU is still busy with the last step
+            x, y = x.pin_memory(), y.pin_memory()
         for micro in range(local_steps):
             j = (rank * local_steps + micro) * cfg['batch_size']
-            xb, yb = x_train[idx[j:j + cfg['batch_size']]], y_train[idx[j:j + cfg['batch_size']]]
+            xb = x[j:j + cfg['batch_size']].to(device, non_blocking=True)
+            yb = y[j:j + cfg['batch_size']].to(device, non_blocking=True)
             if cfg['dropout'] > 0:  # dropout masks as a function of (seed, step, micro-batch) too
                 torch.manual_seed(zlib.crc32(f"{cfg['seed']}:{step}:{rank * local_steps + micro}".encode()))
             if ddp:  # all-reduce the gradients once, on the last micro-batch
@@ -434,17 +511,21 @@ def train(config=None):
                     f.write(json.dumps(metrics) + '\n')
                 atomic_save(dict(model=raw_model.state_dict(), optimizer=optimizer.state_dict(),
                                  scaler=scaler.state_dict(), model_args=asdict(raw_model.config),
-                                 step=step, config=cfg), run_dir / 'ckpt.pt')
+                                 step=step, config=cfg, meta=meta), run_dir / 'ckpt.pt')
     bar.close()
     if metrics is None:  # nothing left to train: report the checkpoint's weights
         metrics = dict(step=step, train_loss=train_loss,
                        **evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world))
     wall = time.time() - t_start
-    metrics.update(task=cfg['task'], variant=cfg['variant'], eval_split=meta['eval_split'], wall_s=wall,
+    metrics.update(task=cfg['task'], variant=cfg['variant'], eval_split=split, wall_s=wall,
                    tokens_per_s=tokens_per_step * (step - (ckpt['step'] if ckpt else 0)) / wall,
                    trainable_params=raw_model.get_num_params(), run_dir=str(run_dir))
-    if master:
-        where = 'held-out' if meta['eval_split'] == 'val' else 'training-set'
+    if master and tokens:
+        print(f"{cfg['task']} / {model_label(cfg)}: {split} log perplexity {metrics['val_loss']:.4f} "
+              f"(perplexity {math.exp(metrics['val_loss']):.2f}, next-token accuracy {metrics['val_acc']:.2%}) "
+              f"after {step} steps ({wall:.0f} s)")
+    elif master:
+        where = {'val': 'held-out', 'train': 'training-set'}.get(split, f'{split}-set')
         print(f"{cfg['task']} / {model_label(cfg)}: {where} accuracy {metrics['val_acc']:.2%} per scored token, "
               f"{metrics['val_exact']:.2%} exact match, loss {metrics['val_loss']:.4f} after {step} steps "
               f"({wall:.0f} s)")
@@ -453,12 +534,50 @@ def train(config=None):
     return metrics
 
 
+@torch.no_grad()
+def sample(config=None):
+    """Continues `prompt` num_samples times with the weights of a run's ckpt.pt; -> the texts, prompt
+    included. The run is found from its keys, as train() names it: pass the keys it was trained with."""
+    cfg = resolve(dict(config or {}))
+    path = run_dir_of(cfg) / 'ckpt.pt'
+    if not path.exists():
+        raise ConfigError(f'{path} does not exist: train the run first, or give the keys it was trained with')
+    ckpt = torch.load(path, map_location='cpu', weights_only=False)
+    meta = ckpt['meta']
+    device = 'cuda' if cfg['device'] == 'auto' and torch.cuda.is_available() else \
+        'cpu' if cfg['device'] == 'auto' else cfg['device']
+    model = GPT(GPTConfig(**ckpt['model_args']))
+    model.load_state_dict(ckpt['model'])
+    model.to(device).eval()
+    if 'encoding' in meta:  # a corpus: tiktoken, the prompt's tokens or else the end-of-text token
+        enc = corpus.get_encoding(meta['encoding'])
+        ids, decode = enc.encode_ordinary(cfg['prompt']) or [enc.eot_token], enc.decode
+    else:  # a synthetic task: its vocabulary, one token per character (or per sep-separated word)
+        stoi = {s: i for i, s in enumerate(meta['itos'])}
+        words = cfg['prompt'].split(meta['sep']) if meta['sep'] and cfg['prompt'] else list(cfg['prompt'])
+        if not words or any(w not in stoi for w in words):
+            raise ConfigError(f"prompt={cfg['prompt']!r} must be a non-empty sequence of the task's tokens "
+                              f"{meta['itos']}" + (f" separated by {meta['sep']!r}" if meta['sep'] else ''))
+        ids, decode = [stoi[w] for w in words], lambda row: synthetic.decode(meta, row)
+    if len(ids) > model.config.block_size:
+        raise ConfigError(f'the prompt has {len(ids)} tokens; the model reads at most block_size='
+                          f'{model.config.block_size}: shorten it')
+    torch.manual_seed(cfg['seed'])
+    idx = torch.tensor([ids] * cfg['num_samples'], device=device)
+    out = model.generate(idx, cfg['max_new_tokens'], cfg['temperature'], cfg['top_k'] or None)
+    return [decode([t for t in row if t < meta['vocab_size']]) for row in out.tolist()]
+
+
 if __name__ == '__main__':
     argv = sys.argv[1:]
     try:
         if '--help' in argv or '-h' in argv:
             print(help_text(parse_args([a for a in argv if a not in ('--help', '-h')]).get('task', DEFAULTS['task'])))
             sys.exit(0)
-        train(parse_args(argv))
+        overrides = parse_args(argv)
+        if overrides.get('sample'):
+            print('\n---------------\n'.join(sample(overrides)))
+        else:
+            train(overrides)
     except (ConfigError, FloatingPointError) as e:
         sys.exit(f'error: {e}')

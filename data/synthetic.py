@@ -10,7 +10,7 @@ which defines
 
 An example is an input row x and a target row y of the same length; y is -1 where a position is
 not scored (nanoGPT's ignore index). Files written to the task directory:
-    train.npz, val.npz    arrays x (uint16) and y (int32), written to a temporary name and renamed
+    train.npz, val.npz    arrays x (uint16) and y (int16 or int32), written to a temporary name and renamed
     meta.json             written last, so its presence means the directory is complete
 """
 import argparse
@@ -84,11 +84,13 @@ def default_splits(module, args, rng):
 
 
 def save_npz(path, x, y):
-    """Writes x (uint16) and y (int32, -1 = not scored) to path atomically."""
+    """Writes x (uint16) and y (int16 where the ids fit, else int32; -1 = not scored) to path
+    atomically. Arrays already of those types (memory-mapped ones too) are written without a copy."""
     assert x.max() < 2**16 and x.min() >= 0, 'token ids must fit in uint16'
     tmp = path.with_name(path.name + '.tmp')
     with open(tmp, 'wb') as f:
-        np.savez(f, x=x.astype(np.uint16), y=y.astype(np.int32))
+        np.savez(f, x=np.asarray(x, dtype=np.uint16),
+                 y=np.asarray(y, dtype=np.int16 if y.max() < 2**15 else np.int32))
     os.replace(tmp, path)
 
 

@@ -45,7 +45,8 @@ def rows(prepared, task):
 
 
 def test_all_tasks_present():
-    assert tasks() == sorted(SMALL)
+    """Every synthetic task (a prepare.py with generate()) is checked here; the corpora in test_corpora.py."""
+    assert [t for t in tasks() if hasattr(load_task(t), 'generate')] == sorted(SMALL)
 
 
 @pytest.mark.parametrize('task', sorted(SMALL))

@@ -1,0 +1,232 @@
+"""
+Shared plumbing for the text corpora (data/wikitext, fineweb_edu, openwebtext, yelp, text): the
+tokenizer, reading local files, and writing token streams. Each corpus's source and format live in
+its own prepare.py, which defines
+
+    DEFAULTS = dict(encoding='gpt2', ...)   # settings that change the files; every key is a --flag
+    def documents(args, source)              # -> iterable of (split, text, end_of_document)
+
+and calls main(__file__, ...). A document may come in several pieces (a 1 GB text file does);
+end_of_document marks its last piece, after which the end-of-text token is written, so documents
+are always separated, never silently concatenated. Files written to the corpus directory:
+    train.bin, val.bin (test.bin)  uint16 token ids, nanoGPT's format, streamed in chunks to a
+                                   temporary name and renamed when complete
+    meta.json                      written last, so its presence means the directory is complete
+
+The default encoding is GPT-2's BPE (tiktoken downloads its files on first use); 'bytes' is an
+offline byte-level tiktoken encoding: the 256 byte values plus <|endoftext|> = 256.
+"""
+import argparse
+import datetime
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from data.synthetic import load_task, task_dir
+
+ENCODINGS = ('gpt2', 'bytes')
+BLOCK_SIZE = 256  # the papers' sequence length for every corpus (reference.md section 1)
+PIECE_CHARS = 1 << 20  # a long document is tokenized this many characters at a time
+
+
+def get_encoding(name):
+    """A tiktoken.Encoding by name: 'gpt2' (the default for real corpora) or 'bytes' (offline)."""
+    import tiktoken
+    if name == 'bytes':
+        # no merges, so how the text is pre-split cannot change the tokens; pieces of at most 256
+        # characters only keep tiktoken fast. Every UTF-8 string round-trips.
+        return tiktoken.Encoding(name='bytes', pat_str=r'[\s\S]{1,256}',
+                                 mergeable_ranks={bytes([i]): i for i in range(256)},
+                                 special_tokens={'<|endoftext|>': 256})
+    if name != 'gpt2':
+        raise ValueError(f"unknown encoding {name!r}: use one of {', '.join(ENCODINGS)}")
+    try:
+        return tiktoken.get_encoding('gpt2')
+    except Exception as e:  # tiktoken fetches the BPE files over the network on first use
+        raise ValueError(f'tiktoken could not load the GPT-2 encoding ({type(e).__name__}): without internet, '
+                         f'use --encoding=bytes, or copy tiktoken\'s cache files and set TIKTOKEN_CACHE_DIR') from None
+
+
+def pieces(texts, size=PIECE_CHARS):
+    """Joins a stream of texts (lines, blocks) into pieces of about `size` characters, cut only right
+    before a space that follows a letter or digit. No pre-tokenizer piece of GPT-2's pattern holds
+    such a pair (a word, number or punctuation run never takes the space after it), so tiktoken cuts
+    there anyway, and encoding the pieces one by one gives exactly the tokens of the whole text. Text
+    with no such place in 64 pieces' worth (no spaces at all) is cut anyway: the one inexact case."""
+    buf, n = [], 0
+    for text in texts:
+        buf.append(text)
+        n += len(text)
+        if n < size:
+            continue
+        text = ''.join(buf)
+        cut = text.rfind(' ')
+        while cut > 0 and not text[cut - 1].isalnum():
+            cut = text.rfind(' ', 0, cut)
+        if cut <= 0:
+            if n < 64 * size:
+                buf = [text]
+                continue
+            cut = len(text)
+        yield text[:cut]
+        buf, n = [text[cut:]], len(text) - cut
+    if n:
+        yield ''.join(buf)
+
+
+def document(split, pieces):
+    """The (split, piece, end_of_document) items of one document; an empty document yields nothing."""
+    last = None
+    for piece in pieces:
+        if last is not None:
+            yield split, last, False
+        last = piece
+    if last is not None:
+        yield split, last, True
+
+
+def read_text(path, block=PIECE_CHARS):
+    """A UTF-8 file in blocks of `block` characters (so a file without line ends is no problem), line
+    endings kept as they are; a clear error for other encodings."""
+    with open(path, encoding='utf-8', newline='') as f:
+        try:
+            while text := f.read(block):
+                yield text
+        except UnicodeDecodeError as e:
+            raise ValueError(f'{path} is not UTF-8 text ({e.reason}): convert it first, '
+                             f'e.g. iconv -f latin1 -t utf-8') from None
+
+
+def input_files(path, suffixes):
+    """A file, or the files with one of `suffixes` under a directory (recursively, in sorted order)."""
+    path = Path(path).expanduser()
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise ValueError(f'--input {path} does not exist')
+    files = sorted(p for p in path.rglob('*') if p.is_file() and p.name.endswith(suffixes)
+                   and not any(part.startswith('.') for part in p.relative_to(path).parts))
+    if not files:
+        raise ValueError(f'--input {path} holds no files ending in {" or ".join(suffixes)}')
+    return files
+
+
+def records(path, field='text'):
+    """The `field` of every record of JSONL files (.jsonl, .json; one object per line) or Parquet
+    files (needs pyarrow), the formats FineWeb-edu and OpenWebText come in."""
+    for file in input_files(path, ('.jsonl', '.json', '.parquet')):
+        if file.suffix == '.parquet':
+            try:
+                import pyarrow.parquet as pq
+            except ImportError:
+                raise ValueError(f'reading {file} needs pyarrow: pip install pyarrow (or give JSONL files)') from None
+            for batch in pq.ParquetFile(file).iter_batches(columns=[field], batch_size=1024):
+                yield from batch.column(0).to_pylist()
+            continue
+        for i, line in enumerate(open(file, encoding='utf-8'), 1):
+            if line.strip():
+                try:
+                    yield json.loads(line)[field]
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    raise ValueError(f'{file}:{i} is not a JSON object with a "{field}" field') from None
+
+
+def write_tokens(out, splits, documents, enc, total_bytes=None):
+    """Tokenizes the (split, text, end_of_document) stream into out/<split>.bin, a batch of pieces at
+    a time; -> the counts for meta.json. Nothing is renamed unless all went well."""
+    if enc.n_vocab > 2**16:
+        raise ValueError(f'encoding {enc.name} has {enc.n_vocab} tokens; uint16 files hold at most 65536')
+    tmp = {s: out / f'{s}.bin.tmp' for s in splits}
+    files = {s: open(p, 'wb') for s, p in tmp.items()}
+    tokens, docs = dict.fromkeys(splits, 0), dict.fromkeys(splits, 0)
+    bar = tqdm(total=total_bytes, unit='B', unit_scale=True, desc=f'tokenizing ({enc.name})')
+
+    def flush(batch):
+        for (split, _, end), ids in zip(batch, enc.encode_ordinary_batch([t for _, t, _ in batch])):
+            ids = np.array(ids + [enc.eot_token] if end else ids, dtype=np.int64)
+            if len(ids) and not 0 <= ids.min() <= ids.max() < enc.n_vocab:  # never trust a silent wrap-around
+                raise ValueError(f'token id {ids.max()} does not fit the vocabulary of {enc.n_vocab}')
+            files[split].write(ids.astype(np.uint16).tobytes())
+            tokens[split] += len(ids)
+            docs[split] += end
+    try:
+        batch, chars = [], 0
+        for split, text, end in documents:
+            if split not in files:
+                raise ValueError(f'a document of split {split!r}; the splits are {", ".join(splits)}')
+            batch.append((split, text, end))
+            chars += len(text)
+            bar.update(len(text.encode('utf-8', 'surrogatepass')))
+            if chars >= 8 * PIECE_CHARS:
+                flush(batch)
+                batch, chars = [], 0
+        flush(batch)
+        for f in files.values():
+            f.close()
+        empty = [s for s in splits if tokens[s] == 0]
+        if empty:
+            raise ValueError(f'no {" or ".join(empty)} documents: the input is too small for these settings')
+        (out / 'meta.json').unlink(missing_ok=True)  # the files below are new: incomplete until meta.json is
+        for s in splits:
+            os.replace(tmp[s], out / f'{s}.bin')
+    finally:  # an interrupted run leaves neither a half-written .bin nor its temporary file
+        bar.close()
+        for s, f in files.items():
+            f.close()
+            tmp[s].unlink(missing_ok=True)
+    return dict(tokens=tokens, documents=docs)
+
+
+def write_meta(out, meta):
+    tmp = out / 'meta.json.tmp'
+    tmp.write_text(json.dumps(meta, indent=2) + '\n')
+    os.replace(tmp, out / 'meta.json')
+
+
+def prepare(task, overrides=None, source=None, out_dir=None):
+    """Writes data/<task>/[settings]/ (or out_dir) from `source` (a local path; None = download);
+    returns (directory, meta). The same input and settings give byte-identical data files. Until
+    the new files are complete, the directory keeps its previous ones."""
+    module = load_task(task)
+    args = {**module.DEFAULTS, **(overrides or {})}
+    enc = get_encoding(args['encoding'])
+    out = Path(out_dir) if out_dir else task_dir(task, args, module.DEFAULTS)
+    out.mkdir(parents=True, exist_ok=True)
+    files = input_files(source, module.SUFFIXES) if source else []
+    plain = files and all(f.suffix in ('.txt', '.raw') for f in files)  # else bytes read != bytes on disk
+    total = sum(f.stat().st_size for f in files) if plain else None
+    splits = getattr(module, 'SPLITS', ('train', 'val'))
+    write = getattr(module, 'write', write_tokens)  # Yelp writes examples instead of a token stream
+    counts = write(out, splits, module.documents(args, source), enc, total)
+    meta = dict(task=task, args=args, format='examples' if 'examples' in counts else 'tokens', encoding=enc.name,
+                vocab_size=enc.n_vocab, eot=enc.eot_token, block_size=BLOCK_SIZE,
+                eval_split=getattr(module, 'EVAL_SPLIT', 'val'), **counts,
+                source=str(Path(source).resolve()) if source else module.SOURCE,
+                date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'))
+    write_meta(out, meta)
+    return out, meta
+
+
+def main(task_file):
+    """The command line of a corpus's prepare.py: --input, one --flag per DEFAULTS key, --out_dir."""
+    task = Path(task_file).resolve().parent.name
+    module = load_task(task)
+    parser = argparse.ArgumentParser(description=(module.__doc__ or '').strip(),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--input', default=None,
+                        help=f'prepare from local files instead of downloading ({module.INPUT_HELP})')
+    for k, v in module.DEFAULTS.items():
+        parser.add_argument(f'--{k}', type=type(v), default=v, help=f'(default {v})')
+    parser.add_argument('--out_dir', default=None, help='where to write (default: data/<task>/[settings])')
+    ns = vars(parser.parse_args())
+    source, out_dir = ns.pop('input'), ns.pop('out_dir')
+    try:
+        out, meta = prepare(task, ns, source, out_dir)
+    except ValueError as e:
+        parser.exit(2, f'error: {e}\n')
+    unit = 'examples' if meta['format'] == 'examples' else 'tokens'
+    sizes = ', '.join(f'{s} {n:,}' for s, n in meta[unit].items())
+    print(f"wrote {out}: {sizes} {unit} ({meta['encoding']}, vocab {meta['vocab_size']})")

@@ -1,0 +1,51 @@
+"""
+Any local text: a UTF-8 file, or a directory of them (every *.txt under it, recursively, in sorted
+order). There is nothing to download:
+
+    python data/text/prepare.py --input=book.txt              # GPT-2 tokens (tiktoken)
+    python data/text/prepare.py --input=books/ --encoding=bytes   # offline byte-level tokens
+    python train.py --task=text [--encoding=bytes]
+
+Each file is one document. Its last val_fraction (cut at the first line end after that point) is
+held out as val.bin and the rest is train.bin: a contiguous held-out stretch, as in nanoGPT's
+Shakespeare, so the model is scored on continuing text it never saw, not on lines interleaved with
+its training lines. Both halves end with the end-of-text token. Files are read in blocks, so their
+size is bounded by the disk, not by memory.
+"""
+import itertools
+import sys
+from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from data import corpus
+
+DEFAULTS = dict(encoding='gpt2', val_fraction=0.05)
+SUFFIXES = ('.txt',)
+INPUT_HELP = 'a UTF-8 text file, or a directory of .txt files; required'
+
+
+def halves(path, fraction):
+    """(split, text block) of one file: 'train' up to the first line end after (1 - fraction) of its
+    bytes, 'val' after it. Offsets inside a block count characters: exact for ASCII, close otherwise."""
+    limit, seen, split = (1 - fraction) * path.stat().st_size, 0, 'train'
+    for block in corpus.read_text(path):
+        if split == 'train' and seen + len(block) > limit:
+            cut = block.find('\n', max(0, int(limit - seen)))
+            if cut != -1:
+                yield 'train', block[:cut + 1]
+                split, block = 'val', block[cut + 1:]
+        seen += len(block.encode('utf-8', 'surrogatepass'))
+        yield split, block
+
+
+def documents(args, source):
+    if source is None:
+        raise ValueError('the text task has no download: give --input=FILE_OR_DIRECTORY')
+    if not 0 < args['val_fraction'] < 1:
+        raise ValueError(f"val_fraction={args['val_fraction']} must be between 0 and 1")
+    for path in corpus.input_files(source, SUFFIXES):
+        for split, blocks in itertools.groupby(halves(path, args['val_fraction']), key=lambda item: item[0]):
+            yield from corpus.document(split, corpus.pieces(text for _, text in blocks))
+
+
+if __name__ == '__main__':
+    corpus.main(__file__)

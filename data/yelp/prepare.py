@@ -1,0 +1,123 @@
+"""
+Yelp review polarity (Zhang et al. 2015: 560,000 train and 38,000 test reviews, half positive), the
+papers' sentiment task (Table 3: 90.55% standard, 90.86% Frozen-QK, 92.56% MixiT), framed for a
+causal model as fixed-length examples of 256 tokens:
+
+    x = review tokens (the first 255) <|endoftext|> <|endoftext|>...  (padding)
+    y = -1 everywhere but at the separator, whose target is the label: '+' positive, '-' negative
+
+so the label is the only scored position and held-out accuracy is the fraction of reviews whose
+label the model predicts, over the whole test split. The padding after the separator is never
+read by a causal model's prediction at the separator.
+
+    python data/yelp/prepare.py                          # downloads the fast.ai copy of the CSVs
+    python data/yelp/prepare.py --input=yelp_review_polarity_csv/   # train.csv/test.csv, or the .tgz
+    python train.py --task=yelp --variant=mixit
+
+The CSVs have no header; each row is "label","text" with label 1 (negative) or 2 (positive) and the
+review's line breaks written as a backslash and 'n'. About 300 MB for x and as much for y on disk.
+"""
+import csv
+import io
+import os
+import sys
+import tarfile
+import urllib.request
+from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+import numpy as np
+from tqdm import tqdm
+
+from data import corpus, synthetic
+
+DEFAULTS = dict(encoding='gpt2')
+SPLITS = ('train', 'test')
+EVAL_SPLIT = 'test'
+URL = 'https://s3.amazonaws.com/fast-ai-nlp/yelp_review_polarity_csv.tgz'
+SOURCE = URL
+SUFFIXES = ('.csv', '.tgz')
+INPUT_HELP = 'a directory with train.csv and test.csv, or yelp_review_polarity_csv.tgz'
+LABELS = ('-', '+')  # the label tokens: CSV label 1 -> '-', 2 -> '+'
+
+
+def download():
+    """Fetches the archive once into data/yelp/raw/ (to a temporary name, then renamed)."""
+    path = synthetic.DATA_ROOT / 'yelp' / 'raw' / URL.rsplit('/', 1)[1]
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        print(f'downloading {URL}')
+        urllib.request.urlretrieve(URL, path.with_name(path.name + '.tmp'))
+        os.replace(path.with_name(path.name + '.tmp'), path)
+    return path
+
+
+def csv_files(source):
+    """{split: binary file} of the CSVs, from a directory or straight out of the .tgz."""
+    source = Path(source)
+    if source.is_dir():
+        missing = [s for s in SPLITS if not (source / f'{s}.csv').exists()]
+        if missing:
+            raise ValueError(f'{source} has no {", ".join(m + ".csv" for m in missing)}; {INPUT_HELP}')
+        return {s: open(source / f'{s}.csv', 'rb') for s in SPLITS}
+    if not tarfile.is_tarfile(source):
+        raise ValueError(f'--input {source}: {INPUT_HELP}')
+    tar = tarfile.open(source)
+    names = {Path(n).name: n for n in tar.getnames()}
+    return {s: tar.extractfile(names[f'{s}.csv']) for s in SPLITS}
+
+
+def documents(args, source):
+    """(split, review text, label 0/1) for every row, train then test."""
+    files = csv_files(source or download())
+    for split in SPLITS:
+        with io.TextIOWrapper(files[split], encoding='utf-8', newline='') as f:
+            for i, row in enumerate(csv.reader(f), 1):
+                if len(row) != 2 or row[0] not in ('1', '2'):
+                    raise ValueError(f'{split}.csv row {i} is not "label","text" with label 1 or 2: {row[:2]}')
+                yield split, row[1].replace('\\n', '\n'), int(row[0]) - 1
+
+
+def write(out, splits, documents, enc, total_bytes=None):
+    """Writes <split>.npz examples (format above), encoding 10,000 reviews at a time. Rows go to a
+    temporary file as they are made and are zipped from there, so memory holds a batch, not a split."""
+    T = corpus.BLOCK_SIZE
+    label_ids = [enc.encode_single_token(s) for s in LABELS]
+    tmp = {s: (out / f'{s}.x.tmp', out / f'{s}.y.tmp') for s in splits}
+    files = {s: open(tmp[s][0], 'wb') for s in splits}
+    targets = {s: [] for s in splits}  # (separator position, label id) of each example
+
+    def flush(split, batch):
+        x = np.full((len(batch), T), enc.eot_token, dtype=np.uint16)
+        for r, ids in enumerate(enc.encode_ordinary_batch([text for text, _ in batch])):
+            x[r, :min(len(ids), T - 1)] = ids[:T - 1]
+            targets[split].append((min(len(ids), T - 1), label_ids[batch[r][1]]))
+        files[split].write(x.tobytes())
+        batch.clear()
+    try:
+        batches = {s: [] for s in splits}
+        for split, text, label in tqdm(documents, desc=f'tokenizing ({enc.name})', unit=' reviews'):
+            batches[split].append((text, label))
+            if len(batches[split]) == 10_000:
+                flush(split, batches[split])
+        (out / 'meta.json').unlink(missing_ok=True)  # the files below are new: incomplete until meta.json is
+        for s in splits:
+            flush(s, batches[s])
+            files[s].close()
+            x = np.memmap(tmp[s][0], dtype=np.uint16, mode='r').reshape(-1, T)
+            y = np.memmap(tmp[s][1], dtype=np.int16, mode='w+', shape=x.shape)
+            y[:] = -1
+            pos, label = np.array(targets[s], dtype=np.int64).reshape(-1, 2).T
+            y[np.arange(len(x)), pos] = label
+            synthetic.save_npz(out / f'{s}.npz', x, y)
+            del x, y
+    finally:  # an interrupted run leaves no temporary files behind
+        for s in splits:
+            files[s].close()
+            for path in tmp[s]:
+                path.unlink(missing_ok=True)
+    return dict(examples={s: len(targets[s]) for s in splits}, labels=dict(zip(LABELS, label_ids)),
+                sep=enc.eot_token)
+
+
+if __name__ == '__main__':
+    corpus.main(__file__)
