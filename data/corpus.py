@@ -159,7 +159,7 @@ def write_tokens(out, splits, documents, enc, total_bytes=None):
                 raise ValueError(f'a document of split {split!r}; the splits are {", ".join(splits)}')
             batch.append((split, text, end))
             chars += len(text)
-            bar.update(len(text.encode('utf-8', 'surrogatepass')))
+            bar.update(len(text.encode('utf-8')))
             if chars >= 8 * PIECE_CHARS:
                 flush(batch)
                 batch, chars = [], 0
@@ -192,10 +192,10 @@ def prepare(task, overrides=None, source=None, out_dir=None):
     the new files are complete, the directory keeps its previous ones."""
     module = load_task(task)
     args = {**module.DEFAULTS, **(overrides or {})}
+    files = input_files(source, module.SUFFIXES) if source else []
     enc = get_encoding(args['encoding'])
     out = Path(out_dir) if out_dir else task_dir(task, args, module.DEFAULTS)
     out.mkdir(parents=True, exist_ok=True)
-    files = input_files(source, module.SUFFIXES) if source else []
     plain = files and all(f.suffix in ('.txt', '.raw') for f in files)  # else bytes read != bytes on disk
     total = sum(f.stat().st_size for f in files) if plain else None
     splits = getattr(module, 'SPLITS', ('train', 'val'))

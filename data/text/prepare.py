@@ -25,15 +25,16 @@ INPUT_HELP = 'a UTF-8 text file, or a directory of .txt files; required'
 
 def halves(path, fraction):
     """(split, text block) of one file: 'train' up to the first line end after (1 - fraction) of its
-    bytes, 'val' after it. Offsets inside a block count characters: exact for ASCII, close otherwise."""
+    bytes, 'val' after it."""
     limit, seen, split = (1 - fraction) * path.stat().st_size, 0, 'train'
     for block in corpus.read_text(path):
-        if split == 'train' and seen + len(block) > limit:
-            cut = block.find('\n', max(0, int(limit - seen)))
+        data = block.encode('utf-8')
+        if split == 'train' and seen + len(data) > limit:
+            cut = data.find(b'\n', max(0, int(limit - seen)))  # a byte offset; '\n' is never inside a character
             if cut != -1:
-                yield 'train', block[:cut + 1]
-                split, block = 'val', block[cut + 1:]
-        seen += len(block.encode('utf-8', 'surrogatepass'))
+                yield 'train', data[:cut + 1].decode('utf-8')
+                split, block = 'val', data[cut + 1:].decode('utf-8')
+        seen += len(data)
         yield split, block
 
 

@@ -1,0 +1,344 @@
+"""
+Checks of the corpora (data/corpus.py, data/<corpus>/prepare.py) on tiny corpora built here in each
+source's own format, and of train.py's token-stream path: evaluation against a window-by-window
+reference, reproducible batches, sampling. Tokens are byte-level (tiktoken's GPT-2 files need
+internet); where text is cut into pieces, an encoding with GPT-2's own pre-tokenizer stands in.
+"""
+import csv
+import io
+import json
+import random
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tiktoken
+import torch
+from torch.nn import functional as F
+
+from data import corpus
+from data.synthetic import load_split
+from model import GPT, GPTConfig
+from train import ConfigError, eval_windows, get_batch, sample, train
+
+ROOT = Path(__file__).resolve().parents[1]
+BYTES = corpus.get_encoding('bytes')
+EOT = BYTES.eot_token
+TINY = dict(encoding='bytes', n_layer=1, n_head=2, n_embd=32, block_size=32, batch_size=8, max_iters=6,
+            warmup_iters=1, eval_interval=6, log_interval=3, progress=False, device='cpu')
+
+
+def gpt2_pattern_encoding():
+    """GPT-2's pre-tokenizer with a few merges: enough to show where cutting text changes tokens."""
+    from tiktoken_ext.openai_public import r50k_pat_str
+    ranks = {bytes([i]): i for i in range(256)}
+    for merge in [b'th', b'the', b' t', b' th', b' the', b'\n\n', b'  ', b'in', b'ing', b' a', b'an', b' an']:
+        ranks[merge] = len(ranks)
+    return tiktoken.Encoding(name='gpt2-pattern', pat_str=r50k_pat_str, mergeable_ranks=ranks,
+                             special_tokens={'<|endoftext|>': len(ranks)})
+
+
+def random_text(rng, n_words):
+    words = ['the', 'anthing', 'Über', 'naïve', '漢字', '42', '3.14', "don't", '--', '!?', '😀', 'a\u0301', 'x']
+    seps = [' ', ' ', ' ', '  ', '\n', '\n\n', ' \n', '\t', '\r\n', '', '   \n\n ']
+    return ''.join(rng.choice(words) + rng.choice(seps) for _ in range(n_words))
+
+
+def docs_of(path):
+    """The documents of a .bin file: decoded text between end-of-text tokens (each one ends a document)."""
+    ids = np.fromfile(path, dtype=np.uint16).tolist()
+    assert ids and ids[-1] == EOT, 'the last document ends with an end-of-text token'
+    out, start = [], 0
+    for i, t in enumerate(ids):
+        if t == EOT:
+            out.append(BYTES.decode(ids[start:i]))
+            start = i + 1
+    return out
+
+
+# ----------------------------------------------------------------------------- sources, in their formats
+
+def article(title, words):
+    return (f' = {title} = \n \n {title} is a {words} of 1 @,@ 000 parts , well @-@ known since 1 @.@ 5 . \n \n'
+            f' = = Section of {title} = = \n \n More about {title} . \n \n')
+
+
+def make_wikitext(d):
+    d.mkdir()
+    arts = {'train': [article('Alpha', 'thing'), article('Beta', 'bird'), article('Γάμμα', 'tale')],
+            'val': [article('Delta', 'river')], 'test': [article('Eps', 'star'), article('Zeta', 'ship')]}
+    for split, name in {'train': 'train', 'val': 'valid', 'test': 'test'}.items():
+        (d / f'wiki.{name}.raw').write_text(' \n' + ''.join(arts[split]), encoding='utf-8')
+    return arts
+
+
+def yelp_rows(n, seed):
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        label = rng.choice('12')
+        text = f'Review {i}, "quoted", {"great" if label == "2" else "awful"} food.\\nSecond line; ' * rng.randint(1, 9)
+        rows.append((label, text))
+    return rows
+
+
+def make_yelp(d):
+    d.mkdir()
+    rows = {'train': yelp_rows(40, 0), 'test': yelp_rows(12, 1)}
+    for split, rs in rows.items():
+        with open(d / f'{split}.csv', 'w', newline='', encoding='utf-8') as f:
+            csv.writer(f, quoting=csv.QUOTE_ALL).writerows(rs)
+    return rows
+
+
+def prepared(task, tmp_path, source, name='out', **overrides):
+    return corpus.prepare(task, {'encoding': 'bytes', **overrides}, source, tmp_path / name)
+
+
+# ----------------------------------------------------------------------------- the tokenizer
+
+def test_byte_encoding_round_trips_any_utf8():
+    rng = random.Random(0)
+    ranges = [(0, 0x7F), (0x80, 0x7FF), (0x800, 0xD7FF), (0xE000, 0xFFFF), (0x10000, 0x10FFFF)]
+    for _ in range(200):
+        text = ''.join(chr(rng.randint(*rng.choice(ranges))) for _ in range(rng.randint(0, 300)))
+        ids = BYTES.encode_ordinary(text)
+        assert ids == list(text.encode('utf-8')) and BYTES.decode(ids) == text
+    assert BYTES.n_vocab == 257 and EOT == 256
+    assert EOT not in BYTES.encode_ordinary('<|endoftext|>'), 'text that spells the token is text'
+
+
+def test_pieces_tokenize_exactly_like_the_whole_text():
+    enc, rng = gpt2_pattern_encoding(), random.Random(1)
+    for size in (1, 7, 40, 300):
+        text = random_text(rng, 400)
+        blocks = [text[i:i + 13] for i in range(0, len(text), 13)]
+        pieces = list(corpus.pieces(blocks, size=size))
+        assert ''.join(pieces) == text and len(pieces) > 1
+        assert sum((enc.encode_ordinary(p) for p in pieces), []) == enc.encode_ordinary(text)
+    # the brute-force reference itself can tell: cutting anywhere else changes the tokens
+    assert enc.encode_ordinary('the\n\n') + enc.encode_ordinary('the') != enc.encode_ordinary('the\n\nthe')
+    # text without a single space is still cut (inexactly) rather than held whole in memory
+    assert len(list(corpus.pieces(['x' * 100] * 100, size=10))) > 1
+
+
+# ----------------------------------------------------------------------------- each source
+
+def test_wikitext(tmp_path):
+    arts = make_wikitext(tmp_path / 'raw')
+    out, meta = prepared('wikitext', tmp_path, tmp_path / 'raw')
+    for split in ('train', 'val', 'test'):
+        docs = docs_of(out / f'{split}.bin')
+        expected = [(' \n' if i == 0 else '') + a for i, a in enumerate(arts[split])]  # the file's first line
+        assert docs == expected, 'one document per article, sections inside it, text exactly as released'
+        assert meta['tokens'][split] == len(BYTES.encode_ordinary(''.join(expected))) + len(expected)
+        assert meta['documents'][split] == len(expected)
+    assert (meta['format'], meta['encoding'], meta['vocab_size'], meta['eot']) == ('tokens', 'bytes', 257, 256)
+    assert meta['eval_split'] == 'val' and meta['source'] == str((tmp_path / 'raw').resolve()) and meta['date']
+
+
+def test_text_file_and_directory(tmp_path):
+    rng = random.Random(2)
+    lines = [random_text(rng, rng.randint(1, 30)).replace('\n', ' ').replace('\r', ' ') + '\n' for _ in range(400)]
+    (tmp_path / 'src').mkdir()
+    (tmp_path / 'src' / 'a.txt').write_text(''.join(lines), encoding='utf-8')
+    second = 'Second book.\n' * 30 + 'Its last line.\n'
+    (tmp_path / 'src' / 'b.txt').write_text(second, encoding='utf-8')
+    (tmp_path / 'src' / 'notes.md').write_text('not a .txt file, not read')
+    out, meta = prepared('text', tmp_path, tmp_path / 'src', val_fraction=0.1)
+    train_docs, val_docs = docs_of(out / 'train.bin'), docs_of(out / 'val.bin')
+    assert len(train_docs) == len(val_docs) == 2 and meta['documents'] == {'train': 2, 'val': 2}
+    assert train_docs[0] + val_docs[0] == ''.join(lines), 'each file is its train part then its val tail'
+    assert val_docs[0] in {''.join(lines[i:]) for i in range(len(lines))}, 'the cut is at a line start'
+    assert 0.05 < len(val_docs[0].encode()) / len(''.join(lines).encode()) < 0.15
+    assert train_docs[1] + val_docs[1] == second and val_docs[1] == 'Second book.\nIts last line.\n'
+    # the same input and settings: byte-identical files; meta.json differs only in its date
+    again, meta2 = prepared('text', tmp_path, tmp_path / 'src', name='again', val_fraction=0.1)
+    for name in ('train.bin', 'val.bin'):
+        assert (out / name).read_bytes() == (again / name).read_bytes()
+    assert {**meta, 'date': 0} == {**meta2, 'date': 0}
+
+
+def test_fineweb_jsonl_and_parquet(tmp_path):
+    texts = [f'Document {i}: ' + 'é漢😀 word ' * (i + 1) for i in range(10)]
+    (tmp_path / 'fw.jsonl').write_text(''.join(json.dumps({'text': t, 'id': i}) + '\n' for i, t in enumerate(texts)))
+    out, meta = prepared('fineweb_edu', tmp_path, tmp_path / 'fw.jsonl', n_val_docs=2, n_train_docs=5)
+    assert docs_of(out / 'val.bin') == texts[:2] and docs_of(out / 'train.bin') == texts[2:7]
+    assert meta['tokens']['train'] == sum(len(t.encode()) + 1 for t in texts[2:7])
+    pa = pytest.importorskip('pyarrow')
+    import pyarrow.parquet as pq
+    (tmp_path / 'pq').mkdir()
+    pq.write_table(pa.table({'text': texts[:6]}), tmp_path / 'pq' / '000.parquet')
+    pq.write_table(pa.table({'text': texts[6:]}), tmp_path / 'pq' / '001.parquet')
+    out_pq, _ = prepared('fineweb_edu', tmp_path, tmp_path / 'pq', name='pq', n_val_docs=2, n_train_docs=5)
+    for name in ('train.bin', 'val.bin'):
+        assert (out / name).read_bytes() == (out_pq / name).read_bytes()
+
+
+def test_openwebtext_release_archives(tmp_path):
+    """The release: openwebtext.tar.xz holds one .xz archive of .txt files per subset."""
+    texts = [f'Web page {i}.\n' * (i + 1) for i in range(9)]
+    outer = tarfile.open(tmp_path / 'openwebtext.tar.xz', 'w:xz')
+    for part in (texts[:5], texts[5:]):
+        inner = io.BytesIO()
+        with tarfile.open(fileobj=inner, mode='w:xz') as tar:
+            for t in part:
+                info = tarfile.TarInfo(f'{texts.index(t):07d}-page.txt')
+                info.size = len(t.encode())
+                tar.addfile(info, io.BytesIO(t.encode()))
+        info = tarfile.TarInfo(f'openwebtext/urlsf_subset0{texts.index(part[0])}_data.xz')
+        info.size = len(inner.getvalue())
+        outer.addfile(info, io.BytesIO(inner.getvalue()))
+    outer.close()
+    out, meta = prepared('openwebtext', tmp_path, tmp_path / 'openwebtext.tar.xz', val_fraction=0.25)
+    assert docs_of(out / 'val.bin') == texts[0::4]
+    assert docs_of(out / 'train.bin') == [t for i, t in enumerate(texts) if i % 4]
+
+
+def test_yelp_examples(tmp_path):
+    rows = make_yelp(tmp_path / 'csv')
+    out, meta = prepared('yelp', tmp_path, tmp_path / 'csv')
+    assert meta['format'] == 'examples' and meta['eval_split'] == 'test' and meta['block_size'] == 256
+    assert meta['examples'] == {'train': 40, 'test': 12} and meta['sep'] == EOT
+    labels = {'1': meta['labels']['-'], '2': meta['labels']['+']}
+    for split in ('train', 'test'):
+        x, y = load_split(out, split)
+        assert x.shape == y.shape == (len(rows[split]), 256)
+        for (label, text), xi, yi in zip(rows[split], x, y):
+            ids = BYTES.encode_ordinary(text.replace('\\n', '\n'))[:255]
+            sep = len(ids)
+            assert xi[:sep].tolist() == ids and (xi[sep:] == EOT).all(), 'review, separator, padding'
+            assert np.flatnonzero(yi != -1).tolist() == [sep] and yi[sep] == labels[label]
+    assert max(len(t) for _, t in rows['train']) > 255, 'the truncation is exercised'
+    # straight from the release's .tgz: the same arrays
+    with tarfile.open(tmp_path / 'yelp.tgz', 'w:gz') as tar:
+        for split in ('train', 'test'):
+            tar.add(tmp_path / 'csv' / f'{split}.csv', f'yelp_review_polarity_csv/{split}.csv')
+    out_tgz, _ = prepared('yelp', tmp_path, tmp_path / 'yelp.tgz', name='tgz')
+    for split in ('train', 'test'):
+        assert all((a == b).all() for a, b in zip(load_split(out, split), load_split(out_tgz, split)))
+
+
+def test_an_interrupted_prepare_leaves_the_previous_files(tmp_path):
+    src = tmp_path / 'src'
+    src.mkdir()
+    (src / 'a.txt').write_text('Some good text.\n' * 500)
+    out, meta = prepared('text', tmp_path, src)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    (src / 'b.txt').write_bytes(b'Latin-1 text: caf\xe9\n')  # fails after a.txt was tokenized
+    with pytest.raises(ValueError, match='not UTF-8'):
+        prepared('text', tmp_path, src)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before, 'no half-written file, no .tmp left'
+    with pytest.raises(ValueError, match='too small'):
+        prepared('text', tmp_path, tmp_path / 'src' / 'a.txt', name='tiny', val_fraction=0.0001)
+
+
+def test_prepare_command_line(tmp_path):
+    (tmp_path / 'a.txt').write_text('Hello there.\n' * 100)
+    ok = subprocess.run([sys.executable, 'data/text/prepare.py', f'--input={tmp_path / "a.txt"}', '--encoding=bytes',
+                         f'--out_dir={tmp_path / "out"}'], cwd=ROOT, capture_output=True, text=True)
+    assert ok.returncode == 0 and 'wrote' in ok.stdout and (tmp_path / 'out' / 'meta.json').exists()
+    for bad, message in [('--encoding=bpe', 'unknown encoding'), (f'--input={tmp_path / "nope"}', 'does not exist')]:
+        out = subprocess.run([sys.executable, 'data/text/prepare.py', f'--input={tmp_path / "a.txt"}', bad],
+                             cwd=ROOT, capture_output=True, text=True)
+        assert out.returncode == 2 and message in out.stderr and 'Traceback' not in out.stderr
+
+
+# ----------------------------------------------------------------------------- train.py on a corpus
+
+@pytest.fixture(scope='module')
+def text_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp('text')
+    rng = random.Random(3)
+    (d / 'book.txt').write_text(''.join(random_text(rng, 20) + '\n' for _ in range(300)), encoding='utf-8')
+    out, _ = corpus.prepare('text', {'encoding': 'bytes'}, d / 'book.txt', d / 'data')
+    return out
+
+
+def test_eval_windows_cover_every_token_once():
+    tokens = np.arange(100, dtype=np.uint16)
+    x, y = eval_windows(tokens, 16)
+    assert x.shape == y.shape == (7, 16)
+    scored = y != -1
+    assert y[scored].tolist() == list(range(1, 100)) and x[scored].tolist() == list(range(99))
+    assert (x[:, 1:][scored[:, 1:]] == y[:, :-1][scored[:, 1:]]).all(), 'x is y shifted within a window'
+
+
+def test_token_batches_are_a_function_of_seed_and_step(text_dir):
+    tokens = np.memmap(text_dir / 'train.bin', dtype=np.uint16, mode='r')
+    x, y = get_batch(tokens, 5, 8, 32, seed=0)
+    assert x.shape == (8, 32) and (x[:, 1:] == y[:, :-1]).all()
+    assert all(torch.equal(a, b) for a, b in zip((x, y), get_batch(tokens, 5, 8, 32, seed=0)))
+    assert not torch.equal(x, get_batch(tokens, 6, 8, 32, seed=0)[0])
+    whole = torch.from_numpy(tokens.astype(np.int64))
+    for row in x:  # every window is a stretch of the stream
+        starts = (whole[:len(whole) - 32] == row[0]).nonzero().flatten()
+        assert any(torch.equal(whole[s:s + 32], row) for s in starts)
+
+
+def test_corpus_training_reports_the_log_perplexity_of_the_whole_split(tmp_path, text_dir):
+    metrics = train(dict(TINY, task='text', data_dir=str(text_dir), out_dir=str(tmp_path)))
+    ckpt = torch.load(Path(metrics['run_dir']) / 'ckpt.pt', weights_only=False)
+    model = GPT(GPTConfig(**ckpt['model_args']))
+    model.load_state_dict(ckpt['model'])
+    model.eval()
+    val = torch.from_numpy(np.fromfile(text_dir / 'val.bin', dtype=np.uint16).astype(np.int64))
+    total, count = 0.0, 0
+    with torch.no_grad():  # reference: window by window, one after the other, the short last one too
+        for start in range(0, len(val) - 1, 32):
+            chunk = val[start:start + 33]
+            logits, _ = model(chunk[:-1][None], chunk[1:][None])
+            total += F.cross_entropy(logits[0], chunk[1:], reduction='sum').item()
+            count += len(chunk) - 1
+    assert count == len(val) - 1 and metrics['val_loss'] == pytest.approx(total / count, rel=1e-5)
+    assert metrics['eval_split'] == 'val' and metrics['eval_tokens_per_s'] > 0
+
+
+def test_corpus_resume_is_exact(tmp_path, text_dir):
+    run = lambda **kw: train(dict(TINY, task='text', data_dir=str(text_dir), out_dir=str(tmp_path), **kw))
+    run(run_name='whole')
+    run(run_name='split', max_iters=3, eval_interval=3, lr_decay_iters=6)  # the same schedule as 'whole'
+    run(run_name='split', resume=True)
+    a, b = (torch.load(tmp_path / n / 'ckpt.pt', weights_only=False)['model'] for n in ('whole', 'split'))
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.parametrize('variant', ['standard', 'mixit'])
+def test_sampling_from_a_checkpoint(tmp_path, text_dir, variant):
+    keys = dict(TINY, task='text', data_dir=str(text_dir), out_dir=str(tmp_path), variant=variant)
+    train(keys)
+    texts = sample(dict(keys, prompt='the naïve', num_samples=2, max_new_tokens=10))
+    assert len(texts) == 2 and all(t.startswith('the naïve') for t in texts)
+    assert sample(dict(keys, prompt='the naïve', num_samples=2, max_new_tokens=10)) == texts, 'seeded'
+    with pytest.raises(ConfigError, match='block_size=32'):
+        sample(dict(keys, prompt='x' * 33))
+
+
+def test_yelp_accuracy_is_over_the_whole_test_split(tmp_path):
+    make_yelp(tmp_path / 'csv')
+    out, _ = corpus.prepare('yelp', {'encoding': 'bytes'}, tmp_path / 'csv', tmp_path / 'data')
+    metrics = train(dict(TINY, task='yelp', data_dir=str(out), out_dir=str(tmp_path), block_size=0))
+    ckpt = torch.load(Path(metrics['run_dir']) / 'ckpt.pt', weights_only=False)
+    model = GPT(GPTConfig(**ckpt['model_args']))
+    model.load_state_dict(ckpt['model'])
+    x, y = (torch.from_numpy(a) for a in load_split(out, 'test'))
+    with torch.no_grad():
+        logits, _ = model.eval()(x, y)
+    sep = (y != -1).int().argmax(1)
+    right = logits[torch.arange(len(x)), sep].argmax(-1) == y[torch.arange(len(x)), sep]
+    assert metrics['eval_split'] == 'test' and metrics['val_acc'] == pytest.approx(right.float().mean().item())
+
+
+def test_missing_or_damaged_corpus_says_what_to_run(tmp_path, text_dir):
+    with pytest.raises(ConfigError, match=r'python data/wikitext/prepare.py --encoding=bytes'):
+        train(dict(TINY, task='wikitext', data_dir=str(tmp_path / 'none')))
+    damaged = tmp_path / 'damaged'
+    damaged.mkdir()
+    for f in text_dir.iterdir():
+        (damaged / f.name).write_bytes(f.read_bytes())
+    (damaged / 'val.bin').write_bytes((text_dir / 'val.bin').read_bytes()[:-2])
+    with pytest.raises(ConfigError, match='meta.json says'):
+        train(dict(TINY, task='text', data_dir=str(damaged), out_dir=str(tmp_path)))
