@@ -350,6 +350,12 @@ def atomic_save(obj, path):
     os.replace(tmp, path)
 
 
+def pick_device(name):
+    if name != 'auto':
+        return name
+    return 'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'
+
+
 def run_dir_of(cfg):
     return Path(cfg['out_dir']) / (cfg['run_name'] or f"{cfg['task']}-{model_label(cfg)}")
 
@@ -371,9 +377,7 @@ def train(config=None):
     ddp = int(os.environ.get('RANK', -1)) != -1
     rank, world = (int(os.environ['RANK']), int(os.environ['WORLD_SIZE'])) if ddp else (0, 1)
     master, own_group = rank == 0, False
-    device = cfg['device']
-    if device == 'auto':
-        device = 'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'
+    device = pick_device(cfg['device'])
     if ddp:
         if device.startswith('cuda'):
             device = f"cuda:{os.environ['LOCAL_RANK']}"
@@ -543,9 +547,9 @@ def sample(config=None):
     if not path.exists():
         raise ConfigError(f'{path} does not exist: train the run first, or give the keys it was trained with')
     ckpt = torch.load(path, map_location='cpu', weights_only=False)
-    meta = ckpt['meta']
-    device = 'cuda' if cfg['device'] == 'auto' and torch.cuda.is_available() else \
-        'cpu' if cfg['device'] == 'auto' else cfg['device']
+    if 'meta' not in ckpt:
+        raise ConfigError(f'{path} was written by an older train.py that did not save the vocabulary: train it again')
+    meta, device = ckpt['meta'], pick_device(cfg['device'])
     model = GPT(GPTConfig(**ckpt['model_args']))
     model.load_state_dict(ckpt['model'])
     model.to(device).eval()

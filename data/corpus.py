@@ -126,12 +126,13 @@ def records(path, field='text'):
             for batch in pq.ParquetFile(file).iter_batches(columns=[field], batch_size=1024):
                 yield from batch.column(0).to_pylist()
             continue
-        for i, line in enumerate(open(file, encoding='utf-8'), 1):
-            if line.strip():
-                try:
-                    yield json.loads(line)[field]
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    raise ValueError(f'{file}:{i} is not a JSON object with a "{field}" field') from None
+        with open(file, encoding='utf-8') as f:
+            for i, line in enumerate(f, 1):
+                if line.strip():
+                    try:
+                        yield json.loads(line)[field]
+                    except (json.JSONDecodeError, KeyError, TypeError):
+                        raise ValueError(f'{file}:{i} is not a JSON object with a "{field}" field') from None
 
 
 def write_tokens(out, splits, documents, enc, total_bytes=None):

@@ -143,6 +143,11 @@ def test_command_line(tmp_path):
     done = subprocess.run([sys.executable, 'train.py', *args, '--run_name=cli'], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1].startswith('addition / standard: held-out accuracy')
+    # the same keys plus --sample continue a prompt of the task's tokens with the checkpoint
+    said = subprocess.run([sys.executable, 'train.py', *args, '--run_name=cli', '--sample', '--prompt=12+',
+                           '--num_samples=2', '--max_new_tokens=4'], cwd=ROOT, capture_output=True, text=True)
+    texts = said.stdout.split('\n---------------\n')
+    assert said.returncode == 0 and len(texts) == 2 and all(t.startswith('12+') for t in texts), said.stderr[-2000:]
     # a saved config.json reproduces the run
     again = subprocess.run([sys.executable, 'train.py', f'{tmp_path}/out/cli/config.json', '--run_name=again'], cwd=ROOT,
                            capture_output=True, text=True)
