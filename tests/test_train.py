@@ -69,9 +69,16 @@ def test_resume_is_exact(tmp_path):
 
 
 @pytest.mark.skipif(sys.platform != 'linux', reason='torchrun with gloo is exercised on Linux')
-def test_ddp_two_processes_equal_one_process_with_accumulation(tmp_path):
+@pytest.mark.parametrize('data', ['examples', 'tokens'])
+def test_ddp_two_processes_equal_one_process_with_accumulation(tmp_path, data):
     keys = dict(TINY, out_dir=str(tmp_path / 'out'), data_dir=str(tmp_path / 'data'), gradient_accumulation_steps=2,
                 max_iters=4, eval_interval=4, device='cpu')
+    if data == 'tokens':  # a text corpus: windows of a token stream, evaluation over contiguous windows
+        from data import corpus
+        (tmp_path / 'book.txt').write_text('In the beginning was a tiny corpus, read in windows.\n' * 200)
+        corpus.prepare('text', {'encoding': 'bytes'}, tmp_path / 'book.txt', tmp_path / 'data')
+        keys = {k: v for k, v in keys.items() if k not in ('digits', 'n_train', 'n_test')}
+        keys.update(task='text', encoding='bytes', block_size=32)
     train({**keys, 'run_name': 'single'})
     args = [f'--{k}={v}' for k, v in {**keys, 'run_name': 'ddp'}.items()]
     env = {**os.environ, 'OMP_NUM_THREADS': '1'}
