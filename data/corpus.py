@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from data.synthetic import load_task, task_dir
+from data.synthetic import load_task, task_dir, write_meta
 
 ENCODINGS = ('gpt2', 'bytes')
 BLOCK_SIZE = 256  # the papers' sequence length for every corpus (reference.md section 1)
@@ -179,12 +179,6 @@ def write_tokens(out, splits, documents, enc, total_bytes=None):
             f.close()
             tmp[s].unlink(missing_ok=True)
     return dict(tokens=tokens, documents=docs)
-
-
-def write_meta(out, meta):
-    tmp = out / 'meta.json.tmp'
-    tmp.write_text(json.dumps(meta, indent=2) + '\n')
-    os.replace(tmp, out / 'meta.json')
 
 
 def prepare(task, overrides=None, source=None, out_dir=None):

@@ -117,10 +117,15 @@ def prepare(task, overrides=None, out_dir=None):
         assert x.shape == y.shape and x.max() < meta['vocab_size'] and y.max() < meta['vocab_size']
         save_npz(out / f'{split}.npz', x, y)
         meta[f'n_{split}'] = len(x)
+    write_meta(out, meta)
+    return out, meta
+
+
+def write_meta(out, meta):
+    """meta.json, atomically; written last, so that its presence means the directory is complete."""
     tmp = out / 'meta.json.tmp'
     tmp.write_text(json.dumps(meta, indent=2) + '\n')
     os.replace(tmp, out / 'meta.json')
-    return out, meta
 
 
 def decode(meta, row):
