@@ -1,0 +1,96 @@
+"""
+What every experiment shares: its command line (the paper's protocol by default, --quick for a CPU,
+--smoke for the tests), training runs through train.py, and the report: a markdown table of our
+numbers beside the paper's, printed, written as JSON under out/, and (for full and quick runs)
+written to experiments/results/<name>[-quick].md with the command, date, device and wall time.
+Each experiment file keeps its own protocol (data, models, budget, metric) in plain sight.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import torch  # noqa: E402
+
+from train import train  # noqa: E402
+
+
+def parse_args(doc, add=None, argv=None):
+    """-> args with .mode in {'full', 'quick', 'smoke'}; `add(parser)` adds the experiment's own flags."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--quick', action='store_true', help='the reduced protocol: minutes on a 2-core CPU')
+    parser.add_argument('--smoke', action='store_true', help='a few steps of everything: checks that the file runs')
+    parser.add_argument('--out_dir', default=str(ROOT / 'out'), help='runs go to OUT_DIR/<name>/, the JSON beside')
+    parser.add_argument('--data_dir', default='', help="task data under DATA_DIR/<task>/...; '' = data/ (default)")
+    parser.add_argument('--device', default='auto', help="'auto', 'cpu', 'cuda', ...")
+    if add:
+        add(parser)
+    args = parser.parse_args(argv)
+    args.mode = 'smoke' if args.smoke else 'quick' if args.quick else 'full'
+    args.t0 = time.time()
+    return args
+
+
+def run(args, name, **config):
+    """Trains one run of experiment `name` (train.py's keys) and returns its metrics. Runs are written to
+    OUT_DIR/<name>/<run_name>; with --data_dir, the task's files go there instead of data/."""
+    config = {'device': args.device, 'progress': args.mode != 'smoke', **config}
+    config.setdefault('run_name', f"{config['task']}-{config.get('variant', 'standard')}")
+    config['out_dir'] = str(Path(args.out_dir) / name)
+    if args.data_dir and 'data_dir' not in config:
+        settings = ','.join(f'{k}={v}' for k, v in sorted(config.items()) if k in TASK_KEYS.get(config['task'], ()))
+        config['data_dir'] = str(Path(args.data_dir) / config['task'] / (settings or 'default'))
+    return train(config)
+
+
+def _task_keys():
+    from data.synthetic import load_task, tasks
+    return {t: set(load_task(t).DEFAULTS) | {'data_seed'} for t in tasks()}
+
+
+TASK_KEYS = _task_keys()
+
+
+def device_name(device='auto'):
+    if device in ('auto', 'cuda') and torch.cuda.is_available() or device.startswith('cuda'):
+        return torch.cuda.get_device_name()
+    return f'CPU ({platform.processor() or platform.machine()}, {os.cpu_count()} cores)'
+
+
+def markdown(columns, rows):
+    lines = ['| ' + ' | '.join(columns) + ' |', '|' + '---|' * len(columns)]
+    lines += ['| ' + ' | '.join(str(row.get(c, '')) for c in columns) + ' |' for row in rows]
+    return '\n'.join(lines)
+
+
+def report(args, name, title, columns, rows, notes='', extra=None):
+    """Prints the table and writes OUT_DIR/<name>.json and, except for --smoke, experiments/results/."""
+    wall = time.time() - args.t0
+    command = ' '.join(['python', f'experiments/{name}.py'] + sys.argv[1:])
+    info = dict(name=name, title=title, mode=args.mode, command=command, device=device_name(args.device),
+                date=datetime.date.today().isoformat(), wall_s=round(wall, 1))
+    table = markdown(columns, rows)
+    print(f'\n## {title}\n\n{table}\n')
+    if notes:
+        print(notes)
+    out = Path(args.out_dir) / f'{name}.json'
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({**info, 'columns': columns, 'rows': rows, **(extra or {})}, indent=2) + '\n')
+    if args.mode != 'smoke':
+        suffix = '' if args.mode == 'full' else f'-{args.mode}'
+        md = ROOT / 'experiments' / 'results' / f'{name}{suffix}.md'
+        md.write_text(f'# {title}\n\n- command: `{command}`\n- date: {info["date"]}\n- device: {info["device"]}\n'
+                      f'- wall time: {wall / 60:.1f} min\n\n{table}\n' + (f'\n{notes}\n' if notes else ''))
+        print(f'wrote {out} and {md}')
+    return info
+
+
+def pct(x):
+    return f'{100 * x:.2f}%'
