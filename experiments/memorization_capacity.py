@@ -10,7 +10,7 @@ Full protocol (paper): size 512 (262,144 pairs, 9 bits each), 10,000 steps, lr 0
 memorization batch of Table 8). The trainable counts must come out as the paper's 790,400 / 394,880 /
 724,352 / 724,736.
 
---quick (2-core CPU, about a minute a model): size 128 (16,384 pairs, 7 bits each), width 32, 3,000 steps.
+--quick (CPU): size 128 (16,384 pairs, 7 bits each), width 32, 3,000 steps.
 Claim it tests: the fully trained model stores the most bits per parameter, freezing the MLP costs the
 most, and freezing attention's scores (frozen_qk, mixit) costs less.
 """
