@@ -1,0 +1,252 @@
+"""
+Theorem 2.1 of "Is Random Attention Sufficient?" (MixiT covariance SDE): at initialization, the covariance
+Phi = h^T h / n of the m token representations of the MixiT recursion converges, as width n and depth
+d = tau * n grow together, to the solution of the SDE (2.4); an unshaped random mixing collapses the rank.
+
+The recursion, exactly as the theorem states it (Eq. 2.3 and Appendix A, A.4): attention only (no residual,
+no norm, no MLP, no causal mask, one head), h is n x m (features x tokens) and
+    h_{l+1} = W^v_l h_l A_l,   W^v_l iid N(0, 1/n) (n x n),   A_l = I + (W^M_l - colmean(W^M_l)) / sqrt(n m),
+with W^M_l iid N(0, 1) (m x m) and a fresh draw every layer; the columns of A_l sum to one (token j of the
+next layer is sum_i h_i A_ij). In the orientation of model.py (row i = output token i) A_l^T is
+I + M - rowmean(M), which is model.mixit_matrix without its causal mask; model.mixit_matrix itself is
+causal, so it is simulated beside the theorem as "shaped, causal (model.mixit_matrix)", for which the
+theorem as stated does not apply. Phi_0 = (1 - rho0) I + rho0 11^T exactly (h_0 = sqrt(n) Q chol(Phi_0)^T,
+Q with orthonormal columns), m = 4 tokens, rho0 = 0.5, tau = 1.
+The SDE (2.4), simulated by Euler-Maruyama on the m(m+1)/2 upper-triangular entries: drift
+(Tr(Phi)/m - M(Phi)) on the diagonal entries only (the delta_{gamma delta} of A.6; A.7's "I_n" is I_m),
+diffusion [Sigma^v + Sigma^M]^(1/2) with Sigma^v, Sigma^M the closed forms (2.4)-(2.5), square root by
+eigendecomposition; a step that leaves the PSD cone is projected back onto it (the share is reported).
+Compared, over many random seeds: mean and standard deviation of Phi_11 (a diagonal
+entry), Phi_12 (an off-diagonal one) and the correlation rho_12 = Phi_12 / sqrt(Phi_11 Phi_22) at tau, and
+the two-sample Kolmogorov-Smirnov distance between the seeds' values and the SDE paths' values.
+Rank collapse: the same recursion with unshaped mixing, (a) softmax of fixed random N(0, 1) scores (a
+row-stochastic matrix, what softmax attention with random, input-independent scores gives), (b) a plain
+N(0, 1/m) random matrix (the paper's "simplest case" before shaping); reported as the mean off-diagonal
+correlation (for (b) its absolute value) at depth tau * n; 1 = all tokens parallel, rank one.
+
+Full protocol: widths 16, 32, 64, 128, 256 (depth = width), 2,000 seeds each; SDE: 4,000 paths, dt = 1/1024;
+the collapse comparison at width 256 with 500 seeds.
+--quick (2-core CPU, a few minutes): widths 16, 32, 64, 128, 1,000 seeds; SDE 4,000 paths, dt = 1/512;
+collapse at width 128 with 200 seeds. --smoke: width 8, 16 seeds, 64 paths.
+Claim the quick protocol tests: as n grows, the mean and spread of Phi and rho over seeds approach the SDE's
+(KS distance falling towards its sampling floor), the shaped mixing keeps the tokens' correlation away from
+one at depth d = n, while the unshaped mixings drive it to one (rank collapse).
+"""
+import math
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import common
+from model import mixit_matrix
+
+NAME = 'covariance_sde'
+M_TOKENS, RHO0, TAU = 4, 0.5, 1.0
+
+
+def phi0(m=M_TOKENS, rho=RHO0):
+    return (1 - rho) * torch.eye(m, dtype=torch.float64) + rho * torch.ones(m, m, dtype=torch.float64)
+
+
+def correlation(phi):
+    d = phi.diagonal(dim1=-2, dim2=-1).clamp_min(1e-300).sqrt()
+    return phi / (d[..., :, None] * d[..., None, :])
+
+
+def mixing(kind, S, n, m, gen):
+    """(S, m, m) mixing matrices in model.py's orientation: output token i = sum_j A_ij h_j."""
+    if kind == 'shaped':  # Eq. 2.3 / A.4 as the theorem states it: no causal mask
+        M = torch.randn(S, m, m, generator=gen, dtype=torch.float64)
+        return torch.eye(m, dtype=torch.float64) + (M - M.mean(-1, keepdim=True)) / math.sqrt(n * m)
+    if kind == 'causal':  # the matrix model.py's MixiT uses (S matrices = S "heads"), std 1/sqrt(n m)
+        return mixit_matrix(m, S, 1 / math.sqrt(n * m), gen).double()
+    if kind == 'softmax':  # unshaped: softmax of fixed random scores, row-stochastic
+        return torch.softmax(torch.randn(S, m, m, generator=gen, dtype=torch.float64), -1)
+    if kind == 'gaussian':  # unshaped: plain N(0, 1/m) matrix
+        return torch.randn(S, m, m, generator=gen, dtype=torch.float64) / math.sqrt(m)
+    raise ValueError(kind)
+
+
+def simulate(kind, n, depth, S, seed, record, chunk=250):
+    """The recursion h <- W^v h A^T over `depth` layers for S seeds; -> {layer: Phi (S, m, m)} at `record`.
+    h is rescaled per seed after every layer for the unshaped mixings (their norms drift; correlations
+    do not care); the shaped ones are left exactly as the theorem has them."""
+    m, out = M_TOKENS, {}
+    gen = torch.Generator().manual_seed(seed)
+    q, _ = torch.linalg.qr(torch.randn(n, m, generator=gen, dtype=torch.float64))
+    h0 = math.sqrt(n) * q @ torch.linalg.cholesky(phi0()).T  # (n, m): h0^T h0 / n = Phi_0 exactly
+    for start in range(0, S, chunk):
+        s = min(chunk, S - start)
+        h = h0.expand(s, n, m).clone()
+        for layer in range(depth + 1):
+            if layer in record:
+                out.setdefault(layer, []).append(h.transpose(1, 2) @ h / n)
+            if layer == depth:
+                break
+            wv = torch.randn(s, n, n, generator=gen, dtype=torch.float64) / math.sqrt(n)
+            h = wv @ h @ mixing(kind, s, n, m, gen).transpose(1, 2)
+            if kind in ('softmax', 'gaussian'):
+                h = h / h.flatten(1).norm(dim=1)[:, None, None] * math.sqrt(n * m)
+    return {k: torch.cat(v) for k, v in out.items()}
+
+
+def sde_sigma(phi):
+    """Sigma^v + Sigma^M of (2.4)-(2.5) on the upper-triangular entries: (P, p, p), p = m(m+1)/2."""
+    m = phi.shape[-1]
+    a, b = torch.triu_indices(m, m)
+    A, B = a[:, None], b[:, None]  # row index (alpha beta)
+    G, D = a[None, :], b[None, :]  # column index (gamma delta)
+    col_mean = phi.mean(-2)  # (P, m)
+    C = phi @ phi / m - col_mean[:, :, None] * col_mean[:, None, :]  # C(Phi^.b, Phi^.d)
+    sig_v = phi[:, A, G] * phi[:, B, D] + phi[:, A, D] * phi[:, B, G]
+    delta = lambda x, y: (x == y).to(phi.dtype)
+    sig_m = (delta(A, G) * C[:, B, D] + delta(A, D) * C[:, B, G] + delta(G, B) * C[:, D, A]
+             + delta(B, D) * C[:, A, G])
+    return sig_v + sig_m
+
+
+def simulate_sde(paths, dt, tau, seed, record_taus):
+    """Euler-Maruyama for (2.4) from Phi_0; -> {tau: Phi (paths, m, m)} at the recorded times."""
+    m = M_TOKENS
+    gen = torch.Generator().manual_seed(seed)
+    a, b = torch.triu_indices(m, m)
+    phi = phi0().expand(paths, m, m).clone()
+    steps = round(tau / dt)
+    record = {round(t / dt): t for t in record_taus}
+    out, projected = {}, 0
+    for k in range(steps + 1):
+        if k in record:
+            out[record[k]] = phi.clone()
+        if k == steps:
+            break
+        evals, evecs = torch.linalg.eigh(sde_sigma(phi))
+        root = evecs * evals.clamp_min(0).sqrt()[:, None, :]
+        noise = root @ torch.randn(paths, len(a), 1, generator=gen, dtype=torch.float64)
+        inc = torch.zeros_like(phi)
+        inc[:, a, b] = noise[..., 0] * math.sqrt(dt)
+        inc = inc + inc.transpose(1, 2) - torch.diag_embed(inc.diagonal(dim1=1, dim2=2))
+        drift = phi.diagonal(dim1=1, dim2=2).mean(-1) - phi.mean((1, 2))  # Tr(Phi)/m - M(Phi)
+        phi = phi + inc + drift[:, None, None] * torch.eye(m, dtype=phi.dtype) * dt
+        evals, evecs = torch.linalg.eigh(phi)  # an Euler step can leave the PSD cone: project back onto it
+        outside = evals.min(-1).values < 0
+        if outside.any():
+            projected += int(outside.sum())
+            phi[outside] = (evecs[outside] * evals[outside].clamp_min(0)[:, None, :]) @ evecs[outside].transpose(1, 2)
+    out['projected'] = projected / (paths * steps)
+    return out
+
+
+def ks(x, y):
+    """Two-sample Kolmogorov-Smirnov statistic."""
+    x, y = np.sort(x), np.sort(y)
+    grid = np.concatenate([x, y])
+    return float(np.abs(np.searchsorted(x, grid, 'right') / len(x) - np.searchsorted(y, grid, 'right') / len(y)).max())
+
+
+def quantities(phi):
+    return {'Phi_11': phi[:, 0, 0], 'Phi_12': phi[:, 0, 1], 'rho_12': correlation(phi)[:, 0, 1]}
+
+
+def mean_offdiag_corr(phi, absolute=False):
+    r = correlation(phi)
+    r = r.abs() if absolute else r
+    m = r.shape[-1]
+    return ((r.sum((1, 2)) - m) / (m * (m - 1))).mean().item()
+
+
+def plot(path, taus, chains, sde, collapse, n_collapse):
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.6))
+    colors = plt.cm.viridis(np.linspace(0, 0.85, len(chains)))
+    ax = axes[0]
+    for q, style in (('Phi_11', '-'), ('Phi_12', '--')):
+        mean = np.array([quantities(sde[t])[q].mean().item() for t in taus])
+        sd = np.array([quantities(sde[t])[q].std().item() for t in taus])
+        ax.fill_between(taus, mean - sd, mean + sd, color='gray', alpha=0.25)
+        ax.plot(taus, mean, 'k' + style, lw=2, label=f'SDE {q} (mean, band = sd)')
+        for c, (n, rec) in zip(colors, chains.items()):
+            ax.errorbar(taus, [quantities(rec[t])[q].mean().item() for t in taus],
+                        yerr=[quantities(rec[t])[q].std().item() for t in taus], color=c, ls=style, lw=1,
+                        capsize=2, label=f'n={n} {q}' if q == 'Phi_11' else None)
+    ax.set(xlabel='tau = layer / n', ylabel='Phi entry', title='shaped MixiT: mean +- sd over seeds vs SDE (2.4)')
+    ax.legend(fontsize=7)
+    ax = axes[1]
+    bins = np.linspace(-1, 1, 41)
+    ax.hist(quantities(sde[taus[-1]])['rho_12'].numpy(), bins=bins, density=True, color='gray', alpha=0.5,
+            label='SDE (2.4)')
+    for c, (n, rec) in zip(colors, chains.items()):
+        ax.hist(quantities(rec[taus[-1]])['rho_12'].numpy(), bins=bins, density=True, histtype='step', color=c,
+                lw=1.5, label=f'n = d = {n}')
+    ax.set(xlabel='rho_12 at tau', ylabel='density', title=f'correlation of two tokens at tau = {taus[-1]:g}')
+    ax.legend(fontsize=7)
+    ax = axes[2]
+    for label, (t, values) in collapse.items():
+        ax.plot(t, values, label=label)
+    ax.set(xlabel='layer / n', ylabel='mean off-diagonal correlation', ylim=(-0.05, 1.05),
+           title=f'rank collapse, width {n_collapse}')
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main():
+    args = common.parse_args(__doc__)
+    widths, seeds, paths, dt, collapse_seeds = {
+        'full': ((16, 32, 64, 128, 256), 2000, 4000, 1 / 1024, 500),
+        'quick': ((16, 32, 64, 128), 1000, 4000, 1 / 512, 200),
+        'smoke': ((8,), 16, 64, 1 / 64, 8)}[args.mode]
+    torch.set_num_threads(min(2, torch.get_num_threads()))
+    grid = 16 if min(widths) >= 16 else min(widths)
+    taus = [TAU * k / grid for k in range(grid + 1)]
+    sde = simulate_sde(paths, dt, TAU, seed=1, record_taus=taus)
+    end = quantities(sde[TAU])
+    rows, chains = [], {}
+    for n in widths:
+        depth = round(TAU * n)
+        rec = simulate('shaped', n, depth, seeds, seed=1000 + n, record={round(t * n) for t in taus})
+        chains[n] = {t: rec[round(t * n)] for t in taus}
+        for q, values in quantities(rec[depth]).items():
+            rows.append({'mixing': 'shaped, Eq. 2.3 (theorem)', 'width n': n, 'depth d': depth, 'quantity': q,
+                         'ours: mean +- sd over seeds': f'{values.mean():.3f} +- {values.std():.3f}',
+                         'paper: SDE (2.4) mean +- sd': f'{end[q].mean():.3f} +- {end[q].std():.3f}',
+                         'KS distance to SDE': f'{ks(values.numpy(), end[q].numpy()):.3f}'})
+    n = widths[-1]
+    depth = round(TAU * n)
+    collapse, layers = {}, sorted({round(t * n) for t in taus} | {1, 2, 4})
+    sde_corr = mean_offdiag_corr(sde[TAU])
+    for kind, label, paper in (('shaped', 'shaped, Eq. 2.3 (theorem)', f'{sde_corr:.3f} (SDE (2.4))'),
+                               ('causal', 'shaped, causal (model.mixit_matrix)', 'no collapse (theorem: non-causal)'),
+                               ('softmax', 'unshaped: softmax(N(0,1) scores)', 'rank collapse (-> 1)'),
+                               ('gaussian', 'unshaped: N(0, 1/m) matrix (|corr|)', 'rank collapse (-> 1)')):
+        rec = simulate(kind, n, depth, collapse_seeds, seed=7, record=set(layers))
+        values = [mean_offdiag_corr(rec[l], absolute=kind == 'gaussian') for l in layers]
+        collapse[label] = ([l / n for l in layers], values)
+        rows.append({'mixing': label, 'width n': n, 'depth d': depth, 'quantity': 'mean off-diagonal corr',
+                     'ours: mean +- sd over seeds': f'{values[-1]:.3f} (layer 0: {values[0]:.3f}, layer 4: '
+                                                    f'{values[layers.index(4)]:.3f})',
+                     'paper: SDE (2.4) mean +- sd': paper, 'KS distance to SDE': ''})
+    collapse['SDE (2.4)'] = (taus, [mean_offdiag_corr(sde[t]) for t in taus])
+    pngs = [Path(args.out_dir) / f'{NAME}.png']
+    if args.mode != 'smoke':
+        pngs.append(common.ROOT / 'experiments' / 'results' / f"{NAME}{'' if args.mode == 'full' else '-quick'}.png")
+    for png in pngs:
+        plot(png, taus, chains, sde, collapse, n)
+    floor = 1.36 * math.sqrt(1 / seeds + 1 / paths)
+    notes = (f'm = {M_TOKENS} tokens, Phi_0 = {1 - RHO0:g} I + {RHO0:g} 11^T, tau = {TAU:g} (depth = width); '
+             f'{seeds:,} seeds per width; SDE: {paths:,} Euler-Maruyama paths, dt = {dt:g} (a step that left the '
+             f'PSD cone was projected back onto it: {100 * sde["projected"]:.3f}% of the path-steps). KS: two-sample '
+             f'Kolmogorov-Smirnov distance between the seeds and the SDE paths at tau; at these sample sizes '
+             f'about {floor:.3f} is reached by chance 5% of the time (the sampling floor). Collapse rows: '
+             f'{collapse_seeds} seeds at width {n}, depth {depth}; "corr" is the mean over token pairs of '
+             f'Phi_ij / sqrt(Phi_ii Phi_jj). Plot: {", ".join(str(p) for p in pngs)}.')
+    common.report(args, NAME, 'Theorem 2.1: MixiT covariance at initialization vs the SDE (2.4)',
+                  list(rows[0]), rows, notes=notes)
+
+
+if __name__ == '__main__':
+    main()

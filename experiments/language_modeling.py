@@ -1,0 +1,188 @@
+"""
+Table 2 of "Is Random Attention Sufficient?": language modeling, in log perplexity (mean next-token
+cross-entropy in nats on the whole held-out split), of the standard transformer, Frozen-QK (W_Q, W_K kept
+at initialization) and MixiT (a fixed random mixing matrix per layer and head instead of attention).
+
+Data: WikiText-103 ('wikitext', evaluated on its validation split, and on its test split after training)
+and FineWeb-edu ('fineweb_edu': 1,048,576 training documents, the first 4,096 held out), GPT-2 BPE
+tokens, vocabulary padded to 50,304. Both must be prepared first (`python data/wikitext/prepare.py`,
+`python data/fineweb_edu/prepare.py`, or with --input=LOCAL_FILES; see README 'Text corpora').
+Models: standard, frozen_qk, mixit, each with Table 8's hyperparameters for both corpora: 12 layers,
+width 512, 8 heads, sequence 256, the base Llama-style block (RMSNorm, gated MLP, RoPE; learned absolute
+positions for MixiT, which has no queries or keys to rotate).
+Budget (full protocol, the paper's): 40,000 AdamW steps of batch 512 x 256 tokens (5.2B tokens a run),
+lr 5e-4 with 1,000 warm-up steps and cosine decay to 5e-5 (the paper gives neither warm-up nor decay),
+weight decay 0.1, gradient clipping 1.0, evaluation every 4,000 steps. The batch is micro-batches of
+--micro_batch (default 64) x gradient accumulation (512 / 64 = 8), so it fits one 80 GB GPU; on one H100
+a run takes hours (the paper measured about 1,000 samples/s, i.e. 5-6 hours a run). The script trains in
+one process (common.run calls train() in-process) and prints, for every run, the equivalent train.py
+command; for several GPUs run those commands through torchrun instead, e.g.
+
+    torchrun --standalone --nproc_per_node=8 train.py --task=wikitext --variant=frozen_qk --n_layer=12 ...
+
+(gradient_accumulation_steps counts micro-batches over all processes: 8 GPUs x 1 = the same 512 batch).
+Missing prepared data fails at once, before anything trains. --corpora=wikitext or fineweb_edu picks one.
+Metric: log perplexity (nats per GPT-2 token) of the held-out split, beside the paper's.
+
+--quick (2-core CPU, about 10 minutes for the three models): the 'text' task, byte-level tokens
+(--encoding=bytes, vocabulary 257), on a local text (--text=PATH; default: every license text of
+Debian's /usr/share/common-licenses concatenated, 237 kB, so it runs offline anywhere; the README's
+4.4 MB King James Bible is a better choice where available), its last 5% held out. 3 layers, width 128,
+4 heads, sequence 256, 500 steps of batch 16 x 256 tokens, lr 3e-3 with 50 warm-up steps and cosine to
+3e-4. Metric: held-out log perplexity in nats per byte (not comparable with the paper's per-GPT-2-token
+numbers). Claim it tests: the paper's ordering standard <= frozen_qk < mixit, i.e. random fixed query and
+key projections cost little or something, and input-independent mixing costs clearly more.
+--smoke: a tiny text written into DATA_DIR, 1 layer of width 32, 4 steps.
+"""
+import glob
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import common
+from data import corpus
+
+NAME = 'language_modeling'
+VARIANT_ORDER = ['standard', 'frozen_qk', 'mixit']
+CORPORA = ['wikitext', 'fineweb_edu']
+PAPER = {'wikitext': {'standard': 2.78, 'frozen_qk': 3.07, 'mixit': 3.73},
+         'fineweb_edu': {'standard': 3.05, 'frozen_qk': 3.16, 'mixit': 4.08}}
+LICENSES = '/usr/share/common-licenses'
+
+
+def add_flags(parser):
+    parser.add_argument('--corpora', default=','.join(CORPORA), help='full mode: comma-separated subset of '
+                        f'{CORPORA}')
+    parser.add_argument('--micro_batch', type=int, default=64, help='full mode: sequences per micro-batch; '
+                        'gradient accumulation makes up the batch of 512')
+    parser.add_argument('--text', default='', help='quick mode: a UTF-8 text file (or a folder of .txt '
+                        f'files); default: the files of {LICENSES} concatenated')
+
+
+def corpus_dir(args, task):
+    """Where the full protocol reads a corpus: DATA_DIR/<task> with --data_dir, else data/<task>."""
+    return Path(args.data_dir) / task if args.data_dir else common.ROOT / 'data' / task
+
+
+def check_corpora(args, corpora):
+    """Fails at once, naming the prepare commands, when a corpus of the full protocol is not prepared."""
+    unknown = [c for c in corpora if c not in CORPORA]
+    if unknown or not corpora:
+        sys.exit(f'error: --corpora={args.corpora}: choose among {", ".join(CORPORA)}')
+    missing = [c for c in corpora if not (corpus_dir(args, c) / 'meta.json').exists()]
+    if missing:
+        out = lambda c: f' --out_dir={corpus_dir(args, c)}' if args.data_dir else ''
+        steps = '\n'.join(f'    python data/{c}/prepare.py{out(c)}   (or add --input=LOCAL_FILES)' for c in missing)
+        sys.exit(f'error: no prepared data in {", ".join(str(corpus_dir(args, c)) for c in missing)}. Prepare it '
+                 f'first (README, "Text corpora"), or run --quick on a local text:\n{steps}')
+
+
+def license_text(root):
+    """Debian's license texts (base-files, on every Debian system), one after another, as one file."""
+    files = sorted({os.path.realpath(p) for p in glob.glob(f'{LICENSES}/*') if os.path.isfile(p)})
+    if not files:
+        sys.exit(f'error: {LICENSES} holds no files: give --text=PATH (any UTF-8 text, e.g. a book)')
+    path = root / 'common-licenses.txt'
+    text = '\n\n'.join(Path(f).read_text(encoding='utf-8', errors='replace') for f in files)
+    if not path.exists() or path.read_text(encoding='utf-8') != text:  # keep its mtime: no needless prepare
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding='utf-8')
+    return path
+
+
+def prepared_text(args):
+    """-> the data directory of the quick or smoke text, prepared with byte-level tokens if needed."""
+    root = Path(args.data_dir or common.ROOT / 'data') / 'text' / NAME
+    if args.mode == 'smoke':
+        source = root / 'smoke.txt'
+        root.mkdir(parents=True, exist_ok=True)
+        source.write_text(''.join(f'Line {i}: the quick brown fox jumps over the lazy dog {i % 7} times.\n'
+                                  for i in range(60)))
+    else:
+        source = Path(args.text) if args.text else license_text(root)
+        if not source.exists():
+            sys.exit(f'error: --text={args.text} does not exist')
+    out = root / source.stem
+    meta = out / 'meta.json'
+    fresh = (meta.exists() and json.loads(meta.read_text()).get('source') == str(source.resolve())
+             and meta.stat().st_mtime > source.stat().st_mtime)
+    if not fresh:
+        out, info = corpus.prepare('text', {'encoding': 'bytes'}, str(source), str(out))
+        print(f"prepared {source} in {out}: {info['tokens']['train']:,} training and {info['tokens']['val']:,} "
+              f'held-out bytes')
+    return out
+
+
+def command(config):
+    """The train.py command line of a run (for torchrun on several GPUs)."""
+    config = dict(config)
+    where = Path(config.pop('data_dir'))
+    if where != common.ROOT / 'data' / config['task']:  # not train.py's own default: say where the data is
+        config['data_dir'] = os.path.relpath(where, common.ROOT) if where.is_relative_to(common.ROOT) else where
+    return 'python train.py ' + ' '.join(f'--{k}={shlex.quote(str(v))}' for k, v in config.items())
+
+
+def main():
+    args = common.parse_args(__doc__, add_flags)
+    if args.mode == 'full':
+        corpora = [c.strip() for c in args.corpora.split(',') if c.strip()]
+        check_corpora(args, corpora)
+        if 512 % args.micro_batch:
+            sys.exit(f'error: --micro_batch={args.micro_batch} must divide the batch of 512')
+        arch = dict(n_layer=12, n_embd=512, n_head=8, block_size=256, vocab_size=50304)
+        steps = 40_000
+        opt = dict(max_iters=steps, batch_size=args.micro_batch, gradient_accumulation_steps=512 // args.micro_batch,
+                   learning_rate=5e-4, min_lr=5e-5, warmup_iters=1000, eval_interval=4000)
+        runs = [(c, dict(task=c, data_dir=str(corpus_dir(args, c)))) for c in corpora]
+        budget = (f'{steps:,} steps of batch 512 x 256 GPT-2 tokens ({args.micro_batch} x {512 // args.micro_batch} '
+                  f'accumulated), 12 layers, width 512, 8 heads, lr 5e-4 (1,000 warm-up steps, cosine to 5e-5)')
+        unit = 'nats per GPT-2 token'
+    else:
+        quick = args.mode == 'quick'
+        data_dir = prepared_text(args)
+        arch = dict(n_layer=3, n_embd=128, n_head=4, block_size=256) if quick else \
+            dict(n_layer=1, n_embd=32, n_head=2, block_size=32)
+        steps = 500 if quick else 4
+        opt = dict(max_iters=steps, batch_size=16 if quick else 4, learning_rate=3e-3, min_lr=3e-4,
+                   warmup_iters=steps // 10, eval_interval=100 if quick else steps)
+        runs = [(f'text ({data_dir.name})', dict(task='text', encoding='bytes', data_dir=str(data_dir)))]
+        budget = (f"{steps:,} steps of batch {opt['batch_size']} x {arch['block_size']} bytes, {arch['n_layer']} "
+                  f"layers, width {arch['n_embd']}, {arch['n_head']} heads, lr 3e-3 (cosine to 3e-4)")
+        unit = 'nats per byte'
+    rows, commands = [], []
+    for label, data in runs:
+        for variant in VARIANT_ORDER:
+            config = dict(**data, variant=variant, **arch, **opt)
+            commands.append(command(config))
+            print(f'# {label} / {variant}, as a train.py command (prefix torchrun --standalone --nproc_per_node=N '
+                  f'for N GPUs):\n{commands[-1]}')
+            m = common.run(args, NAME, **config)
+            row = {'corpus': label, 'variant': variant, 'log perplexity': f"{m['val_loss']:.3f}"}
+            if data['task'] == 'wikitext':  # the test split too, from the finished run's checkpoint
+                t = common.run(args, NAME, **config, resume=True, eval_split='test')
+                row['test log perplexity'] = f"{t['val_loss']:.3f}"
+            paper = PAPER.get(data['task'])
+            row['paper log perplexity'] = f'{paper[variant]:.2f}' if paper else \
+                f"(WikiText {PAPER['wikitext'][variant]:.2f}, FineWeb-edu {PAPER['fineweb_edu'][variant]:.2f})"
+            row.update({'next-token accuracy': common.pct(m['val_acc']),
+                        'trainable params': f"{m['trainable_params']:,}",
+                        'train tokens/s': f"{m['tokens_per_s']:,.0f}", 'wall': f"{m['wall_s'] / 60:.1f} min"})
+            rows.append(row)
+    columns = list(dict.fromkeys(c for row in rows for c in row))
+    notes = (f'Budget: {budget}. Log perplexity in {unit} over the whole held-out split (WikiText: validation; '
+             f'the test column evaluates the final checkpoint on the test split). Train tokens/s is train.py\'s: '
+             f'training tokens over the run\'s wall time, evaluations and checkpoints included.')
+    if args.mode != 'full':
+        losses = {r['variant']: float(r['log perplexity']) for r in rows}
+        holds = losses['standard'] <= losses['frozen_qk'] < losses['mixit']
+        notes += (f" The paper's ordering standard <= frozen_qk < mixit {'holds' if holds else 'does NOT hold'} "
+                  f"here ({losses['standard']:.3f} / {losses['frozen_qk']:.3f} / {losses['mixit']:.3f}); "
+                  f'per-byte values are not comparable with the paper\'s per-token ones.')
+    common.report(args, NAME, 'Table 2: language modeling (log perplexity)', columns, rows, notes=notes,
+                  extra={'commands': commands})
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,152 @@
+"""
+Table 6 of "Is Random Attention Sufficient?": the covariance between the last layer's representations of
+different tokens of one sequence, for the random transformer (Zhong & Andreas: only embeddings and LM head
+trained) and MixiT, at depths 2, 4, 8, 16, 32. The paper: it grows with depth for the random transformer
+(representation / rank collapse), it stays flat for MixiT.
+
+What is measured (our reading; the paper gives one sentence: "calculated between the last layer hidden
+representations within a sequence ..., then averaged across sequences", on WikiText, for the language
+models of Section 5): each model is TRAINED on the language-modeling task, then for every held-out window
+of block_size tokens we take the last layer's hidden representations H (T x n), i.e. the output of the
+final RMSNorm that the LM head reads (what `hidden_states[-1]` of a Hugging Face model holds; captured by a
+forward hook on model.norm_f, model.py untouched). The covariance of tokens i and j is the covariance over
+the n features of their vectors (torch.cov of the rows of H: each token centred over its features, divided
+by n - 1); the statistic is the mean of the off-diagonal entries i != j, averaged over windows, in units of
+1e-2. Beside it, because a covariance depends on the scale the trained norm gains give H: the same mean
+over i != j of the correlation (covariance over the two tokens' standard deviations), and both statistics
+for the same models AT INITIALIZATION (before any step; the model is a function of its config), which is
+what the signal-propagation argument of the paper is about.
+
+Full protocol (the paper's MixiT language-modeling setting, Tables 7 and 8): WikiText-103 with GPT-2 tokens
+(prepared beforehand: `python data/wikitext/prepare.py`; the script stops with that message otherwise),
+width 512, 8 heads, block 256, batch 512 (64 x 8 accumulation), lr 5e-4 to 5e-5, 40,000 steps, for both
+variants at depths 2, 4, 8, 16, 32; statistics over the first 256 held-out windows.
+
+--quick (2-core CPU, about 10 minutes for the ten models): the 'text' task at byte level on a local UTF-8
+file (--text=PATH; without it, Debian's /usr/share/common-licenses/* concatenated, ~270 kB), width 64,
+4 heads, block 64, batch 16, 150 steps at lr 3e-3, depths 2, 4, 8, 16, 32; statistics over 64 held-out
+windows. --smoke: a tiny text file written under DATA_DIR, depths 2 and 4, width 16, 2 steps.
+Claim the quick protocol tests: the covariance (and correlation) between tokens of the random transformer
+grows with depth, while MixiT's stays small and does not grow with depth.
+"""
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import common
+from data import corpus
+from model import GPT, GPTConfig
+from train import pick_device, resolve, task_data
+
+NAME = 'rank_collapse'
+PAPER = {'random': {2: 0.218, 4: 1.450, 8: 2.075, 16: 1.946, 32: 5.438},
+         'mixit': {2: 0.088, 4: 0.260, 8: 0.210, 16: 0.154, 32: 0.104}}
+SMOKE_TEXT = 'In the beginning was the word, and the word was with the model.\n' * 40
+
+
+def add_flags(parser):
+    parser.add_argument('--text', default='', help='--quick: a UTF-8 file to train on at byte level; '
+                                                   "'' = /usr/share/common-licenses/* concatenated")
+
+
+def default_text(out_dir):
+    """Debian's license texts (base-files: present on every Debian machine), concatenated into one file."""
+    files = sorted(p for p in Path('/usr/share/common-licenses').iterdir() if p.is_file())
+    if not files:
+        sys.exit('no --text=PATH given and /usr/share/common-licenses holds no files: pass a UTF-8 text file')
+    path = Path(out_dir) / 'common-licenses.txt'
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(''.join(p.read_text(encoding='utf-8', errors='replace') for p in files), encoding='utf-8')
+    return path
+
+
+def corpus_dir(args):
+    """-> (task, directory of the prepared token streams, task keys for train.py)."""
+    work = Path(args.out_dir) / NAME
+    if args.mode == 'full':
+        directory = (Path(args.data_dir) / 'wikitext' / 'default' if args.data_dir
+                     else task_data(resolve({'task': 'wikitext'}))[2])
+        if not (directory / 'meta.json').exists():
+            sys.exit(f'{directory} holds no prepared WikiText: run python data/wikitext/prepare.py first '
+                     f'(or --input=wikitext-103-raw-v1/), or run this script with --quick')
+        return 'wikitext', directory, {}
+    if args.mode == 'smoke':
+        path = Path(args.data_dir or work) / 'smoke.txt'
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(SMOKE_TEXT)
+        directory = path.parent / 'text' / 'encoding=bytes'
+    else:
+        path = Path(args.text) if args.text else default_text(work)
+        directory = work / 'data' / 'text' / 'encoding=bytes'
+    corpus.prepare('text', {'encoding': 'bytes'}, path, directory)
+    return 'text', directory, {'encoding': 'bytes'}
+
+
+@torch.no_grad()
+def token_statistics(model, windows, device, batch=16):
+    """Mean over windows of the mean over i != j of cov(h_i, h_j) and of corr(h_i, h_j), h = the final
+    norm's output (the last layer's representation the LM head reads), statistics over the n features."""
+    model.eval().to(device)
+    captured = []
+    hook = model.norm_f.register_forward_hook(lambda module, inputs, output: captured.append(output.float()))
+    covs, cors = [], []
+    try:
+        for x in windows.split(batch):
+            captured.clear()
+            model(x.to(device))
+            h = captured[0]  # (B, T, n)
+            h = h - h.mean(-1, keepdim=True)
+            cov = h @ h.transpose(1, 2) / (h.shape[-1] - 1)  # (B, T, T) = torch.cov of each window's rows
+            std = cov.diagonal(dim1=1, dim2=2).clamp_min(1e-30).sqrt()
+            cor = cov / (std[:, :, None] * std[:, None, :])
+            off = ~torch.eye(h.shape[1], dtype=torch.bool, device=h.device)
+            covs.append(cov[:, off].mean(-1))
+            cors.append(cor[:, off].mean(-1))
+    finally:
+        hook.remove()
+    return torch.cat(covs).mean().item(), torch.cat(cors).mean().item()
+
+
+def main():
+    args = common.parse_args(__doc__, add_flags)
+    depths, n_embd, n_head, block, batch, gas, steps, lr, n_windows = {
+        'full': ((2, 4, 8, 16, 32), 512, 8, 256, 64, 8, 40_000, 5e-4, 256),
+        'quick': ((2, 4, 8, 16, 32), 64, 4, 64, 16, 1, 150, 3e-3, 64),
+        'smoke': ((2, 4), 16, 2, 16, 4, 1, 2, 3e-3, 4)}[args.mode]
+    task, directory, task_keys = corpus_dir(args)
+    val = np.memmap(directory / 'val.bin', dtype=np.uint16, mode='r')
+    n_windows = min(n_windows, len(val) // block)
+    windows = torch.from_numpy(val[:n_windows * block].astype(np.int64)).view(n_windows, block)
+    device = pick_device(args.device)
+    rows = []
+    for variant in ('random', 'mixit'):
+        for depth in depths:
+            m = common.run(args, NAME, task=task, **task_keys, data_dir=str(directory), variant=variant,
+                           run_name=f'{task}-{variant}-L{depth}', n_layer=depth, n_embd=n_embd, n_head=n_head,
+                           block_size=block, batch_size=batch, gradient_accumulation_steps=gas, max_iters=steps,
+                           learning_rate=lr, min_lr=lr / 10, warmup_iters=min(1000, steps // 10),
+                           eval_interval=steps if args.mode != 'full' else 2000)
+            ckpt = torch.load(Path(m['run_dir']) / 'ckpt.pt', map_location='cpu', weights_only=False)
+            init = GPT(GPTConfig(**ckpt['model_args']))  # the same seed: the weights before step 0
+            trained = GPT(GPTConfig(**ckpt['model_args']))
+            trained.load_state_dict(ckpt['model'])
+            cov, cor = token_statistics(trained, windows, device)
+            cov0, cor0 = token_statistics(init, windows, device)
+            rows.append({'variant': variant, 'depth': depth, 'covariance x1e-2 (trained)': f'{100 * cov:.3f}',
+                         'paper x1e-2': f'{PAPER[variant][depth]:.3f}', 'correlation (trained)': f'{cor:.3f}',
+                         'covariance x1e-2 (init)': f'{100 * cov0:.3f}', 'correlation (init)': f'{cor0:.3f}',
+                         'val log ppl': f"{m['val_loss']:.3f}"})
+    data = ('WikiText-103, GPT-2 tokens' if task == 'wikitext' else
+            f"byte-level text ({'smoke file' if args.mode == 'smoke' else args.text or 'common-licenses'})")
+    notes = (f'Data: {data}; width {n_embd}, {n_head} heads, block {block}, batch {batch * gas}, {steps:,} steps, '
+             f'lr {lr:g}. Statistics over the first {n_windows} held-out windows of {block} tokens: mean over '
+             f'token pairs i != j of the covariance (over the features) of the final-norm outputs, and of '
+             f'their correlation; "init" is the same model before training.')
+    common.report(args, NAME, 'Table 6: covariance between token representations of the last layer',
+                  list(rows[0]), rows, notes=notes)
+
+
+if __name__ == '__main__':
+    main()
