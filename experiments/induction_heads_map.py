@@ -1,0 +1,157 @@
+"""
+Figure 3 of "Is Random Attention Sufficient?": Frozen-QK, whose W_Q and W_K stay at their random
+initialization, solves retrieval by forming an induction head: in layer 1 a head where each token attends
+to the one before it (so the value's position learns which key preceded it), in layer 2 a head where the
+query key attends to the value right after the matching key, which it copies.
+
+Data: the retrieval task (m uniform in 1..m_max pairs `k1 v1 ... km vm`, then a query key; only the queried
+value is scored); 40,000 training and 4,000 held-out sequences.
+Model: frozen_qk only. The attention probabilities are recomputed outside model.py from the trained modules
+(norm1, q_proj, k_proj, RoPE, causal softmax), checked against the block's own attention output.
+Metric: per layer and head, over the first 500 held-out sequences: the mean attention of each real token to
+the token before it (previous-token score), and the mean attention from the query position to the position
+right after the matching key (retrieval score: the value to copy); the held-out accuracy beside them.
+The plot shows, for the first held-out sequence with at least min(6, m_max) pairs (chosen by its length alone),
+the layer-1 head with the highest previous-token score and the layer-2 head with the highest retrieval score.
+Full protocol (the paper's retrieval setting, Table 8): m_max = 30, V = 256, 2 layers, width 1024, 4 heads,
+lr 1e-4, batch 1024, 5,000 steps (our choice: the paper gives none), warm-up 100, cosine to lr/10.
+--quick (2-core CPU: about 1 CPU-minute at one thread; 3.1 min of wall time on a shared CPU): m_max = 8, V = 64,
+2 layers, width 128, 2 heads, softmax scale 1 (8x the default 1/sqrt(64): with frozen W_Q, W_K and RMSNorm the
+largest logit grows with the width, and at 128 Frozen-QK could not sharpen its attention; see QUICK_SCALE in
+induction.py), lr 1e-3, batch 128, 500 steps.
+Claim it tests: a trained Frozen-QK model has a previous-token head in layer 1 and a head in layer 2 that
+attends from the query to the value after the matching key (and so retrieves it).
+
+Writes OUT_DIR/induction_heads_map.png and, for full and quick runs,
+experiments/results/induction_heads_map[-quick].png.
+"""
+import shutil
+
+import matplotlib
+
+matplotlib.use('Agg')  # files only: no display on a server
+import matplotlib.pyplot as plt  # noqa: E402
+import torch  # noqa: E402
+
+import common  # noqa: E402
+from data.synthetic import load_split  # noqa: E402
+from model import GPT, GPTConfig, apply_rope  # noqa: E402
+from train import task_data  # noqa: E402
+
+NAME = 'induction_heads_map'
+PAPER = {1: 'a previous-token head: each token attends to the one before it',
+         2: 'a head where the query attends to the value after the matching key, which is retrieved'}
+SETTING = {
+    'full': dict(m_max=30, vocab=256, n_layer=2, n_embd=1024, n_head=4, learning_rate=1e-4, batch_size=1024,
+                 max_iters=5000),
+    'quick': dict(m_max=8, vocab=64, n_layer=2, n_embd=128, n_head=2, attn_scale=8 / 64 ** 0.5, learning_rate=1e-3,
+                  batch_size=128, max_iters=500),
+    'smoke': dict(m_max=3, vocab=16, n_train=200, n_test=20, n_layer=2, n_embd=16, n_head=2, learning_rate=1e-3,
+                  batch_size=8, max_iters=4),
+}
+N_EXAMPLES = 500  # held-out sequences the scores average over
+
+
+@torch.no_grad()
+def attention_maps(model, x):
+    """Softmax attention probabilities of every layer, (n_layer, B, n_head, T, T), for a RoPE softmax model:
+    model.Attention computes them inside scaled_dot_product_attention and returns only the output, so they
+    are recomputed here from the block's own modules, and the output they give is checked against it."""
+    B, T = x.shape
+    rope = (model.rope_cos[:T], model.rope_sin[:T])
+    causal = torch.ones(T, T, dtype=torch.bool).tril()
+    h, maps = model.drop(model.wte(x)), []
+    for block in model.h:
+        a, u = block.attn, block.norm1(h)
+        heads = lambda t: t.view(B, T, a.n_head, a.head_dim).transpose(1, 2)  # noqa: E731 (as model.py)
+        q, k = apply_rope(heads(a.q_proj(u)), *rope), apply_rope(heads(a.k_proj(u)), *rope)
+        p = (q @ k.transpose(-1, -2) * a.scale).masked_fill(~causal, float('-inf')).softmax(-1)
+        out = a.o_proj((p @ heads(a.v_proj(u))).transpose(1, 2).reshape(B, T, -1))
+        if not torch.allclose(out, a(u, rope), atol=1e-4):
+            raise RuntimeError('recomputed attention does not reproduce the model: model.Attention has changed')
+        maps.append(p)
+        h = block(h, rope)
+    return torch.stack(maps)
+
+
+def scores(maps, x, y):
+    """-> (previous-token score, retrieval score), each (n_layer, n_head), means over the sequences."""
+    rows = torch.arange(len(x))
+    q = (y != -1).int().argmax(1)  # the query key's position, 2m: the only scored one
+    T = x.shape[1]
+    pos = torch.arange(1, T)
+    real = pos[None] <= q[:, None]  # positions 1..2m: the pairs and the query, not the padding
+    prev = maps[..., pos, pos - 1]  # (L, B, H, T-1): attention of token i to token i-1
+    prev = (prev * real[None, :, None]).sum(-1) / real.sum(-1)[None, :, None]
+    keys = torch.arange(0, T, 2)  # keys sit at even positions; the matching one is the query's token
+    match = (x[:, keys] == x[rows, q][:, None]) & (keys[None] < q[:, None])
+    value = keys[match.int().argmax(1)] + 1  # the position right after the matching key
+    retrieve = maps.permute(1, 3, 4, 0, 2)[rows, q, value]  # (B, L, H): query row, value column
+    return prev.mean(1), retrieve.mean(0)
+
+
+def plot(maps, x, q, heads, path):
+    labels = [str(t) for t in x[:q + 1].tolist()]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.8))
+    for layer, (ax, (head, what)) in enumerate(zip(axes, heads)):
+        a = maps[layer, 0, head, :q + 1, :q + 1]
+        ax.imshow(a, cmap='viridis', vmin=0, vmax=1)
+        ax.set_xticks(range(q + 1), labels, rotation=90, fontsize=6)
+        ax.set_yticks(range(q + 1), labels, fontsize=6)
+        ax.set(xlabel='attended token', ylabel='attending token', title=f'layer {layer + 1}, head {head}: {what}')
+    fig.suptitle('Frozen-QK on retrieval: attention of one held-out sequence (last row: the query)')
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main():
+    args = common.parse_args(__doc__)
+    setting = SETTING[args.mode]
+    steps = setting['max_iters']
+    m = common.run(args, NAME, task='retrieval', variant='frozen_qk', **setting, min_lr=setting['learning_rate'] / 10,
+                   warmup_iters=min(100, steps // 10), eval_interval=steps)
+    ckpt = torch.load(common.Path(m['run_dir']) / 'ckpt.pt', map_location='cpu', weights_only=False)
+    model = GPT(GPTConfig(**ckpt['model_args']))
+    model.load_state_dict(ckpt['model'])
+    model.eval()
+    x, y = (torch.from_numpy(a) for a in load_split(task_data(ckpt['config'])[2], ckpt['meta']['eval_split']))
+    x, y = x[:N_EXAMPLES], y[:N_EXAMPLES]
+    maps = attention_maps(model, x)
+    prev, retrieve = scores(maps, x, y)
+
+    rows = []
+    for layer in range(model.config.n_layer):
+        p, r = prev[layer], retrieve[layer]
+        rows.append({'layer': layer + 1,
+                     'previous-token head': f'head {p.argmax()}: {common.pct(p.max())}',
+                     'all heads, previous-token score': ' / '.join(common.pct(v) for v in p),
+                     'retrieving head': f'head {r.argmax()}: {common.pct(r.max())}',
+                     'all heads, retrieval score': ' / '.join(common.pct(v) for v in r),
+                     'paper (Figure 3)': PAPER.get(layer + 1, '')})
+
+    # the example is fixed by its length alone, whatever the model does with it
+    min_pairs = min(6, setting['m_max'])
+    q_all = (y != -1).int().argmax(1)
+    i = int((q_all >= 2 * min_pairs).int().argmax())
+    q = int(q_all[i])
+    correct = bool(model(x[i:i + 1, :q + 1])[0][0, -1].argmax() == y[i, q])
+    heads = [(int(prev[0].argmax()), 'previous-token head'), (int(retrieve[-1].argmax()), 'retrieving head')]
+    png = common.Path(args.out_dir) / f'{NAME}.png'
+    plot(maps[:, i:i + 1], x[i], q, heads, png)
+    if args.mode != 'smoke':
+        suffix = '' if args.mode == 'full' else f'-{args.mode}'
+        shutil.copyfile(png, common.ROOT / 'experiments' / 'results' / f'{NAME}{suffix}.png')
+    budget = ', '.join(f'{k}={v}' for k, v in setting.items())
+    common.report(args, NAME, 'Figure 3: induction head of Frozen-QK on retrieval (attention scores)',
+                  list(rows[0]), rows,
+                  notes=f"Frozen-QK held-out accuracy {common.pct(m['val_acc'])}. Scores: mean attention over the "
+                        f'first {len(x)} held-out sequences (previous-token: each real token to the one before; '
+                        f'retrieval: the query to the value after the matching key); uniform causal attention '
+                        f'would give about 1/(position+1). Plotted: held-out sequence {i} ({q // 2} pairs, the '
+                        f"model's answer {'right' if correct else 'wrong'}), {png.name}. Settings: {budget}; "
+                        f'warm-up min(100, steps/10), cosine to lr/10.')
+
+
+if __name__ == '__main__':
+    main()
