@@ -539,7 +539,7 @@ def train(config=None):
 
 
 @torch.no_grad()
-def sample(config=None):
+def sample_text(config=None):
     """Continues `prompt` num_samples times with the weights of a run's ckpt.pt; -> the texts, prompt
     included. The run is found from its keys, as train() names it: pass the keys it was trained with."""
     cfg = resolve(dict(config or {}))
@@ -580,7 +580,7 @@ if __name__ == '__main__':
             sys.exit(0)
         overrides = parse_args(argv)
         if overrides.get('sample'):
-            print('\n---------------\n'.join(sample(overrides)))
+            print('\n---------------\n'.join(sample_text(overrides)))
         else:
             train(overrides)
     except (ConfigError, FloatingPointError) as e:

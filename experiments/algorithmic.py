@@ -27,12 +27,7 @@ here, and a review model needs far more than minutes); --smoke runs it on a tiny
 Claim it tests: with attention scores frozen at random (frozen_qk) or replaced by fixed random
 matrices (mixit), the models are competitive with the fully trained transformer on these tasks.
 """
-import csv
-import sys
-from pathlib import Path
-
 import common
-from data import corpus, synthetic
 
 NAME = 'algorithmic'
 VARIANT_ORDER = ['standard', 'frozen_qk', 'mixit']
@@ -56,33 +51,10 @@ PROTOCOL = {
               'memorization': (dict(size=8), (2, 16, 4, 3e-3, 16, 4)),
               'yelp': ({}, (1, 16, 4, 3e-3, 8, 4))},
 }
-YELP_DIR = synthetic.task_dir('yelp', {'encoding': 'gpt2'}, {'encoding': 'gpt2'})  # what data/yelp/prepare.py writes
-
-
-def yelp_data(args):
-    """-> (data_dir, train keys) of the Yelp run: the prepared corpus for a full run (stops with the fix
-    when it is missing), a tiny byte-level CSV prepared on the spot for --smoke, so that the Yelp path
-    of the file runs in the tests too."""
-    if args.mode == 'full':
-        if not (YELP_DIR / 'meta.json').exists():
-            sys.exit(f'{YELP_DIR} holds no prepared Yelp data: run python data/yelp/prepare.py first '
-                     f'(or python data/yelp/prepare.py --input=yelp_review_polarity_csv/ with local CSVs)')
-        return dict(data_dir=str(YELP_DIR))
-    root = Path(args.data_dir or args.out_dir) / 'yelp-smoke'
-    if not (root / 'prepared' / 'meta.json').exists():
-        (root / 'csv').mkdir(parents=True, exist_ok=True)
-        for split, n in (('train', 32), ('test', 8)):
-            with open(root / 'csv' / f'{split}.csv', 'w', newline='', encoding='utf-8') as f:
-                csv.writer(f, quoting=csv.QUOTE_ALL).writerows(
-                    (str(1 + i % 2), f'Review {i}: the food was {("awful", "great")[i % 2]}.') for i in range(n))
-        corpus.prepare('yelp', {'encoding': 'bytes'}, root / 'csv', root / 'prepared')
-    return dict(data_dir=str(root / 'prepared'), encoding='bytes')
-
-
 def main():
     args = common.parse_args(__doc__)
     protocol = PROTOCOL[args.mode]
-    yelp = yelp_data(args) if 'yelp' in protocol else None  # before any training: a full run fails at once
+    yelp = common.yelp_data(args) if 'yelp' in protocol else None  # before any training: a full run fails at once
     rows = []
     for task in TASK_ORDER:
         if task not in protocol:

@@ -6,6 +6,7 @@ written to experiments/results/<name>[-quick].md with the command, date, device 
 Each experiment file keeps its own protocol (data, models, budget, metric) in plain sight.
 """
 import argparse
+import csv
 import datetime
 import json
 import os
@@ -19,6 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
+from data import corpus, synthetic  # noqa: E402
 from train import train  # noqa: E402
 
 
@@ -90,6 +92,29 @@ def report(args, name, title, columns, rows, notes='', extra=None):
                       f'- wall time: {wall / 60:.1f} min\n\n{table}\n' + (f'\n{notes}\n' if notes else ''))
         print(f'wrote {out} and {md}')
     return info
+
+
+YELP_DIR = synthetic.task_dir('yelp', {'encoding': 'gpt2'}, {'encoding': 'gpt2'})  # what data/yelp/prepare.py writes
+
+
+def yelp_data(args):
+    """-> (data_dir, train keys) of the Yelp run: the prepared corpus for a full run (stops with the fix
+    when it is missing), a tiny byte-level CSV prepared on the spot for --smoke, so that the Yelp path
+    of the file runs in the tests too."""
+    if args.mode == 'full':
+        if not (YELP_DIR / 'meta.json').exists():
+            sys.exit(f'{YELP_DIR} holds no prepared Yelp data: run python data/yelp/prepare.py first '
+                     f'(or python data/yelp/prepare.py --input=yelp_review_polarity_csv/ with local CSVs)')
+        return dict(data_dir=str(YELP_DIR))
+    root = Path(args.data_dir or args.out_dir) / 'yelp-smoke'
+    if not (root / 'prepared' / 'meta.json').exists():
+        (root / 'csv').mkdir(parents=True, exist_ok=True)
+        for split, n in (('train', 32), ('test', 8)):
+            with open(root / 'csv' / f'{split}.csv', 'w', newline='', encoding='utf-8') as f:
+                csv.writer(f, quoting=csv.QUOTE_ALL).writerows(
+                    (str(1 + i % 2), f'Review {i}: the food was {("awful", "great")[i % 2]}.') for i in range(n))
+        corpus.prepare('yelp', {'encoding': 'bytes'}, root / 'csv', root / 'prepared')
+    return dict(data_dir=str(root / 'prepared'), encoding='bytes')
 
 
 def pct(x):

@@ -20,7 +20,6 @@ length 16. Yelp is skipped (no data can be downloaded here); --smoke runs it on 
 Claim it tests: more heads help MixiT on addition and Dyck (on Yelp the paper sees no trend).
 """
 import common
-from algorithmic import yelp_data  # the prepared corpus, or a tiny one for --smoke
 
 NAME = 'mixit_heads'
 PAPER = {'addition': {4: 34.71, 16: 34.70, 64: 50.72, 256: 91.87},
@@ -42,7 +41,7 @@ PROTOCOL = {
 def main():
     args = common.parse_args(__doc__)
     heads, tasks = PROTOCOL[args.mode]
-    yelp = yelp_data(args) if 'yelp' in tasks else None  # before any training: a full run fails at once
+    yelp = common.yelp_data(args) if 'yelp' in tasks else None  # before any training: a full run fails at once
     rows = []
     for task in PAPER:
         if task not in tasks:

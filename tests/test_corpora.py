@@ -22,7 +22,7 @@ from torch.nn import functional as F
 from data import corpus
 from data.synthetic import load_split
 from model import GPT, GPTConfig
-from train import ConfigError, eval_windows, get_batch, sample, train
+from train import ConfigError, eval_windows, get_batch, sample_text, train
 
 ROOT = Path(__file__).resolve().parents[1]
 BYTES = corpus.get_encoding('bytes')
@@ -310,11 +310,11 @@ def test_corpus_resume_is_exact(tmp_path, text_dir):
 def test_sampling_from_a_checkpoint(tmp_path, text_dir, variant):
     keys = dict(TINY, task='text', data_dir=str(text_dir), out_dir=str(tmp_path), variant=variant)
     train(keys)
-    texts = sample(dict(keys, prompt='the naïve', num_samples=2, max_new_tokens=10))
+    texts = sample_text(dict(keys, prompt='the naïve', num_samples=2, max_new_tokens=10))
     assert len(texts) == 2 and all(t.startswith('the naïve') for t in texts)
-    assert sample(dict(keys, prompt='the naïve', num_samples=2, max_new_tokens=10)) == texts, 'seeded'
+    assert sample_text(dict(keys, prompt='the naïve', num_samples=2, max_new_tokens=10)) == texts, 'seeded'
     with pytest.raises(ConfigError, match='block_size=32'):
-        sample(dict(keys, prompt='x' * 33))
+        sample_text(dict(keys, prompt='x' * 33))
 
 
 def test_yelp_accuracy_is_over_the_whole_test_split(tmp_path):
