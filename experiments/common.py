@@ -8,6 +8,7 @@ Each experiment file keeps its own protocol (data, models, budget, metric) in pl
 import argparse
 import csv
 import datetime
+import glob
 import json
 import os
 import platform
@@ -115,6 +116,46 @@ def yelp_data(args):
                     (str(1 + i % 2), f'Review {i}: the food was {("awful", "great")[i % 2]}.') for i in range(n))
         corpus.prepare('yelp', {'encoding': 'bytes'}, root / 'csv', root / 'prepared')
     return dict(data_dir=str(root / 'prepared'), encoding='bytes')
+
+
+LICENSES = '/usr/share/common-licenses'
+
+
+def license_text(root):
+    """Debian's license texts (base-files, on every Debian system), one after another, as one file."""
+    files = sorted({os.path.realpath(p) for p in glob.glob(f'{LICENSES}/*') if os.path.isfile(p)})
+    if not files:
+        sys.exit(f'error: {LICENSES} holds no files: give --text=PATH (any UTF-8 text, e.g. a book)')
+    path = root / 'common-licenses.txt'
+    text = '\n\n'.join(Path(f).read_text(encoding='utf-8', errors='replace') for f in files)
+    if not path.exists() or path.read_text(encoding='utf-8') != text:  # keep its mtime: no needless prepare
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding='utf-8')
+    return path
+
+
+def byte_text(args, name):
+    """-> the data directory of a byte-level 'text' corpus for experiment `name`: --text (else Debian's
+    license texts) for --quick, a few generated lines for --smoke; prepared only when the source changed."""
+    root = Path(args.data_dir or ROOT / 'data') / 'text' / name
+    if args.mode == 'smoke':
+        source = root / 'smoke.txt'
+        root.mkdir(parents=True, exist_ok=True)
+        source.write_text(''.join(f'Line {i}: the quick brown fox jumps over the lazy dog {i % 7} times.\n'
+                                  for i in range(60)))
+    else:
+        source = Path(args.text) if args.text else license_text(root)
+        if not source.exists():
+            sys.exit(f'error: --text={args.text} does not exist')
+    out = root / source.stem
+    meta = out / 'meta.json'
+    fresh = (meta.exists() and json.loads(meta.read_text()).get('source') == str(source.resolve())
+             and meta.stat().st_mtime > source.stat().st_mtime)
+    if not fresh:
+        out, info = corpus.prepare('text', {'encoding': 'bytes'}, str(source), str(out))
+        print(f"prepared {source} in {out}: {info['tokens']['train']:,} training and {info['tokens']['val']:,} "
+              f'held-out bytes')
+    return out
 
 
 def pct(x):

@@ -34,22 +34,18 @@ numbers). Claim it tests: the paper's ordering standard <= frozen_qk < mixit, i.
 key projections cost little or something, and input-independent mixing costs clearly more.
 --smoke: a tiny text written into DATA_DIR, 1 layer of width 32, 4 steps.
 """
-import glob
-import json
 import os
 import shlex
 import sys
 from pathlib import Path
 
 import common
-from data import corpus
 
 NAME = 'language_modeling'
 VARIANT_ORDER = ['standard', 'frozen_qk', 'mixit']
 CORPORA = ['wikitext', 'fineweb_edu']
 PAPER = {'wikitext': {'standard': 2.78, 'frozen_qk': 3.07, 'mixit': 3.73},
          'fineweb_edu': {'standard': 3.05, 'frozen_qk': 3.16, 'mixit': 4.08}}
-LICENSES = '/usr/share/common-licenses'
 
 
 def add_flags(parser):
@@ -58,7 +54,7 @@ def add_flags(parser):
     parser.add_argument('--micro_batch', type=int, default=64, help='full mode: sequences per micro-batch; '
                         'gradient accumulation makes up the batch of 512')
     parser.add_argument('--text', default='', help='quick mode: a UTF-8 text file (or a folder of .txt '
-                        f'files); default: the files of {LICENSES} concatenated')
+                        f'files); default: the files of {common.LICENSES} concatenated')
 
 
 def corpus_dir(args, task):
@@ -77,42 +73,6 @@ def check_corpora(args, corpora):
         steps = '\n'.join(f'    python data/{c}/prepare.py{out(c)}   (or add --input=LOCAL_FILES)' for c in missing)
         sys.exit(f'error: no prepared data in {", ".join(str(corpus_dir(args, c)) for c in missing)}. Prepare it '
                  f'first (README, "Text corpora"), or run --quick on a local text:\n{steps}')
-
-
-def license_text(root):
-    """Debian's license texts (base-files, on every Debian system), one after another, as one file."""
-    files = sorted({os.path.realpath(p) for p in glob.glob(f'{LICENSES}/*') if os.path.isfile(p)})
-    if not files:
-        sys.exit(f'error: {LICENSES} holds no files: give --text=PATH (any UTF-8 text, e.g. a book)')
-    path = root / 'common-licenses.txt'
-    text = '\n\n'.join(Path(f).read_text(encoding='utf-8', errors='replace') for f in files)
-    if not path.exists() or path.read_text(encoding='utf-8') != text:  # keep its mtime: no needless prepare
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding='utf-8')
-    return path
-
-
-def prepared_text(args):
-    """-> the data directory of the quick or smoke text, prepared with byte-level tokens if needed."""
-    root = Path(args.data_dir or common.ROOT / 'data') / 'text' / NAME
-    if args.mode == 'smoke':
-        source = root / 'smoke.txt'
-        root.mkdir(parents=True, exist_ok=True)
-        source.write_text(''.join(f'Line {i}: the quick brown fox jumps over the lazy dog {i % 7} times.\n'
-                                  for i in range(60)))
-    else:
-        source = Path(args.text) if args.text else license_text(root)
-        if not source.exists():
-            sys.exit(f'error: --text={args.text} does not exist')
-    out = root / source.stem
-    meta = out / 'meta.json'
-    fresh = (meta.exists() and json.loads(meta.read_text()).get('source') == str(source.resolve())
-             and meta.stat().st_mtime > source.stat().st_mtime)
-    if not fresh:
-        out, info = corpus.prepare('text', {'encoding': 'bytes'}, str(source), str(out))
-        print(f"prepared {source} in {out}: {info['tokens']['train']:,} training and {info['tokens']['val']:,} "
-              f'held-out bytes')
-    return out
 
 
 def command(config):
@@ -141,7 +101,7 @@ def main():
         unit = 'nats per GPT-2 token'
     else:
         quick = args.mode == 'quick'
-        data_dir = prepared_text(args)
+        data_dir = common.byte_text(args, NAME)
         arch = dict(n_layer=3, n_embd=128, n_head=4, block_size=256) if quick else \
             dict(n_layer=1, n_embd=32, n_head=2, block_size=32)
         steps = 500 if quick else 4
