@@ -65,9 +65,8 @@ def main():
         row = {'task': task}
         for variant, paper in zip(VARIANT_ORDER, PAPER[task]):
             m = common.run(args, NAME, task=task, variant=variant, **settings, **(yelp if task == 'yelp' else {}),
-                           n_layer=n_layer, n_embd=n_embd, n_head=n_head, learning_rate=lr, min_lr=lr / 10,
-                           warmup_iters=min(100, steps // 10), batch_size=batch, max_iters=steps,
-                           eval_interval=max(1, steps // 5))
+                           n_layer=n_layer, n_embd=n_embd, n_head=n_head, learning_rate=lr, batch_size=batch,
+                           max_iters=steps, eval_interval=max(1, steps // 5))
             row[variant] = common.pct(m['val_acc'])
             row[f'paper {variant}'] = f'{paper:.2f}%'
         shown = ', '.join(f'{k}={v}' for k, v in settings.items()) or 'paper setting'

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 from data import corpus, synthetic  # noqa: E402
-from train import train  # noqa: E402
+from train import DEFAULTS, train  # noqa: E402
 
 
 def parse_args(doc, add=None, argv=None):
@@ -45,6 +45,10 @@ def run(args, name, **config):
     """Trains one run of experiment `name` (train.py's keys) and returns its metrics. Runs are written to
     OUT_DIR/<name>/<run_name>; with --data_dir, the task's files go there instead of data/."""
     config = {'device': args.device, 'progress': args.mode != 'smoke', **config}
+    # the experiments' schedule unless a file sets its own: warm-up for min(100, 10% of the steps), cosine to lr/10
+    lr, steps = config.get('learning_rate', DEFAULTS['learning_rate']), config.get('max_iters', DEFAULTS['max_iters'])
+    config.setdefault('min_lr', lr / 10)
+    config.setdefault('warmup_iters', min(100, steps // 10))
     config.setdefault('run_name', f"{config['task']}-{config.get('variant', 'standard')}")
     config['out_dir'] = str(Path(args.out_dir) / name)
     if args.data_dir and 'data_dir' not in config:

@@ -37,8 +37,8 @@ def main():
         row = {'model': variant}
         for depth in DEPTHS:
             m = common.run(args, NAME, task='addition', variant=variant, **settings, n_layer=depth, n_embd=n_embd,
-                           n_head=n_head, learning_rate=lr, min_lr=lr / 10, warmup_iters=min(100, steps // 10),
-                           batch_size=batch, max_iters=steps, eval_interval=max(1, steps // 5),
+                           n_head=n_head, learning_rate=lr, batch_size=batch, max_iters=steps,
+                           eval_interval=max(1, steps // 5),
                            run_name=f'addition-{variant}-{depth}layers')
             row[f'depth {depth}'] = common.pct(m['val_acc'])
             row[f'paper {depth}'] = f'{PAPER[variant][depth]:.2f}%'

@@ -63,8 +63,7 @@ def main():
         steps = setting['max_iters']
         row = {'task': TASK_NAMES[task]}
         for variant in VARIANT_ORDER:
-            m = common.run(args, NAME, task=task, variant=variant, **setting, min_lr=setting['learning_rate'] / 10,
-                           warmup_iters=min(100, steps // 10), eval_interval=steps)
+            m = common.run(args, NAME, task=task, variant=variant, **setting, eval_interval=steps)
             row[variant] = common.pct(m['val_acc'])
             row[f'paper {variant}'] = common.pct(PAPER[task][variant])
         rows.append(row)

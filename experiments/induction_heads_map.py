@@ -109,8 +109,7 @@ def main():
     args = common.parse_args(__doc__)
     setting = SETTING[args.mode]
     steps = setting['max_iters']
-    m = common.run(args, NAME, task='retrieval', variant='frozen_qk', **setting, min_lr=setting['learning_rate'] / 10,
-                   warmup_iters=min(100, steps // 10), eval_interval=steps)
+    m = common.run(args, NAME, task='retrieval', variant='frozen_qk', **setting, eval_interval=steps)
     ckpt = torch.load(common.Path(m['run_dir']) / 'ckpt.pt', map_location='cpu', weights_only=False)
     model = GPT(GPTConfig(**ckpt['model_args']))
     model.load_state_dict(ckpt['model'])

@@ -35,7 +35,7 @@ def main():
         paper_count = GPT(GPTConfig(**VARIANTS[variant], n_layer=2, n_head=4, n_embd=128, bias=True,
                                     vocab_size=1024, block_size=3)).get_num_params()
         m = common.run(args, NAME, task='memorization', size=size, variant=variant, **arch, max_iters=steps,
-                       learning_rate=5e-3, min_lr=5e-4, warmup_iters=min(100, steps // 10), batch_size=256,
+                       learning_rate=5e-3, batch_size=256,
                        eval_interval=steps)
         bits = math.log2(size) * size ** 2 * m['val_acc'] / m['trainable_params']
         acc, paper_bits, paper_params = PAPER[variant]

@@ -52,9 +52,8 @@ def main():
         row = {'task': task}
         for n_head in heads:
             m = common.run(args, NAME, task=task, variant='mixit', **settings, **(yelp if task == 'yelp' else {}),
-                           n_layer=n_layer, n_embd=n_embd, n_head=n_head, learning_rate=lr, min_lr=lr / 10,
-                           warmup_iters=min(100, steps // 10), batch_size=batch, max_iters=steps,
-                           eval_interval=max(1, steps // 5), run_name=f'{task}-mixit-{n_head}heads')
+                           n_layer=n_layer, n_embd=n_embd, n_head=n_head, learning_rate=lr, batch_size=batch,
+                           max_iters=steps, eval_interval=max(1, steps // 5), run_name=f'{task}-mixit-{n_head}heads')
             row[f'{n_head} heads'] = common.pct(m['val_acc'])
             row[f'paper {n_head}'] = f'{PAPER[task][n_head]:.2f}%'
         shown = ', '.join(f'{k}={v}' for k, v in settings.items()) or 'paper setting'

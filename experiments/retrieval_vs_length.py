@@ -74,7 +74,6 @@ def main():
         row = {'m_max': m_max}
         for variant in VARIANT_ORDER:
             m = common.run(args, NAME, task='retrieval', m_max=m_max, variant=variant, **setting,
-                           min_lr=setting['learning_rate'] / 10, warmup_iters=min(100, steps // 10),
                            eval_interval=steps, run_name=f'retrieval-m_max={m_max}-{variant}')
             acc[variant].append(m['val_acc'])
             row[variant] = common.pct(m['val_acc'])
