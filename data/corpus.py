@@ -5,8 +5,10 @@ its own prepare.py, which defines
 
     DEFAULTS = dict(encoding='gpt2', ...)   # settings that change the files; every key is a --flag
     def documents(args, source)              # -> iterable of (split, text, end_of_document)
+    SUFFIXES, INPUT_HELP, SOURCE             # local files it reads (--input), and what it downloads
+    SPLITS, EVAL_SPLIT, write                # optional: ('train', 'val'), 'val', write_tokens
 
-and calls main(__file__, ...). A document may come in several pieces (a 1 GB text file does);
+and calls main(__file__). A document may come in several pieces (a 1 GB text file does);
 end_of_document marks its last piece, after which the end-of-text token is written, so documents
 are always separated, never silently concatenated. Files written to the corpus directory:
     train.bin, val.bin (test.bin)  uint16 token ids, nanoGPT's format, streamed in chunks to a
