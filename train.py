@@ -228,6 +228,9 @@ def load_data(cfg, master, ddp):
     if meta['args'] != args:
         raise ConfigError(f'{directory} holds {task} data made with {meta["args"]}, not {args}: '
                           f'delete the folder or set data_dir to another one')
+    if hasattr(module, 'generate') and meta.get('version') != synthetic.VERSION:
+        raise ConfigError(f'{directory} holds {task} data made by an older data/synthetic.py (version '
+                          f'{meta.get("version", 1)}, now {synthetic.VERSION}): delete the folder; it is regenerated')
     split = cfg['eval_split'] or meta['eval_split']
     ext = 'bin' if meta.get('format') == 'tokens' else 'npz'
     for s in ('train', split):

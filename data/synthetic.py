@@ -1,7 +1,7 @@
 """
-Shared plumbing for the synthetic tasks (data/<task>/prepare.py): command-line flags, disjoint
-train/held-out splits, atomic writes and meta.json. Each task's format lives in its own prepare.py,
-which defines
+Shared plumbing for the synthetic tasks (data/<task>/prepare.py): command-line flags,
+train/held-out splits with no held-out input in train, atomic writes and meta.json. Each task's
+format lives in its own prepare.py, which defines
 
     DEFAULTS = dict(...)               # the paper-scale settings; every key is a --flag
     def generate(rng, n, **args)       # n random examples -> (x, y), int arrays of shape (n, T)
@@ -23,6 +23,7 @@ import numpy as np
 from tqdm import tqdm
 
 DATA_ROOT = Path(__file__).resolve().parent
+VERSION = 2  # of the split rules; 1 drew distinct training inputs (skewed, see default_splits)
 
 
 def tasks():
@@ -49,38 +50,43 @@ def task_dir(task, args, defaults):
     return DATA_ROOT / task / name if name else DATA_ROOT / task
 
 
-def sample_unique(generate, n, rng, args, exclude=frozenset(), desc=''):
-    """Draws n examples whose inputs are pairwise distinct and not in `exclude` (a set of x.tobytes()).
-    The input row determines the answer in every task, so distinct inputs mean distinct examples."""
-    seen, xs, ys = set(exclude), [], []
-    bar = tqdm(total=n, desc=desc, disable=n < 20_000, leave=False)
-    stalled = 0
-    while len(xs) < n:
-        x, y = generate(rng, max(1024, n - len(xs)), **args)
-        before = len(xs)
-        for xi, yi in zip(x, y):
-            key = xi.tobytes()
-            if key not in seen and len(xs) < n:
-                seen.add(key)
-                xs.append(xi)
-                ys.append(yi)
-        bar.update(len(xs) - before)
-        stalled = stalled + 1 if len(xs) == before else 0
-        if stalled == 20:
-            raise ValueError(f'{desc}: could not draw {n} distinct examples (got {len(xs)}); the task has too '
-                             f'few distinct inputs for these settings: lower n_train/n_test or enlarge the task')
-    bar.close()
-    return np.stack(xs), np.stack(ys)
-
-
-def default_splits(module, args, rng):
-    """The held-out set is drawn first; the training set is then drawn from what is left, so that no
-    held-out input ever appears in training (paper: "4,000 test pairs not in train")."""
+def default_splits(module, args, rng, meta):
+    """Both splits are i.i.d. draws from the task's generator, as in the papers' streaming data. Training
+    draws that repeat a held-out input are rejected and redrawn (paper: "4,000 test pairs not in train"),
+    unless the task sets EXCLUDE_HELD_OUT = False (Dyck-1: see its prepare.py). Training inputs may repeat
+    each other: requiring them distinct would skew the training distribution wherever the task has few
+    distinct inputs of some kind (Dyck-1 at length 16 has ~2,000 balanced strings, so 100,000 distinct
+    strings would be 1% balanced instead of ~45%). meta.json records what the rule cost: the share of
+    training draws rejected (a warning is printed above 1%), or the share of held-out inputs that also
+    occur in train. A finite table split without replacement defines its own splits() (modular addition)."""
     gen_args = {k: v for k, v in args.items() if k not in ('n_train', 'n_test', 'seed')}
-    val = sample_unique(module.generate, args['n_test'], rng, gen_args, desc='val')
-    exclude = {row.tobytes() for row in val[0]}
-    train = sample_unique(module.generate, args['n_train'], rng, gen_args, exclude, desc='train')
-    return {'train': train, 'val': val}
+    val = module.generate(rng, args['n_test'], **gen_args)
+    held_out = {row.tobytes() for row in val[0]}
+    if not getattr(module, 'EXCLUDE_HELD_OUT', True):
+        train = module.generate(rng, args['n_train'], **gen_args)
+        seen = {row.tobytes() for row in train[0]}
+        meta['held_out_in_train'] = float(np.mean([row.tobytes() in seen for row in val[0]]))
+        return {'train': train, 'val': val}
+    xs, ys, kept, drawn, rejected, stalled = [], [], 0, 0, 0, 0
+    with tqdm(total=args['n_train'], desc='train', disable=args['n_train'] < 20_000, leave=False) as bar:
+        while kept < args['n_train']:
+            x, y = module.generate(rng, max(1024, args['n_train'] - kept), **gen_args)
+            fresh = np.array([row.tobytes() not in held_out for row in x])
+            keep = np.flatnonzero(fresh)[:args['n_train'] - kept]
+            used = keep[-1] + 1 if len(keep) else len(x)  # the draws up to the last one kept
+            drawn, rejected = drawn + used, rejected + int((~fresh[:used]).sum())
+            xs.append(x[keep]), ys.append(y[keep])
+            kept += len(keep)
+            bar.update(len(keep))
+            stalled = stalled + 1 if len(keep) == 0 else 0
+            if stalled == 20:
+                raise ValueError(f'could not draw training examples outside the {args["n_test"]:,} held-out ones: '
+                                 f'they cover (nearly) every input of the task; lower n_test or enlarge the task')
+    meta['train_draws_rejected'] = rejected / drawn
+    if rejected > 0.01 * drawn:
+        print(f'warning: {rejected / drawn:.1%} of the training draws repeated a held-out input and were redrawn, so '
+              f'the training distribution lacks that share of the task\'s; a longer or larger task avoids it')
+    return {'train': (np.concatenate(xs), np.concatenate(ys)), 'val': val}
 
 
 def save_npz(path, x, y):
@@ -108,9 +114,9 @@ def prepare(task, overrides=None, out_dir=None):
     out = Path(out_dir) if out_dir else task_dir(task, args, module.DEFAULTS)
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(args['seed'])
+    meta = {'task': task, 'args': args, 'version': VERSION, **module.describe(args)}
     split_fn = getattr(module, 'splits', None)
-    data = split_fn(args, rng) if split_fn else default_splits(module, args, rng)
-    meta = {'task': task, 'args': args, **module.describe(args)}
+    data = split_fn(args, rng) if split_fn else default_splits(module, args, rng, meta)
     meta['block_size'] = int(data['train'][0].shape[1])
     meta['eval_split'] = 'val' if 'val' in data else 'train'
     for split, (x, y) in data.items():

@@ -68,7 +68,7 @@ TASK_KEYS = _task_keys()
 def device_name(device='auto'):
     if device in ('auto', 'cuda') and torch.cuda.is_available() or device.startswith('cuda'):
         return torch.cuda.get_device_name()
-    return f'CPU ({platform.processor() or platform.machine()}, {os.cpu_count()} cores)'
+    return f'CPU ({platform.processor() or platform.machine()}, {os.cpu_count()} cores, {torch.get_num_threads()} threads)'
 
 
 def markdown(columns, rows):
@@ -80,7 +80,8 @@ def markdown(columns, rows):
 def report(args, name, title, columns, rows, notes='', extra=None):
     """Prints the table and writes OUT_DIR/<name>.json and, except for --smoke, experiments/results/."""
     wall = time.time() - args.t0
-    command = ' '.join(['python', f'experiments/{name}.py'] + sys.argv[1:])
+    threads = [f'OMP_NUM_THREADS={os.environ["OMP_NUM_THREADS"]}'] if 'OMP_NUM_THREADS' in os.environ else []
+    command = ' '.join(threads + ['python', f'experiments/{name}.py'] + sys.argv[1:])
     info = dict(name=name, title=title, mode=args.mode, command=command, device=device_name(args.device),
                 date=datetime.date.today().isoformat(), wall_s=round(wall, 1))
     table = markdown(columns, rows)

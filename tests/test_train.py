@@ -117,7 +117,7 @@ def test_non_finite_loss_stops_and_keeps_last_good_checkpoint(tmp_path):
     (dict(max_iters='ten'), 'should be of type int'),
     (dict(digit=3), "did you mean 'digits'"),
     (dict(block_size=4), 'block_size=4 is shorter'),
-    (dict(n_train=9000), 'too few distinct inputs'),
+    (dict(n_test=100_000), 'cover .nearly. every input'),
     (dict(variant='mixit', pos='rope'), "pos='learned'"),
     (dict(dtype='float8'), 'dtype'),
     (dict(vocab_size=8), 'vocab_size=8 is smaller'),
@@ -134,6 +134,10 @@ def test_missing_or_mismatched_data_says_what_to_do(tmp_path):
         run(tmp_path, max_iters=1)
     with pytest.raises(ConfigError, match='made with'):
         run(tmp_path, max_iters=1, digits=3)
+    meta_path = tmp_path / 'data' / 'meta.json'  # data written under older split rules is refused
+    meta_path.write_text(json.dumps({**json.loads(meta_path.read_text()), 'version': 1}))
+    with pytest.raises(ConfigError, match='older data/synthetic.py'):
+        run(tmp_path, max_iters=1)
     with pytest.raises(ConfigError, match='cannot resume'):
         run(tmp_path, run_name='never-ran', resume=True)
 

@@ -16,8 +16,14 @@ length (nearly all unbalanced); uniformly random balanced strings of uniformly r
 and balanced strings with two random positions swapped or one position flipped (hard negatives
 that differ from a balanced string in one or two places; a swap may also keep it balanced).
 The label is always computed from the final string. The answer also sits in x after the '?';
-a causal model predicts it before seeing it, as in every next-token task. Few short strings
-exist (30 of length <= 4), so the held-out set, drawn first, takes them all and train has none.
+a causal model predicts it before seeing it, as in every next-token task.
+
+Both splits are plain i.i.d. draws (EXCLUDE_HELD_OUT = False), so a held-out string may also occur in
+train, as with the papers' streaming generator. The distribution puts a large mass on few short
+strings (random strings have uniform length, and there are only 2^l of length l): excluding the 4,000
+held-out strings from training would reject 21% of the draws at length 40 and 64% at length 16,
+removing every short string from training while the held-out set keeps them. meta.json records the
+share of held-out strings that occur in train (held_out_in_train).
 """
 import sys
 from pathlib import Path
@@ -27,6 +33,7 @@ from data.synthetic import main
 import numpy as np
 
 DEFAULTS = dict(length=40, n_train=100_000, n_test=4_000, seed=0)
+EXCLUDE_HELD_OUT = False  # see above
 PAD, OPEN, CLOSE, QUERY = 0, 1, 2, 3
 
 
