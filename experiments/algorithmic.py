@@ -20,7 +20,7 @@ memorization (10 epochs; its Table 4 runs 10,000 steps too), 6,000 for Yelp (2.7
 steps, cosine to a tenth of the peak. Yelp needs `python data/yelp/prepare.py` first (it downloads the
 CSVs, or `--input=` reads them): a full run without data/yelp/ stops at once and says so.
 
---quick (2-core CPU, about a minute a model): width 64, 2 layers, 16 heads, lr 3e-3, batch 128 for
+--quick (2-core CPU, 5.4 minutes): width 64, 2 layers, 16 heads, lr 3e-3, batch 128 for
 every task, on smaller tasks: 3-digit addition and Dyck length 16 (1,500 steps each), p = 47 with
 1,800 / 400 pairs (1,500 steps), size 32 (600 steps). Yelp is skipped (no data can be downloaded
 here, and a review model needs far more than minutes); --smoke runs it on a tiny CSV made on the spot.

@@ -14,7 +14,7 @@ k-hop 5 layers, width 512, 8 heads, lr 1e-4, batch 128, 5,000 steps; retrieval 2
 lr 1e-4, batch 1024, and 5,000 steps (our choice: the paper gives no step count for retrieval). Warm-up 100
 steps, cosine to lr/10, AdamW with train.py's defaults otherwise.
 
---quick (2-core CPU: 5.4 CPU-minutes at one thread; 9.2 min of wall time on a CPU shared with other jobs):
+--quick (2-core CPU, 3.4 minutes):
 k-hop with strings of 32 letters and k in 0..3, 3 layers, width 64, 4 heads, lr 3e-3, batch 32, 800 steps,
 500 held-out strings; retrieval with m_max = 8 and V = 64, 2 layers, width 128, 2 heads, softmax scale 1 (8x
 the default 1/sqrt(64), see QUICK_SCALE), lr 1e-3, batch 128, 500 steps.

@@ -15,7 +15,7 @@ The plot shows, for the first held-out sequence with at least min(6, m_max) pair
 the layer-1 head with the highest previous-token score and the layer-2 head with the highest retrieval score.
 Full protocol (the paper's retrieval setting, Table 8): m_max = 30, V = 256, 2 layers, width 1024, 4 heads,
 lr 1e-4, batch 1024, 5,000 steps (our choice: the paper gives none), warm-up 100, cosine to lr/10.
---quick (2-core CPU: about 1 CPU-minute at one thread; 3.1 min of wall time on a shared CPU): m_max = 8, V = 64,
+--quick (2-core CPU, under a minute): m_max = 8, V = 64,
 2 layers, width 128, 2 heads, softmax scale 1 (8x the default 1/sqrt(64): with frozen W_Q, W_K and RMSNorm the
 largest logit grows with the width, and at 128 Frozen-QK could not sharpen its attention; see QUICK_SCALE in
 induction.py), lr 1e-3, batch 128, 500 steps.

@@ -14,7 +14,7 @@ Full protocol (paper, Appendix C: n = 1024, 4 heads, 2 layers; lr 1e-4 and batch
 MixiT; the paper searched lr per architecture and gives no step count): m_max in 5, 10, 20, 30, 40, 50, 60,
 5,000 steps (our choice), warm-up 100 steps, cosine to lr/10. The paper's figure gives no numbers in our copy, so
 the paper column states its finding.
---quick (2-core CPU: 10 CPU-minutes at one thread; 13.9 min of wall time on a CPU shared with other jobs):
+--quick (2-core CPU, 6.3 minutes):
 m_max in 4, 8, 16, V = 64, 2 layers, width 128, 2 heads, softmax scale 1 (8x the default 1/sqrt(64): with
 frozen W_Q, W_K and RMSNorm the largest logit grows with the width, and at 128 Frozen-QK could not sharpen its
 attention; see QUICK_SCALE in induction.py), lr 1e-3, batch 128, 400 steps.
