@@ -1,12 +1,13 @@
 """
 Shared plumbing for the synthetic tasks (data/<task>/prepare.py): command-line flags,
-train/held-out splits with no held-out input in train, atomic writes and meta.json. Each task's
-format lives in its own prepare.py, which defines
+train/held-out splits (i.i.d. draws; held-out inputs kept out of train unless the task says otherwise),
+atomic writes and meta.json. Each task's format lives in its own prepare.py, which defines
 
     DEFAULTS = dict(...)               # the paper-scale settings; every key is a --flag
     def generate(rng, n, **args)       # n random examples -> (x, y), int arrays of shape (n, T)
     def describe(args) -> dict         # vocab_size, itos (token id -> text), what is scored
     def splits(args, rng) -> dict      # optional: {'train': (x, y), 'val': (x, y)}; default below
+    EXCLUDE_HELD_OUT = False           # optional: let held-out inputs occur in train (default_splits)
 
 An example is an input row x and a target row y of the same length; y is -1 where a position is
 not scored (nanoGPT's ignore index). Files written to the task directory:

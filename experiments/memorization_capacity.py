@@ -10,15 +10,17 @@ Full protocol (paper): size 512 (262,144 pairs, 9 bits each), 10,000 steps, lr 0
 memorization batch of Table 8). The trainable counts must come out as the paper's 790,400 / 394,880 /
 724,352 / 724,736.
 
---quick (CPU): size 128 (16,384 pairs, 7 bits each), width 32, and the paper's 10,000 steps, lr and batch.
+--quick (2-core CPU, 7.2 minutes): size 128 (16,384 pairs, 7 bits each), width 32, and the paper's 10,000
+steps, lr and batch.
 Claim it tests: the fully trained model stores the most bits per parameter, freezing the MLP costs the
 most, and freezing attention's scores (frozen_qk, mixit) costs less.
 
 One extra row, not in the paper: MixiT with the std of M at 1/sqrt(m), m = 3 (the paper's sequence
-[x, y, label]), instead of our default 1/sqrt(block_size * head_dim). The authors' Llama-style code draws
-each head's std between the two. The label is predicted at the second position, whose only mixing weight
-on the first token is (M_10 - M_11)/2: std 0.07 by default at width 128 (0.14 at the quick width 32),
-0.41 at 1/sqrt(3). The row shows how much that choice matters on this task.
+[x, y, label]), instead of our default 1/sqrt(block_size * head_dim) (block_size 2: the model reads
+[x, y]). The authors' Llama-style code draws each head's std between the two. The label is predicted at
+the second position, whose only mixing weight on the first token is (M_10 - M_11)/2: std 0.09 by default
+at width 128 (0.18 at the quick width 32), 0.41 at 1/sqrt(3). The row shows how much that choice
+matters on this task.
 """
 import math
 
