@@ -13,7 +13,7 @@ models (width 512, 64 heads, lr 1e-3, batch 128; the paper tuned the random tran
 search, which it does not report), 20,000 steps (as in algorithmic.py), 100 warm-up steps, cosine to a
 tenth of the peak.
 
---quick (2-core CPU, about 10 minutes in all): 3-digit addition (50,000 / 4,000 pairs), width 64, 64
+--quick (2-core CPU, 7.5 minutes): 3-digit addition (50,000 / 4,000 pairs), width 64, 64
 heads (as many as Table 8; mixit_heads.py --quick finds 64 heads far better than 4 or 16 for MixiT at
 this width), lr 3e-3, batch 64, 1,000 steps; the same depths 2, 8, 16.
 Claim it tests: MixiT stays accurate as it gets deeper while the random transformer degrades.
