@@ -13,11 +13,16 @@ What is trained is set by independent flags, and VARIANTS names the combinations
     mixit           attention replaced by a fixed input-independent matrix per layer and head (Eq. 2.3)
     identity_query  W_Q = I: the query of head h is the normalized input's h-th slice
     random          Zhong & Andreas (2024): only token/position embeddings and the LM head trained
+    universal_sparse  a fixed attention-only backbone that simulates any target of a class T(H, L, d, k)
+                    through its embedding alone (fixed-universal-transformers, Thm 3.1): 0/1 selectors
+    universal_random  the same shapes drawn i.i.d. at PyTorch's default init (Thm 3.3); both train only
+                    the token/position embeddings and the LM head
 
 Every weight is drawn from a generator seeded by (config.seed, parameter name), so a model is a
 function of its config: frozen weights are reproducible, identical on every DDP rank, and two variants
 built with the same seed share the initial values of the parameters they have in common.
 """
+import itertools
 import math
 import zlib
 from dataclasses import dataclass
@@ -54,6 +59,11 @@ class GPTConfig:
     attn_scale: Optional[float] = None  # softmax scale; None = 1/sqrt(head_dim), 1/(2 sqrt(head_dim)) for W_Q = I
     mixit_std: Optional[float] = None  # std of MixiT's M; None = 1/sqrt(block_size * head_dim)
     mixit_sink: bool = False  # the authors' code: head 0 of every layer is a fixed "sink" pattern
+    universal: str = ''  # '' | 'sparse' | 'random': the fixed universal backbone (universal_* variants)
+    universal_k: int = 4  # query/key width k of each universal head
+    universal_d: int = 0  # width d of the simulated class T(H, L, d, k); 0 = vocab_size (+ block_size if pos='learned')
+    looped: bool = False  # universal: one fixed block's matrices in every layer (weight-tied)
+    causal: bool = True  # causal mask; False = bidirectional (encoder-style), for the universal construction checks
     seed: int = 0  # seeds every initial weight and fixed matrix
 
 
@@ -64,17 +74,22 @@ VARIANTS = {
     'mixit': dict(mixing='mixit', pos='learned'),  # no q/k for RoPE to rotate (Sec. 2, "Positional embedding")
     'identity_query': dict(identity_query=True),
     'random': dict(trainable='embeddings', pos='learned'),
+    'universal_sparse': dict(universal='sparse', trainable='embeddings', pos='learned', norm='none', mlp='none',
+                             residual=False),
+    'universal_random': dict(universal='random', trainable='embeddings', pos='learned', norm='none', mlp='none',
+                             residual=False),
 }
 
 
 def check_config(c):
     """Rejects combinations that cannot be built, with a message that says what to do."""
     choices = dict(norm=('rmsnorm', 'layernorm', 'none'), mlp=('gated', 'gelu', 'none'),
-                   pos=('rope', 'learned', 'none'), mixing=('softmax', 'mixit'), trainable=('all', 'embeddings'))
+                   pos=('rope', 'learned', 'none'), mixing=('softmax', 'mixit'), trainable=('all', 'embeddings'),
+                   universal=('', 'sparse', 'random'))
     for key, allowed in choices.items():
         if getattr(c, key) not in allowed:
             raise ValueError(f'{key}={getattr(c, key)!r} is not one of {allowed}')
-    if c.n_embd % c.n_head:
+    if c.n_embd % c.n_head and not c.universal:
         raise ValueError(f'n_embd={c.n_embd} must be a multiple of n_head={c.n_head}')
     if c.pos == 'rope' and (c.n_embd // c.n_head) % 2:
         raise ValueError(f'RoPE needs an even head_dim, got {c.n_embd // c.n_head}: change n_embd or n_head')
@@ -84,6 +99,20 @@ def check_config(c):
         raise ValueError('MixiT has no W_Q or W_K: identity_query and freeze_qk do not apply to it')
     if c.mixit_sink and c.mixing != 'mixit':
         raise ValueError("mixit_sink needs mixing='mixit'")
+    if c.mixing == 'mixit' and not c.causal:
+        raise ValueError('MixiT matrices are causal: causal=False does not apply to them')
+    if c.universal:
+        if c.pos == 'rope' or c.mixing == 'mixit' or c.identity_query or c.freeze_qk:
+            raise ValueError("the universal backbones have their own fixed attention: use pos='learned' or 'none', "
+                             "mixing='softmax', and neither identity_query nor freeze_qk")
+        if c.universal == 'sparse':
+            D = universal_dim(c.n_head, c.n_layer, universal_width(c), c.universal_k, c.looped)
+            if c.n_embd != D:
+                raise ValueError(f'universal_sparse with H={c.n_head} heads, L={c.n_layer} layers, '
+                                 f'd={universal_width(c)}, k={c.universal_k}{" (looped)" if c.looped else ""} '
+                                 f'has width D = {D}: set n_embd={D}')
+    elif c.looped:
+        raise ValueError('looped applies to the universal backbones only')
 
 
 def mixit_matrix(block_size, n_head, std, generator, sink=False):
@@ -100,6 +129,84 @@ def mixit_matrix(block_size, n_head, std, generator, sink=False):
         A[0] = 0.5 * torch.eye(m)
         A[0, :, 0] += 0.5
     return A
+
+
+# --- universal backbones (seed fixed-universal-transformers; the construction is re-derived in the notes).
+# A target of the class T(H, L, d, k) maps X (m x d) layer by layer: X_l = sum_h A_lh X_{l-1} V_lh, with
+# A_lh = softmax(mask(X_{l-1} Q_lh K_lh^T X_{l-1}^T / sqrt(k))), Q, K: d x k, V: d x d. Unrolled, X_L is a sum
+# over the H^L head paths p = (h_1..h_L) of A_p X V_p, V_p = V_1h1 ... V_LhL. The universal model keeps, for
+# every node p of that tree (a path prefix), its own columns of the width D: the node's queries V_p Q and
+# keys V_p K for the next layer, or, at a leaf, V_p itself. Row-vector convention: Z (m x D) @ W.
+
+def universal_width(c):
+    """d of the simulated class: one-hot tokens, and one-hot positions appended when positions are learned."""
+    return c.universal_d or c.vocab_size + (c.block_size if c.pos == 'learned' else 0)
+
+
+def universal_layout(H, L, d, k, looped=False):
+    """-> ({path prefix (tuple of heads): first column of its block}, D), blocks in breadth-first order.
+    Unrolled: a node of depth < L owns 2Hk columns (for each head h of the next layer a k-wide query slot,
+    then the H key slots), a leaf owns d. Looped: every prefix s owns 2Hk + d columns (query slots, key
+    slots, a leaf slot), s being the path still to walk: each layer moves block s to block s[1:] along
+    head s[0], and only block () is read (our derivation; the seed's Theorem 3.2 lost its formulas)."""
+    blocks, at = {}, 0
+    for depth in range(L + 1):
+        for p in itertools.product(range(H), repeat=depth):
+            blocks[p] = at
+            at += 2 * H * k + d if looped else (2 * H * k if depth < L else d)
+    return blocks, at
+
+
+def universal_dim(H, L, d, k, looped=False):
+    """D = 2Hk (1 + H + ... + H^(L-1)) + d H^L; looped: (2Hk + d)(1 + H + ... + H^L)."""
+    return universal_layout(H, L, d, k, looped)[1]
+
+
+def universal_sparse_weights(H, L, d, k, looped=False):
+    """The fixed 0/1 matrices: q, k (layers, H, D, k) and v (layers, H, D, D); one layer when looped.
+    Unrolled, layer l (0-based), head h: q sums the head-h query slots of the nodes of depth l, so that
+    Z_l q = X_l Q_{l+1,h} by the unrolling; k likewise; v keeps the columns of the nodes of depth > l whose
+    step l is h. Looped: q and k read block (); v moves every block s with s[0] = h to block s[1:]."""
+    blocks, D = universal_layout(H, L, d, k, looped)
+    n = 1 if looped else L
+    q, kk, v = torch.zeros(n, H, D, k), torch.zeros(n, H, D, k), torch.zeros(n, H, D, D)
+    for l, h in itertools.product(range(n), range(H)):
+        for p, at in blocks.items():
+            width = 2 * H * k + d if looped else (2 * H * k if len(p) < L else d)
+            if looped and p and p[0] == h:
+                to = blocks[p[1:]]
+                v[l, h, at:at + width, to:to + width] = torch.eye(width)
+            if not looped and len(p) > l and p[l] == h:
+                v[l, h, at:at + width, at:at + width] = torch.eye(width)
+            if (p == ()) if looped else (len(p) == l):  # the blocks this layer reads its queries and keys from
+                q[l, h, at + h * k:at + (h + 1) * k] = torch.eye(k)
+                kk[l, h, at + (H + h) * k:at + (H + h + 1) * k] = torch.eye(k)
+    return q, kk, v
+
+
+def universal_embedding(target, H, L, d, k, looped=False):
+    """The "program" of a target, target[l][h] = (Q (d, k), K (d, k), V (d, d)) for head h of layer l
+    (0-based) -> E (d, D), U (D, d) such that the sparse universal model started at Z_0 = X E ends at
+    Z_L with Z_L U = X_L exactly. Node p's block holds V_p Q_{|p|+1,h} and V_p K_{|p|+1,h} for every head
+    h, or V_p at a leaf; U sums the slots where the leaves end up."""
+    blocks, D = universal_layout(H, L, d, k, looped)
+    like = target[0][0][0]
+    E, U = like.new_zeros(d, D), like.new_zeros(D, d)
+    eye = torch.eye(d, dtype=like.dtype, device=like.device)
+    for p, at in blocks.items():
+        Vp = eye
+        for depth, h in enumerate(p):
+            Vp = Vp @ target[depth][h][2]
+        leaf = at + 2 * H * k if looped else at
+        if len(p) < L:
+            for h, (Q, K, _) in enumerate(target[len(p)]):
+                E[:, at + h * k:at + (h + 1) * k] = Vp @ Q
+                E[:, at + (H + h) * k:at + (H + h + 1) * k] = Vp @ K
+        else:
+            E[:, leaf:leaf + d] = Vp
+        if (p == ()) if looped else (len(p) == L):
+            U[leaf:leaf + d] = eye
+    return E, U
 
 
 def rope_tables(block_size, head_dim, base):
@@ -142,6 +249,7 @@ class Attention(nn.Module):
         self.v_proj = nn.Linear(n, n, bias=config.bias)
         self.o_proj = nn.Linear(n, n, bias=config.bias)
         self.dropout = config.dropout
+        self.causal = config.causal
         self.resid_dropout = nn.Dropout(config.dropout)
 
     def forward(self, x, rope=None):
@@ -156,10 +264,29 @@ class Attention(nn.Module):
             k = heads(self.k_proj(x))
             if rope is not None:
                 q, k = apply_rope(q, *rope), apply_rope(k, *rope)
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=self.scale,
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal, scale=self.scale,
                                                dropout_p=self.dropout if self.training else 0.0)
         y = y.transpose(1, 2).contiguous().view(B, T, C)
         return self.resid_dropout(self.o_proj(y))
+
+
+class UniversalAttention(nn.Module):
+    """The fixed attention of the universal backbones: head h maps Z (T, D) to
+    softmax(mask(Z q_h (Z k_h)^T / sqrt(k))) Z v_h, summed over the heads, with no output projection.
+    q_h, k_h (D, k) and v_h (D, D) are persistent buffers (in every checkpoint, never trained), filled by
+    GPT._init_weights: the 0/1 construction (universal_sparse_weights) or i.i.d. draws."""
+
+    def __init__(self, config):
+        super().__init__()
+        H, D, k = config.n_head, config.n_embd, config.universal_k
+        self.register_buffer('q', torch.empty(H, D, k))
+        self.register_buffer('k', torch.empty(H, D, k))
+        self.register_buffer('v', torch.empty(H, D, D))
+        self.causal = config.causal
+
+    def forward(self, x, rope=None):
+        q, k, v = (torch.einsum('btd,hde->bhte', x, w.to(x.dtype)) for w in (self.q, self.k, self.v))
+        return F.scaled_dot_product_attention(q, k, v, is_causal=self.causal).sum(1)  # scale 1/sqrt(k)
 
 
 class MLP(nn.Module):
@@ -185,7 +312,7 @@ class Block(nn.Module):
         super().__init__()
         self.residual = config.residual
         self.norm1 = make_norm(config)
-        self.attn = Attention(config)
+        self.attn = UniversalAttention(config) if config.universal else Attention(config)
         if config.mlp != 'none':
             self.norm2 = make_norm(config)
             self.mlp = MLP(config)
@@ -237,12 +364,31 @@ class GPT(nn.Module):
                     residual_out = name.endswith(('o_proj.weight', 'down_proj.weight'))
                     std = 0.02 / math.sqrt(2 * self.config.n_layer) if residual_out else 0.02
                     p.copy_(torch.randn(p.shape, generator=gen(name)) * std)
+            self._init_universal(gen)
             for i, block in enumerate(self.h):
                 if hasattr(block.attn, 'mix'):
                     hd = self.config.n_embd // self.config.n_head
                     std = self.config.mixit_std or 1 / math.sqrt(self.config.block_size * hd)
                     block.attn.mix.copy_(mixit_matrix(self.config.block_size, self.config.n_head, std,
                                                       gen(f'h.{i}.attn.mix'), self.config.mixit_sink))
+
+    def _init_universal(self, gen):
+        """The fixed universal matrices: the 0/1 construction, or i.i.d. U(-1/sqrt(D), 1/sqrt(D)) (nn.Linear's
+        default, as the paper's random universal transformer); looped: layer 0's matrices in every layer."""
+        c = self.config
+        if not c.universal:
+            return
+        if c.universal == 'sparse':
+            fixed = universal_sparse_weights(c.n_head, c.n_layer, universal_width(c), c.universal_k, c.looped)
+        for i, block in enumerate(self.h):
+            src = 0 if c.looped else i
+            for j, name in enumerate(('q', 'k', 'v')):
+                buf = getattr(block.attn, name)
+                if c.universal == 'sparse':
+                    buf.copy_(fixed[j][src])
+                else:
+                    bound = 1 / math.sqrt(c.n_embd)
+                    buf.copy_(torch.rand(buf.shape, generator=gen(f'h.{src}.attn.{name}')) * 2 * bound - bound)
 
     def is_trained(self, name):
         """Whether the parameter called `name` is trained under this config's flags."""
@@ -296,6 +442,9 @@ class GPT(nn.Module):
         c = self.config
         flops = sum((6 if m.weight.requires_grad else 4) * m.weight.numel()
                     for m in self.modules() if isinstance(m, nn.Linear))
+        if c.universal:  # per head: fixed projections (4 FLOPs a weight: no weight gradient), scores and AV
+            T, D, k = c.block_size, c.n_embd, c.universal_k
+            return flops + c.n_layer * c.n_head * (4 * (2 * D * k + D * D) + 6 * T * (k + D))
         flops += c.n_layer * (4 if c.mixing == 'mixit' else 12) * c.block_size * c.n_embd
         return flops
 

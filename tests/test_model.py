@@ -5,13 +5,16 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from model import GPT, GPTConfig, VARIANTS, apply_rope, mixit_matrix
+from model import GPT, GPTConfig, VARIANTS, apply_rope, mixit_matrix, universal_dim
 
 SMALL = dict(vocab_size=50, block_size=16, n_layer=2, n_head=4, n_embd=32)
 
 
 def build(variant, **kw):
-    return GPT(GPTConfig(**{**VARIANTS[variant], **SMALL, **kw}))
+    cfg = {**VARIANTS[variant], **SMALL, **kw}
+    if cfg.get('universal') == 'sparse':  # its width is the construction's (tests/test_universal.py)
+        cfg['n_embd'] = universal_dim(cfg['n_head'], cfg['n_layer'], cfg['vocab_size'] + cfg['block_size'], 4)
+    return GPT(GPTConfig(**cfg))
 
 
 def full_logits(model, idx):
