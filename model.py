@@ -131,7 +131,7 @@ def mixit_matrix(block_size, n_head, std, generator, sink=False):
     return A
 
 
-# --- universal backbones (seed fixed-universal-transformers; the construction is re-derived in the notes).
+# --- universal backbones (seed fixed-universal-transformers, Thm 3.1; its formulas were lost, so this is re-derived).
 # A target of the class T(H, L, d, k) maps X (m x d) layer by layer: X_l = sum_h A_lh X_{l-1} V_lh, with
 # A_lh = softmax(mask(X_{l-1} Q_lh K_lh^T X_{l-1}^T / sqrt(k))), Q, K: d x k, V: d x d. Unrolled, X_L is a sum
 # over the H^L head paths p = (h_1..h_L) of A_p X V_p, V_p = V_1h1 ... V_LhL. The universal model keeps, for
@@ -144,7 +144,7 @@ def universal_width(c):
 
 
 def universal_layout(H, L, d, k, looped=False):
-    """-> ({path prefix (tuple of heads): first column of its block}, D), blocks in breadth-first order.
+    """-> ({path prefix (tuple of heads): (first column, width) of its block}, D), in breadth-first order.
     Unrolled: a node of depth < L owns 2Hk columns (for each head h of the next layer a k-wide query slot,
     then the H key slots), a leaf owns d. Looped: every prefix s owns 2Hk + d columns (query slots, key
     slots, a leaf slot), s being the path still to walk: each layer moves block s to block s[1:] along
@@ -152,8 +152,9 @@ def universal_layout(H, L, d, k, looped=False):
     blocks, at = {}, 0
     for depth in range(L + 1):
         for p in itertools.product(range(H), repeat=depth):
-            blocks[p] = at
-            at += 2 * H * k + d if looped else (2 * H * k if depth < L else d)
+            width = 2 * H * k + d if looped else (2 * H * k if depth < L else d)
+            blocks[p] = at, width
+            at += width
     return blocks, at
 
 
@@ -171,10 +172,9 @@ def universal_sparse_weights(H, L, d, k, looped=False):
     n = 1 if looped else L
     q, kk, v = torch.zeros(n, H, D, k), torch.zeros(n, H, D, k), torch.zeros(n, H, D, D)
     for l, h in itertools.product(range(n), range(H)):
-        for p, at in blocks.items():
-            width = 2 * H * k + d if looped else (2 * H * k if len(p) < L else d)
+        for p, (at, width) in blocks.items():
             if looped and p and p[0] == h:
-                to = blocks[p[1:]]
+                to = blocks[p[1:]][0]
                 v[l, h, at:at + width, to:to + width] = torch.eye(width)
             if not looped and len(p) > l and p[l] == h:
                 v[l, h, at:at + width, at:at + width] = torch.eye(width)
@@ -193,7 +193,7 @@ def universal_embedding(target, H, L, d, k, looped=False):
     like = target[0][0][0]
     E, U = like.new_zeros(d, D), like.new_zeros(D, d)
     eye = torch.eye(d, dtype=like.dtype, device=like.device)
-    for p, at in blocks.items():
+    for p, (at, _) in blocks.items():
         Vp = eye
         for depth, h in enumerate(p):
             Vp = Vp @ target[depth][h][2]
