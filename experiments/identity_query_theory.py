@@ -90,8 +90,8 @@ def random_model(rng, vocab, T, d, n_layer, hidden, shared=False, tied=False):
     g = lambda *shape: rng.standard_normal(shape) / math.sqrt(shape[0])
     layer = lambda: dict(W_Q=g(d, d), W_K=g(d, d), W_V=g(d, d), W_O=g(d, d), W_up=g(d, hidden), W_down=g(hidden, d))
     layers = [layer()] * n_layer if shared else [layer() for _ in range(n_layer)]
-    E = rng.standard_normal((vocab, d))
-    return dict(E=E, E_P=rng.standard_normal((T, d)), W_head=E.T.copy() if tied else g(d, vocab), layers=layers)
+    E = g(vocab, d) * math.sqrt(vocab / d)  # rows of norm ~1, like normalized inputs: outputs stay O(1)-O(10)
+    return dict(E=E, E_P=g(T, d) * math.sqrt(T / d), W_head=E.T.copy() if tied else g(d, vocab), layers=layers)
 
 
 # ----------------------------------------------------------------------------- the constructions

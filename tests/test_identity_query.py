@@ -11,7 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'experiments'))
 import identity_query_theory as iq  # noqa: E402
 
-SIZES = [(5, 8, 2, 1, 16), (7, 12, 3, 2, 24), (9, 16, 4, 3, 32)]  # (T, d, n_head, n_layer, hidden)
+SIZES = [(5, 8, 2, 1, 16), (7, 12, 3, 2, 24), (9, 16, 4, 3, 32), (6, 24, 6, 4, 48)]  # (T, d, n_head, n_layer, hidden)
 TOL = 1e-9
 
 
