@@ -53,6 +53,7 @@ task = 'dyck'  # a folder of data/ with a prepare.py; synthetic tasks are genera
 data_seed = 0  # seed of a synthetic task's data generator (its `--seed` flag)
 data_dir = ''  # where the task's files are; '' = data/<task>/ (a sub-folder when task settings differ)
 eval_split = ''  # the split to evaluate on; '' = the task's held-out split (meta.json), e.g. val, test
+online = False  # synthetic tasks: a fresh batch from the task's generator every step instead of the training split
 # model
 variant = 'standard'  # one of model.VARIANTS; a GPTConfig field given as a key overrides the variant's value
 n_layer = 2  # blocks
@@ -281,10 +282,29 @@ def batch_indices(n, step, global_batch, seed):
     return torch.cat(parts)
 
 
+def online_batches(cfg):
+    """-> batches(step, n): n fresh examples from the task's generator, drawn from a numpy generator seeded by
+    (data_seed, seed, step), so a function of the step as every batch here (online training, as the universal
+    transformer experiments). Held-out inputs are not excluded: evaluation still uses the held-out split."""
+    module, args, _ = task_data(cfg)
+    gen_args = {k: v for k, v in args.items() if k not in ('n_train', 'n_test', 'seed')}
+
+    def batches(step, n):
+        x, y = module.generate(np.random.default_rng([args['seed'], cfg['seed'], step]), n, **gen_args)
+        return torch.from_numpy(np.asarray(x, np.int64)), torch.from_numpy(np.asarray(y, np.int64))
+    try:
+        batches(0, 1)
+    except (AttributeError, NotImplementedError) as e:
+        raise ConfigError(f"online=True needs a synthetic task with a generator; {cfg['task']}: {e}") from None
+    return batches
+
+
 def get_batch(train, step, global_batch, T, seed):
     """The (x, y) of optimizer step `step`, (global_batch, T) each, a function of (seed, step) only:
     examples by batch_indices, or windows of a token stream at offsets drawn from a generator seeded
-    by (seed, step) (nanoGPT's get_batch, made reproducible)."""
+    by (seed, step) (nanoGPT's get_batch, made reproducible), or fresh examples (online)."""
+    if callable(train):
+        return train(step, global_batch)
     if isinstance(train, np.memmap):
         g = torch.Generator().manual_seed(zlib.crc32(f'{seed}:{step}'.encode()))
         starts = torch.randint(len(train) - T, (global_batch, 1), generator=g).numpy()
@@ -402,7 +422,9 @@ def train(config=None):
 
     meta, train_data, (x_val, y_val), T = load_data(cfg, master, ddp)
     tokens = isinstance(train_data, np.memmap)  # a corpus's token stream; else fixed-length examples
-    if not tokens:  # the examples live on the device; a stream's windows are cut per step
+    if cfg['online']:
+        train_data = online_batches(cfg)
+    elif not tokens:  # the examples live on the device; a stream's windows are cut per step
         train_data = tuple(t.to(device) for t in train_data)
     x_val, y_val = x_val.to(device), y_val.to(device)
     if cfg['eval_examples']:
@@ -451,7 +473,8 @@ def train(config=None):
             log_path.write_text(''.join(l + '\n' for l in kept))
         elif ckpt is None:
             log_path.write_text('')
-        data = f'{len(train_data):,} training tokens' if tokens else f'{len(train_data[0]):,} training examples'
+        data = 'a fresh training batch every step' if cfg['online'] else f'{len(train_data):,} training tokens' \
+            if tokens else f'{len(train_data[0]):,} training examples'
         print(f"{cfg['task']} / {model_label(cfg)}: {raw_model.get_num_params():,} trained of "
               f"{raw_model.get_num_params(False):,} parameters, {data}, length {T}, {device} {dtype}, "
               f"{world} process(es)")
