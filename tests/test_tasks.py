@@ -275,3 +275,12 @@ def test_cli_run(tmp_path):
     bad = subprocess.run([sys.executable, 'data/retrieval/prepare.py', '--m_max=200', f'--out_dir={tmp_path / "r"}'],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and 'm_max' in bad.stderr
+
+
+def test_khop_fixed_k():
+    """min_hops = max_hops fixes k: every row starts with the same <k=K> token (test_khop checks the targets)."""
+    module = load_task('khop')
+    x, y = module.generate(np.random.default_rng(0), 200, length=12, letters=3, max_hops=2, min_hops=2)
+    assert (x[:, 0] == 3 + 2 + 2).all()
+    with pytest.raises(ValueError, match='min_hops'):
+        module.generate(np.random.default_rng(0), 2, length=12, letters=3, max_hops=1, min_hops=2)

@@ -1,7 +1,8 @@
 """
 k-hop induction heads (Sanford, Hsu, Telgarsky 2024, "Transformers, parallel computation, and
 logarithmic depth"; setting of "Attention Retrieves, MLP Memorizes", appendix B: sequence length
-100, 4 letters, k uniform in 0..16, 100,000 train and 100 test).
+100, 4 letters, k uniform in 0..16, 100,000 train and 100 test). min_hops = max_hops fixes k, as the
+per-k tasks of "Fixed universal transformers".
 
 X is a string of `length` random letters with no immediate repeats. tau(i) = j+1 for the most
 recent j < i with X[j] == X[i] (the token that followed the previous occurrence, as an induction
@@ -24,7 +25,7 @@ from data.synthetic import main
 
 import numpy as np
 
-DEFAULTS = dict(length=100, letters=4, max_hops=16, n_train=100_000, n_test=100, seed=0)
+DEFAULTS = dict(length=100, letters=4, min_hops=0, max_hops=16, n_train=100_000, n_test=100, seed=0)
 
 
 def hops(X, k, none=-1):
@@ -56,15 +57,15 @@ def hops(X, k, none=-1):
     return np.append(X.ravel(), none)[out]
 
 
-def generate(rng, n, length, letters, max_hops):
-    if letters < 2 or length < 3 or max_hops < 0:
-        raise ValueError('need letters >= 2 (no immediate repeats), length >= 3 and max_hops >= 0')
+def generate(rng, n, length, letters, max_hops, min_hops=0):
+    if letters < 2 or length < 3 or not 0 <= min_hops <= max_hops:
+        raise ValueError('need letters >= 2 (no immediate repeats), length >= 3 and 0 <= min_hops <= max_hops')
     # no immediate repeats: each letter is the previous one shifted by 1..letters-1 (mod letters),
     # which is uniform over all such strings
     shifts = rng.integers(1, letters, (n, length))
     shifts[:, 0] = rng.integers(0, letters, n)
     X = np.cumsum(shifts, axis=1) % letters
-    k = rng.integers(0, max_hops + 1, n)
+    k = rng.integers(min_hops, max_hops + 1, n)  # min_hops = max_hops: one fixed k (universal_tasks.py)
     none, blank = letters, letters + 1
     x = np.concatenate([(letters + 2 + k)[:, None], X[:, :-2]], 1)
     y = np.concatenate([np.full((n, 1), blank), hops(X, k, none)[:, :-2]], 1)
