@@ -77,6 +77,26 @@ def markdown(columns, rows):
     return '\n'.join(lines)
 
 
+def results_path(args, name, ext):
+    """experiments/results/<name>[-quick].<ext>, where full and quick runs are committed; None for --smoke."""
+    if args.mode == 'smoke':
+        return None
+    return ROOT / 'experiments' / 'results' / f"{name}{'' if args.mode == 'full' else '-' + args.mode}.{ext}"
+
+
+def save_figure(args, name, fig, dpi=120):
+    """Writes a matplotlib figure to OUT_DIR/<name>.png and, for full and quick runs, beside the results
+    (results_path), then closes it. -> the paths written."""
+    import matplotlib.pyplot as plt
+    paths = [Path(args.out_dir) / f'{name}.png', results_path(args, name, 'png')]
+    paths = [p for p in paths if p is not None]
+    for path in paths:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return paths
+
+
 def report(args, name, title, columns, rows, notes='', extra=None):
     """Prints the table and writes OUT_DIR/<name>.json and, except for --smoke, experiments/results/."""
     wall = time.time() - args.t0
@@ -91,9 +111,8 @@ def report(args, name, title, columns, rows, notes='', extra=None):
     out = Path(args.out_dir) / f'{name}.json'
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({**info, 'columns': columns, 'rows': rows, **(extra or {})}, indent=2) + '\n')
-    if args.mode != 'smoke':
-        suffix = '' if args.mode == 'full' else f'-{args.mode}'
-        md = ROOT / 'experiments' / 'results' / f'{name}{suffix}.md'
+    md = results_path(args, name, 'md')
+    if md is not None:
         md.write_text(f'# {title}\n\n- command: `{command}`\n- date: {info["date"]}\n- device: {info["device"]}\n'
                       f'- wall time: {wall / 60:.1f} min\n\n{table}\n' + (f'\n{notes}\n' if notes else ''))
         print(f'wrote {out} and {md}')

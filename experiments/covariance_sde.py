@@ -33,7 +33,6 @@ Claim the quick protocol tests: as n grows, the mean and spread of Phi and rho o
 one at depth d = n, while the unshaped mixings drive it to one (rank collapse).
 """
 import math
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -155,7 +154,7 @@ def mean_offdiag_corr(phi, absolute=False):
     return ((r.sum((1, 2)) - m) / (m * (m - 1))).mean().item()
 
 
-def plot(path, taus, chains, sde, collapse, n_collapse):
+def plot(taus, chains, sde, collapse, n_collapse):
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
@@ -189,9 +188,7 @@ def plot(path, taus, chains, sde, collapse, n_collapse):
            title=f'rank collapse, width {n_collapse}')
     ax.legend(fontsize=7)
     fig.tight_layout()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    return fig
 
 
 def main():
@@ -231,11 +228,7 @@ def main():
                                                     f'{values[layers.index(4)]:.3f})',
                      'paper: SDE (2.4) mean +- sd': paper, 'KS distance to SDE': ''})
     collapse['SDE (2.4)'] = (taus, [mean_offdiag_corr(sde[t]) for t in taus])
-    pngs = [Path(args.out_dir) / f'{NAME}.png']
-    if args.mode != 'smoke':
-        pngs.append(common.ROOT / 'experiments' / 'results' / f"{NAME}{'' if args.mode == 'full' else '-quick'}.png")
-    for png in pngs:
-        plot(png, taus, chains, sde, collapse, n)
+    pngs = common.save_figure(args, NAME, plot(taus, chains, sde, collapse, n), dpi=110)
     floor = 1.36 * math.sqrt(1 / seeds + 1 / paths)
     notes = (f'm = {M_TOKENS} tokens, Phi_0 = {1 - RHO0:g} I + {RHO0:g} 11^T, tau = {TAU:g} (depth = width); '
              f'{seeds:,} seeds per width; SDE: {paths:,} Euler-Maruyama paths, dt = {dt:g} (a step that left the '

@@ -25,8 +25,6 @@ attends from the query to the value after the matching key (and so retrieves it)
 Writes OUT_DIR/induction_heads_map.png and, for full and quick runs,
 experiments/results/induction_heads_map[-quick].png.
 """
-import shutil
-
 import matplotlib
 
 matplotlib.use('Agg')  # files only: no display on a server
@@ -90,7 +88,7 @@ def scores(maps, x, y):
     return prev.mean(1), retrieve.mean(0)
 
 
-def plot(maps, x, q, heads, path):
+def plot(maps, x, q, heads):
     labels = [str(t) for t in x[:q + 1].tolist()]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.8))
     for layer, (ax, (head, what)) in enumerate(zip(axes, heads)):
@@ -101,8 +99,7 @@ def plot(maps, x, q, heads, path):
         ax.set(xlabel='attended token', ylabel='attending token', title=f'layer {layer + 1}, head {head}: {what}')
     fig.suptitle('Frozen-QK on retrieval: attention of one held-out sequence (last row: the query)')
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    return fig
 
 
 def main():
@@ -136,11 +133,7 @@ def main():
     q = int(q_all[i])
     correct = bool(model(x[i:i + 1, :q + 1])[0][0, -1].argmax() == y[i, q])
     heads = [(int(prev[0].argmax()), 'previous-token head'), (int(retrieve[-1].argmax()), 'retrieving head')]
-    png = common.Path(args.out_dir) / f'{NAME}.png'
-    plot(maps[:, i:i + 1], x[i], q, heads, png)
-    if args.mode != 'smoke':
-        suffix = '' if args.mode == 'full' else f'-{args.mode}'
-        shutil.copyfile(png, common.ROOT / 'experiments' / 'results' / f'{NAME}{suffix}.png')
+    png = common.save_figure(args, NAME, plot(maps[:, i:i + 1], x[i], q, heads))[0]
     budget = ', '.join(f'{k}={v}' for k, v in setting.items())
     common.report(args, NAME, 'Figure 3: induction head of Frozen-QK on retrieval (attention scores)',
                   list(rows[0]), rows,

@@ -26,8 +26,6 @@ the quick budget cannot show: there MixiT stays at chance, 1/31, at every m_max)
 Writes OUT_DIR/retrieval_vs_length.png and, for full and quick runs,
 experiments/results/retrieval_vs_length[-quick].png.
 """
-import shutil
-
 import matplotlib
 
 matplotlib.use('Agg')  # files only: no display on a server
@@ -49,7 +47,7 @@ SETTING = {
 }
 
 
-def plot(m_values, acc, guess, path):
+def plot(m_values, acc, guess):
     fig, ax = plt.subplots(figsize=(7, 3.5))
     for variant in VARIANT_ORDER:
         ax.plot(m_values, [100 * a for a in acc[variant]], 'o-', label=variant)
@@ -58,8 +56,7 @@ def plot(m_values, acc, guess, path):
            title='Retrieval accuracy against m_max')
     ax.legend(fontsize=8, loc='center left', bbox_to_anchor=(1.02, 0.5))  # outside: the curves sit at 100%
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    return fig
 
 
 def main():
@@ -80,11 +77,7 @@ def main():
         row['guess a value in context'] = common.pct(guess)
         row['paper'] = PAPER if not rows else '"'  # the finding concerns the whole curve: once, then ditto
         rows.append(row)
-    png = common.Path(args.out_dir) / f'{NAME}.png'
-    plot(m_values, acc, guesses, png)
-    if args.mode != 'smoke':
-        suffix = '' if args.mode == 'full' else f'-{args.mode}'
-        shutil.copyfile(png, common.ROOT / 'experiments' / 'results' / f'{NAME}{suffix}.png')
+    png = common.save_figure(args, NAME, plot(m_values, acc, guesses))[0]
     budget = ', '.join(f'{k}={v}' for k, v in setting.items())
     common.report(args, NAME, 'Figure 2: retrieval accuracy against m_max (held-out accuracy)',
                   ['m_max'] + VARIANT_ORDER + ['guess a value in context', 'paper'], rows,

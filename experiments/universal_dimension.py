@@ -17,9 +17,6 @@ batch 64, lr 3e-3. Writes OUT_DIR/universal_dimension.png (and experiments/resul
 Claim it tests: with the same number of heads and layers, the constructed D reaches a high accuracy and
 the standard D = Hk stays far below it.
 """
-import shutil
-from pathlib import Path
-
 import common
 from model import universal_dim
 from universal_tasks import majority, task_settings
@@ -32,7 +29,7 @@ PROTOCOL = {  # khop length, H, L, head widths k, steps, batch, lr, n_test
 FLAGS = dict(residual=True, norm='layernorm', mlp='none')
 
 
-def plot(rows, path):
+def plot(rows):
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
@@ -46,8 +43,7 @@ def plot(rows, path):
            title='2-hop induction heads: accuracy against D (only E and U trained)')
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    return fig
 
 
 def main():
@@ -69,13 +65,10 @@ def main():
             row[label + ' width'] = D
         row['paper'] = 'accuracy rises with D; the constructed D trains, D = Hk does not'
         rows.append(row)
-    png = Path(args.out_dir) / f'{NAME}.png'
-    plot(rows, png)
+    common.save_figure(args, NAME, plot(rows))
     notes = (f'2-hop induction heads, length {length} over 4 letters; H = {H}, L = {L}, residual and LayerNorm; '
              f'{steps:,} online steps of batch {batch}, lr {lr:g}; accuracy per scored token on {n_test:,} held-out '
              f'examples; "width" columns give D. Plot: {NAME}.png.')
-    if args.mode != 'smoke':
-        shutil.copy(png, common.ROOT / 'experiments' / 'results' / f'{NAME}-{args.mode}.png'.replace('-full', ''))
     columns = ['head width k', 'majority answer'] + [c for label in ('random, standard D = Hk', 'random, constructed D',
                                                                       'sparse, constructed D')
                                                      for c in (label + ' width', label)] + ['paper']
