@@ -255,17 +255,20 @@ class Attention(nn.Module):
     def forward(self, x, rope=None):
         B, T, C = x.shape
         heads = lambda t: t.view(B, T, self.n_head, self.head_dim).transpose(1, 2)  # (B, nh, T, hd)
-        v = heads(self.v_proj(x))
         if self.mixit:
-            # one batched matmul with the fixed matrix: (nh, T, T) @ (B, nh, T, hd); no scores, no softmax
-            y = self.mix[:, :T, :T].to(v.dtype) @ v
-        else:
-            q = heads(x) if self.identity_query else heads(self.q_proj(x))  # W_Q = I: head h reads slice h
-            k = heads(self.k_proj(x))
-            if rope is not None:
-                q, k = apply_rope(q, *rope), apply_rope(k, *rope)
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal, scale=self.scale,
-                                               dropout_p=self.dropout if self.training else 0.0)
+            # One batched matmul over the heads, no scores, no softmax: head h's (T, T) matrix times its values
+            # of the whole batch, laid out (nh, T, B * hd). Broadcasting (nh, T, T) @ (B, nh, T, hd) instead
+            # would copy the matrix B times and keep the copy for the backward pass.
+            v = self.v_proj(x).view(B, T, self.n_head, self.head_dim).permute(2, 1, 0, 3).reshape(self.n_head, T, -1)
+            A = self.mix[:, :T, :T].to(v.dtype)  # no copy: train.py casts the buffer to the compute dtype once
+            y = torch.bmm(A, v).view(self.n_head, T, B, self.head_dim).permute(2, 1, 0, 3).reshape(B, T, C)
+            return self.resid_dropout(self.o_proj(y))
+        q = heads(x) if self.identity_query else heads(self.q_proj(x))  # W_Q = I: head h reads slice h
+        k, v = heads(self.k_proj(x)), heads(self.v_proj(x))
+        if rope is not None:
+            q, k = apply_rope(q, *rope), apply_rope(k, *rope)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal, scale=self.scale,
+                                           dropout_p=self.dropout if self.training else 0.0)
         y = y.transpose(1, 2).contiguous().view(B, T, C)
         return self.resid_dropout(self.o_proj(y))
 
@@ -401,6 +404,16 @@ class GPT(nn.Module):
             return False
         return True
 
+    def fixed_to(self, dtype):
+        """Casts the fixed matrices (MixiT's mixing, the universal q/k/v, the RoPE tables: every buffer) to the
+        compute dtype once, so that no training step casts them again. train.py calls it for bfloat16/float16
+        training; a checkpoint then holds exactly the values the model computed with."""
+        for module in self.modules():
+            for name, buf in module._buffers.items():
+                if buf is not None and buf.is_floating_point():
+                    module._buffers[name] = buf.to(dtype)
+        return self
+
     def get_num_params(self, trainable_only=True):
         return sum(p.numel() for p in self.parameters() if p.requires_grad or not trainable_only)
 
@@ -436,17 +449,24 @@ class GPT(nn.Module):
     def flops_per_token(self):
         """Training FLOPs per token that this variant really performs at T = block_size. Every linear
         costs 2 FLOPs per weight forward and 2 for the input gradient; the weight gradient (2 more) only
-        where the weight is trained. Softmax attention: QK^T and AV, 2*T*n each forward and twice that
-        backward (12*T*n per layer, as nanoGPT/PaLM count). MixiT: no QK^T at all and no gradient for
-        its fixed matrix, only AV forward and its value gradient (4*T*n per layer)."""
+        where the weight is trained. Softmax attention: QK^T and AV forward, and dQ, dK, dV, dP backward, 2
+        FLOPs per head dimension and query-key pair each, over the pairs its kernel computes: the causal
+        kernels (flash attention, on GPU and CPU) skip the masked half, (T + 1) / 2 keys per query on average,
+        so 6 * (T + 1) * n per layer (nanoGPT/PaLM's 12 * T * n counts the masked half too; a flash kernel's
+        recomputation in the backward pass is not counted, as activation recomputation never is). MixiT:
+        no QK^T and no gradient for its fixed matrix, one dense (T, T) matmul forward and its value gradient,
+        4 * T * n per layer; the dense matmul multiplies the masked zeros too, so they are counted."""
         c = self.config
         flops = sum((6 if m.weight.requires_grad else 4) * m.weight.numel()
                     for m in self.modules() if isinstance(m, nn.Linear))
+        T = c.block_size
+        keys = (T + 1) / 2 if c.causal else T  # keys per query that a softmax kernel computes
         if c.universal:  # per head: fixed projections (4 FLOPs a weight: no weight gradient), scores and AV
-            T, D, k = c.block_size, c.n_embd, c.universal_k
-            return flops + c.n_layer * c.n_head * (4 * (2 * D * k + D * D) + 6 * T * (k + D))
-        flops += c.n_layer * (4 if c.mixing == 'mixit' else 12) * c.block_size * c.n_embd
-        return flops
+            D, k = c.n_embd, c.universal_k
+            return flops + c.n_layer * c.n_head * (4 * (2 * D * k + D * D) + 6 * keys * (k + D))
+        if c.mixing == 'mixit':
+            return flops + c.n_layer * 4 * T * c.n_embd
+        return flops + c.n_layer * 12 * keys * c.n_embd
 
     def estimate_mfu(self, fwdbwd_per_iter, dt, peak_flops=312e12):
         """Model FLOPs utilization: achieved FLOP/s over peak_flops (default A100 bf16, 312 TFLOP/s)."""

@@ -18,6 +18,7 @@ Training is a deterministic function of the config: the examples of step s are a
 computes, and a resumed run ends with the same weights as an uninterrupted one.
 """
 import ast
+import ctypes
 import difflib
 import json
 import math
@@ -311,7 +312,7 @@ def get_batch(train, step, global_batch, T, seed):
         window = torch.from_numpy(train[starts + np.arange(T + 1)].astype(np.int64))  # (global_batch, T + 1)
         return window[:, :-1], window[:, 1:]
     x, y = train
-    idx = batch_indices(len(x), step, global_batch, seed).to(x.device)
+    idx = to_device(batch_indices(len(x), step, global_batch, seed), x.device)
     return x[idx], y[idx]
 
 
@@ -373,6 +374,28 @@ def atomic_save(obj, path):
     os.replace(tmp, path)
 
 
+def keep_freed_memory():
+    """CPU training: make glibc's malloc keep freed memory for reuse instead of handing every large block back
+    to the kernel. Its default serves blocks above 32 MiB (the logits, their gradient) with fresh mmap pages,
+    and the kernel zero-fills every page again at every step: 30-40% of a CPU step at the quick throughput
+    configuration (experiments/throughput.py). The caching allocators of tcmalloc and jemalloc, which PyTorch's
+    CPU performance guide recommends, do the same. Linux/glibc only; elsewhere nothing changes."""
+    try:
+        libc = ctypes.CDLL('libc.so.6')
+        libc.mallopt(-4, 0)  # M_MMAP_MAX = 0: serve large blocks from the heap, not from fresh mmap pages
+        libc.mallopt(-1, ctypes.c_int(2 ** 31 - 1))  # M_TRIM_THRESHOLD: keep the freed top of the heap
+    except (OSError, AttributeError):
+        pass
+
+
+def to_device(t, device):
+    """A host tensor on the device without waiting for it: on CUDA, pinned memory and a non-blocking copy, which
+    the GPU runs after the work already queued (a plain copy would wait for the previous step to finish)."""
+    if t.device.type == 'cpu' and str(device).startswith('cuda'):
+        return t.pin_memory().to(device, non_blocking=True)
+    return t.to(device)
+
+
 def pick_device(name):
     if name != 'auto':
         return name
@@ -409,6 +432,8 @@ def train(config=None):
         if own_group:
             dist.init_process_group(backend='nccl' if device.startswith('cuda') else 'gloo')
     device_type = device.split(':')[0]
+    if device_type == 'cpu':
+        keep_freed_memory()
     dtype = cfg['dtype']
     if dtype == 'auto':
         dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
@@ -456,11 +481,15 @@ def train(config=None):
         optimizer.load_state_dict(ckpt['optimizer'])
         scaler.load_state_dict(ckpt['scaler'])
         step = ckpt['step']
+    if dtype != 'float32':
+        raw_model.fixed_to(getattr(torch, dtype))  # the fixed matrices in the compute dtype: no cast per step
     model = raw_model
     if cfg['compile'] if cfg['compile'] is not None else device_type == 'cuda':
         model = torch.compile(model)
     if ddp:
-        model = DDP(model, device_ids=[int(device.split(':')[1])] if device_type == 'cuda' else None)
+        # the buffers are the fixed matrices, the same on every rank (seeded): no broadcast before each forward
+        model = DDP(model, device_ids=[int(device.split(':')[1])] if device_type == 'cuda' else None,
+                    broadcast_buffers=False)
     trained = [p for p in raw_model.parameters() if p.requires_grad]
 
     if master:
@@ -491,13 +520,11 @@ def train(config=None):
         lr = get_lr(step, cfg)
         for group in optimizer.param_groups:
             group['lr'] = lr
-        x, y = get_batch(train_data, step, global_batch, T, cfg['seed'])
-        if tokens and device_type == 'cuda':  # copy while the GPU is still busy with the last step
-            x, y = x.pin_memory(), y.pin_memory()
+        # made on the host while the GPU still runs the last step; this rank's rows copied without waiting for it
+        mine = slice(rank * local_steps * cfg['batch_size'], (rank + 1) * local_steps * cfg['batch_size'])
+        x, y = (to_device(t[mine], device) for t in get_batch(train_data, step, global_batch, T, cfg['seed']))
         for micro in range(local_steps):
-            j = (rank * local_steps + micro) * cfg['batch_size']
-            xb = x[j:j + cfg['batch_size']].to(device, non_blocking=True)
-            yb = y[j:j + cfg['batch_size']].to(device, non_blocking=True)
+            xb, yb = (t[micro * cfg['batch_size']:(micro + 1) * cfg['batch_size']] for t in (x, y))
             if cfg['dropout'] > 0:  # dropout masks as a function of (seed, step, micro-batch) too
                 torch.manual_seed(zlib.crc32(f"{cfg['seed']}:{step}:{rank * local_steps + micro}".encode()))
             if ddp:  # all-reduce the gradients once, on the last micro-batch

@@ -192,14 +192,21 @@ def test_mixit_attention_against_reference():
 
 
 def test_flops_count_what_each_variant_does():
-    """Freezing a weight removes exactly its weight-gradient matmul (2 FLOPs per weight per token);
-    MixiT also drops the QK^T scores and the score gradients: 8*T*n per layer."""
+    """Freezing a weight removes exactly its weight-gradient matmul (2 FLOPs per weight per token).
+    Softmax attention costs 6 matmuls (QK^T, AV; dQ, dK, dV, dP) of 2 FLOPs per head dimension and computed
+    query-key pair; the causal kernels compute only the pairs j <= i, bidirectional ones all of them.
+    MixiT has no W_Q, W_K and instead of the scores one dense (T, T) matmul and its value gradient."""
     base, n, T, L = build('standard'), 32, 16, 2
     qk = sum(p.numel() for name, p in base.named_parameters() if ('q_proj.w' in name or 'k_proj.w' in name))
     mlp = sum(p.numel() for name, p in base.named_parameters() if '.mlp.' in name and name.endswith('weight'))
+    linears = sum(6 * p.numel() for name, p in base.named_parameters() if 'proj' in name or 'lm_head' in name)
+    causal_pairs = sum(1 for i in range(T) for j in range(T) if j <= i)  # per head and sequence
+    attention = L * 6 * 2 * n * causal_pairs / T  # per token
+    assert base.flops_per_token() == pytest.approx(linears + attention)
+    assert build('standard', causal=False).flops_per_token() == pytest.approx(linears + L * 6 * 2 * n * T)
     assert base.flops_per_token() - build('frozen_qk').flops_per_token() == 2 * qk
     assert base.flops_per_token() - build('frozen_mlp').flops_per_token() == 2 * mlp
-    assert base.flops_per_token() - build('mixit').flops_per_token() == 6 * qk + 8 * T * n * L
+    assert build('mixit').flops_per_token() == pytest.approx(linears - 6 * qk + L * 2 * 2 * n * T)
     mfu = base.estimate_mfu(fwdbwd_per_iter=10, dt=1.0, peak_flops=1e12)
     assert mfu == pytest.approx(base.flops_per_token() * T * 10 / 1e12)
 
