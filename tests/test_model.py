@@ -233,3 +233,59 @@ def test_gpt2_flavour_and_bare_pieces():
     idx = torch.randint(0, 50, (2, 16))
     for m in (gpt2, bare):
         assert torch.isfinite(m(idx, idx)[1])
+
+
+# --- speed: what the compiled training step and the frozen parts cost
+
+@pytest.mark.parametrize('variant', VARIANTS)
+def test_compiles_without_graph_breaks(variant):
+    """torch.compile traces every variant's forward and loss as one graph (train.py compiles the model on CUDA;
+    a graph break would split it and run the gap eagerly). Dynamo's tracing needs no GPU or compiler. Checked in
+    training mode with dropout and biases, and under bf16 autocast with the fixed matrices cast (fixed_to)."""
+    torch._dynamo.reset()
+    extra = {} if VARIANTS[variant].get('universal') else dict(dropout=0.1, bias=True)
+    model = build(variant, **extra).train()
+    idx = torch.randint(0, 50, (2, 16), generator=torch.Generator().manual_seed(0))
+    explained = torch._dynamo.explain(model)(idx, idx)
+    assert explained.graph_break_count == 0, explained.break_reasons
+    model.fixed_to(torch.bfloat16)
+    with torch.autocast('cpu', dtype=torch.bfloat16):
+        explained = torch._dynamo.explain(model)(idx, idx)
+    assert explained.graph_count == 1 and explained.graph_break_count == 0, explained.break_reasons
+
+
+@pytest.mark.parametrize('variant', ['mixit', 'universal_random'])
+def test_fixed_matrices_cast_once_compute_the_same(variant):
+    """fixed_to(bf16) casts every buffer once (parameters stay float32); under autocast the logits are exactly
+    those of the uncast model, whose matmuls cast the same float32 matrices to bf16 at every step; and a
+    checkpoint of the cast model rebuilds it exactly."""
+    model, cast = build(variant), build(variant).fixed_to(torch.bfloat16)
+    assert all(b.dtype == torch.bfloat16 for b in cast.buffers()) and any(True for _ in cast.buffers())
+    assert all(p.dtype == torch.float32 for p in cast.parameters())
+    idx = torch.randint(0, 50, (3, 16), generator=torch.Generator().manual_seed(5))
+    with torch.autocast('cpu', dtype=torch.bfloat16):
+        assert torch.equal(cast(idx, idx)[0], model(idx, idx)[0])
+    rebuilt = build(variant, seed=9)
+    rebuilt.load_state_dict(cast.state_dict())
+    rebuilt.fixed_to(torch.bfloat16)
+    assert all(torch.equal(a, b) for a, b in zip(rebuilt.buffers(), cast.buffers()))
+
+
+def test_mixit_backward_keeps_no_copy_of_the_matrix_per_example():
+    """MixiT applies each head's (T, T) matrix to the whole batch's values in one bmm, so what autograd keeps
+    for the backward pass grows with the batch by activations (B * T * n), never by a copy of the matrices per
+    example (B * n_head * T * T, what broadcasting (nh, T, T) @ (B, nh, T, hd) would keep)."""
+    n_head, T, n = 4, 64, 8
+
+    def saved_bytes(B):
+        model = build('mixit', n_layer=1, n_head=n_head, block_size=T, n_embd=n)
+        seen = {}
+
+        def pack(t):
+            seen[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
+            return t
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            model.h[0].attn(torch.randn(B, T, n))
+        return sum(seen.values())
+    per_example = (saved_bytes(16) - saved_bytes(8)) / 8
+    assert per_example < n_head * T * T * 4 / 4  # the matrices alone would be 64 KiB per example

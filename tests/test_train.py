@@ -57,14 +57,17 @@ def test_every_variant_trains_through_train_py(tmp_path):
     assert Path(a['run_dir']).name == 'addition-standard,freeze_qk=True'  # not the plain standard run's folder
 
 
-def test_resume_is_exact(tmp_path):
-    """Interrupted at step 5 and resumed to 10 == run straight to 10 (dropout on, so its masks count too)."""
-    common = dict(max_iters=10, lr_decay_iters=10, eval_interval=5, dropout=0.1)
+@pytest.mark.parametrize('variant, dtype', [('standard', 'float32'), ('mixit', 'bfloat16')])
+def test_resume_is_exact(tmp_path, variant, dtype):
+    """Interrupted at step 5 and resumed to 10 == run straight to 10 (dropout on, so its masks count too). In
+    bfloat16 the fixed mixing matrices are cast once (model.fixed_to), and the checkpoint holds them cast."""
+    common = dict(max_iters=10, lr_decay_iters=10, eval_interval=5, dropout=0.1, variant=variant, dtype=dtype)
     run(tmp_path, run_name='straight', **common)
     run(tmp_path, run_name='split', **{**common, 'max_iters': 5})
     train(dict(out_dir=str(tmp_path / 'out'), run_name='split', resume=True, max_iters=10))
     a, b = weights(tmp_path, 'straight'), weights(tmp_path, 'split')
     assert all(torch.equal(a[k], b[k]) for k in a)
+    assert all(a[k].dtype == getattr(torch, dtype) for k in a if k.endswith('.mix'))
     log = [json.loads(line)['step'] for line in (tmp_path / 'out' / 'split' / 'log.jsonl').read_text().splitlines()]
     assert log == [5, 10]
 
@@ -189,6 +192,34 @@ def test_cuda_bf16_compiled_training(tmp_path, variant):
     metrics = run(tmp_path, variant=variant, run_name=variant, device='cuda', max_iters=4, eval_interval=4)
     cfg = json.loads((tmp_path / 'out' / variant / 'config.json').read_text())
     assert math.isfinite(metrics['val_loss']) and cfg['compile'] is None and cfg['dtype'] == 'auto'
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA (host-device synchronisation)')
+def test_no_host_device_sync_between_log_steps(tmp_path):
+    """The training step never waits for the GPU: the synchronisations CUDA reports (torch.cuda's sync debug
+    mode) are those of logging, evaluation and checkpointing, so 8 more steps between them add none. Both a
+    task whose examples live on the GPU and a token stream copied from the host are checked."""
+    import warnings
+    from data import corpus
+    (tmp_path / 'book.txt').write_text('A tiny corpus, read in windows of the stream.\n' * 300)
+    corpus.prepare('text', {'encoding': 'bytes'}, tmp_path / 'book.txt', tmp_path / 'text')
+    tasks = [{}, dict(task='text', encoding='bytes', block_size=32, data_dir=str(tmp_path / 'text'))]
+    for task in tasks:
+        counts = []
+        for steps in (4, 12):
+            keys = {k: v for k, v in TINY.items() if not task or k not in ('digits', 'n_train', 'n_test')}
+            config = {**keys, **task, 'out_dir': str(tmp_path / 'out'), 'device': 'cuda', 'compile': False,
+                      'run_name': f'sync{steps}', 'max_iters': steps, 'eval_interval': steps, 'log_interval': steps}
+            config.setdefault('data_dir', str(tmp_path / 'data'))
+            torch.cuda.set_sync_debug_mode('warn')
+            try:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter('always')
+                    train(config)
+            finally:
+                torch.cuda.set_sync_debug_mode('default')
+            counts.append(sum('synchroniz' in str(w.message) for w in caught))
+        assert counts[0] == counts[1], f'{counts[1] - counts[0]} synchronisations in 8 more steps ({task or "addition"})'
 
 
 def test_online_batches_are_fresh_and_reproducible(tmp_path):
