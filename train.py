@@ -517,6 +517,7 @@ def train(config=None):
     step_log, metrics, train_loss = step, None, float('nan')
     nonfinite = torch.zeros((), dtype=torch.bool, device=device)  # read at log and eval steps: no sync per step
     while step < cfg['max_iters']:
+        logged = (step + 1) % cfg['log_interval'] == 0 or step + 1 == cfg['max_iters']
         lr = get_lr(step, cfg)
         for group in optimizer.param_groups:
             group['lr'] = lr
@@ -532,6 +533,9 @@ def train(config=None):
             with ctx:
                 logits, loss = model(xb, yb)
                 loss = loss / local_steps
+            # the logits (B, T, vocab) are not kept through the backward pass: only their argmax, when logging
+            predicted = logits.argmax(-1) if logged and micro == local_steps - 1 else None
+            del logits
             scaler.scale(loss).backward()
             nonfinite |= ~torch.isfinite(loss.detach())
         if cfg['grad_clip']:
@@ -543,12 +547,12 @@ def train(config=None):
         step += 1
 
         last = step == cfg['max_iters']
-        if step % cfg['log_interval'] == 0 or last:
+        if logged:
             train_loss = loss.item() * local_steps
             if nonfinite.item():
                 raise non_finite(step, run_dir)
             scored = yb != -1
-            acc = ((logits.argmax(-1) == yb) & scored).sum().item() / max(1, scored.sum().item())
+            acc = ((predicted == yb) & scored).sum().item() / max(1, scored.sum().item())
             dt = time.time() - t_log
             postfix = dict(loss=f'{train_loss:.4f}', acc=f'{acc:.3f}',
                            tok_s=f'{tokens_per_step * (step - step_log) / dt:,.0f}')

@@ -16,12 +16,14 @@ train.py runs it, with train.py's settings: on CUDA bf16 autocast, the fixed mat
 (model.fixed_to) and torch.compile; on a CPU float32 and train.keep_freed_memory.
   speed   all variants in one process: each is built and warmed up (compilation included; GPU 15 steps,
           CPU 4, the CPU's until its allocator stops taking fresh pages), then every repeat times each
-          variant in turn, between two device synchronisations (GPU 5 repeats of 20 steps, CPU 4 or 8
+          variant in turn, between two device synchronisations (GPU 5 repeats of 20 steps, CPU 8 or 16
           repeats of 1 step), so that a slow spell of a shared machine falls on all of them alike; the step
           time is the median of the repeats.
-  memory  each variant alone in a fresh process, over its warm-up steps: torch.cuda.max_memory_allocated,
-          or on a CPU the growth of the peak resident set (getrusage maxrss) from before the model was
-          built, with every block of 128 KiB or more in its own mmap, so that it follows the live tensors.
+  memory  each variant alone in a fresh process, over its warm-up steps: the peak, and what is allocated
+          just before the last optimizer step (weights, gradients, AdamW moments, no activations). CUDA:
+          max_memory_allocated and memory_allocated; a CPU: the resident set (its peak from getrusage) less
+          what it was before the model was built, with every block of 128 KiB or more in its own mmap, so
+          that it follows the live tensors.
 Metric: samples/s and tokens/s; each variant's speed-up over standard beside its FLOP-predicted speed-up
 (model.flops_per_token() of standard over the variant's: the weight gradients a frozen matrix does not need,
 MixiT's missing projections and scores) and the share of the predicted gain it gets, (speed-up - 1) /
@@ -34,7 +36,7 @@ AdamW moments alone (8 bytes) of the weights it does not train (frozen, or absen
 
 --quick (2-core CPU, float32, about a minute): one reduced configuration, 4 layers, width 256, 4 heads,
 sequence 256, vocabulary 8,192 (so the LM head's share of the FLOPs is near the lm configuration's),
-batch 8; 4 warm-up steps, then 8 repeats of one step. Claim it tests: each variant's speed-up
+batch 8; 4 warm-up steps, then 16 repeats of one step. Claim it tests: each variant's speed-up
 over standard is at least 90% of the FLOP-predicted one, and MixiT and Frozen-QK are faster than standard.
 --smoke: a tiny configuration, 1 warm-up and 2 timed steps of every variant, all in this process.
 """
@@ -47,6 +49,7 @@ import subprocess
 import sys
 import time
 from contextlib import nullcontext
+from pathlib import Path
 
 import common
 import torch
@@ -64,7 +67,7 @@ CONFIGS = {
 }
 # (warm-up steps per variant, repeats, steps per repeat): every repeat times each variant in turn, in one process,
 # so a slow spell of a shared machine falls on all of them alike
-TIMING = {'full': {True: (15, 5, 20), False: (4, 4, 1)}, 'quick': (4, 8, 1), 'smoke': (1, 2, 1)}
+TIMING = {'full': {True: (15, 5, 20), False: (4, 8, 1)}, 'quick': (4, 16, 1), 'smoke': (1, 2, 1)}
 PAPER_SAMPLES = {'standard': 1022.8, 'frozen_qk': 1267.1, 'mixit': 1349.0}  # FineWeb-edu, lm configuration
 
 
@@ -101,37 +104,47 @@ def trainer(variant, arch, batch, device):
     trained = [p for p in raw.parameters() if p.requires_grad]
     batches = [torch.randint(arch['vocab_size'], (2, batch, arch['block_size']), device=device) for _ in range(4)]
 
-    def step(i):
+    def step(i, before_update=None):
         x, y = batches[i % len(batches)]
         with ctx:
-            _, loss = model(x, y)
+            loss = model(x, y)[1]  # the logits are not kept through the backward pass, as in train.py
         loss.backward()
         torch.nn.utils.clip_grad_norm_(trained, 1.0)
+        if before_update:
+            before_update()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
     return raw, step, torch.cuda.synchronize if cuda else (lambda: None)
 
 
+def resident_bytes():
+    """This process's resident set now (Linux)."""
+    return int(Path('/proc/self/statm').read_text().split()[1]) * resource.getpagesize()
+
+
 def measure_memory(spec):
-    """Peak memory of one variant's warm-up steps, alone in this process. On CUDA max_memory_allocated; on a
-    CPU the growth of the peak resident set from before the model was built, with every block of 128 KiB or
+    """Memory of one variant's warm-up steps, alone in this process: the peak, and what is allocated just
+    before the last optimizer step, when every gradient exists and the activations are gone (weights,
+    gradients, AdamW moments). On CUDA max_memory_allocated and memory_allocated; on a CPU the resident set
+    (its peak from getrusage), less what it was before the model was built, with every block of 128 KiB or
     more in its own mmap (glibc's M_MMAP_THRESHOLD, fixed), returned to the kernel when it is freed, so that
-    the resident set follows the live tensors: the figure repeats to 0.1 MiB from run to run."""
+    the resident set follows the live tensors: the figures repeat to 0.1 MiB from run to run."""
     device = pick_device(spec['device'])
     cuda = device.startswith('cuda')
     if cuda:
         torch.cuda.reset_peak_memory_stats()
     else:
         ctypes.CDLL('libc.so.6').mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD
-    base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    base_peak, base_now = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, resident_bytes()
     raw, step, sync = trainer(spec['variant'], spec['arch'], spec['batch'], device)
+    at_update = []
     for i in range(spec['timing'][0]):
-        step(i)
+        step(i, lambda: at_update.append(torch.cuda.memory_allocated() if cuda else resident_bytes() - base_now))
     sync()
-    memory = torch.cuda.max_memory_allocated() if cuda else \
-        (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base_rss) * 1024  # Linux: maxrss in KiB
-    return dict(memory_bytes=memory, flops_per_token=raw.flops_per_token(), trained=raw.get_num_params(),
-                total=raw.get_num_params(False))
+    peak = torch.cuda.max_memory_allocated() if cuda else \
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base_peak  # Linux: maxrss in KiB
+    return dict(memory_bytes=peak, update_bytes=at_update[-1], flops_per_token=raw.flops_per_token(),
+                trained=raw.get_num_params(), total=raw.get_num_params(False))
 
 
 def measure_speed(spec):
@@ -186,7 +199,7 @@ def rows_of(cname, B, T, memory, speed):
         speedup = step_s['standard'] / step_s[variant]
         predicted = std['flops_per_token'] / m['flops_per_token']
         not_trained = std['trained'] - m['trained']  # frozen, or absent (MixiT's W_Q, W_K)
-        saved = std['memory_bytes'] - m['memory_bytes']
+        saved, saved_update = std['memory_bytes'] - m['memory_bytes'], std['update_bytes'] - m['update_bytes']
         mfu = m['flops_per_token'] * B * T / step_s[variant] / peak if peak else None
         rows.append({
             'config': cname, 'variant': variant, 'batch': B,
@@ -198,8 +211,10 @@ def rows_of(cname, B, T, memory, speed):
                                if variant in PAPER_SAMPLES else ''),
             'MFLOP/token': f"{m['flops_per_token'] / 1e6:,.1f}",
             'MFU': f'{mfu:.1%}' if mfu is not None else '',
-            'peak memory': f"{m['memory_bytes'] / 2 ** 20:,.0f} MiB",
-            'memory saved': f'{saved / 2 ** 20:,.1f} MiB' if variant != 'standard' else '',
+            'peak memory (saved)': f"{m['memory_bytes'] / 2 ** 20:,.0f} MiB" +
+                                   (f' ({saved / 2 ** 20:,.1f})' if variant != 'standard' else ''),
+            'memory at the update (saved)': f"{m['update_bytes'] / 2 ** 20:,.0f} MiB" +
+                                            (f' ({saved_update / 2 ** 20:,.1f})' if variant != 'standard' else ''),
             'untrained weights: grad + AdamW (AdamW)':
                 f'{not_trained * 12 / 2 ** 20:,.1f} ({not_trained * 8 / 2 ** 20:,.1f}) MiB' if variant != 'standard' else '',
             'trained params': f"{m['trained']:,}"})
@@ -247,21 +262,23 @@ def main():
         peak = speed['peak_flops']
         mfu = f'MFU against the dense bf16 peak, {peak / 1e12:,.0f} TFLOP/s' if peak else \
             'MFU: no peak figure known for this GPU (train.PEAK_FLOPS)'
-        memory_how = 'torch.cuda.max_memory_allocated'
+        memory_how = 'torch.cuda.max_memory_allocated and memory_allocated'
     else:
         peaks = [p for c in raw.values() for p in c['speed']['peaks']]
         mfu = (f"MFU against this CPU's float32 matmul peak, a 2048^3 matmul timed after every repeat, median "
                f"{statistics.median(peaks) / 1e9:,.0f} GFLOP/s (from {min(peaks) / 1e9:,.0f} to {max(peaks) / 1e9:,.0f})")
-        memory_how = ("growth of the worker's peak resident set (getrusage maxrss) from before the model was built, "
-                      "every block of 128 KiB or more in its own mmap, so that it follows the live tensors")
+        memory_how = ("the worker's resident set (its peak: getrusage maxrss) less what it was before the model was "
+                      "built, every block of 128 KiB or more in its own mmap, so that it follows the live tensors")
     notes = (f"Device: {speed['device']}, {speed['dtype']}{', torch.compile' if speed['cuda'] else ''}. {arches}. "
              f'One step = forward + backward + clipping + AdamW on random tokens. Timing: all variants in one '
              f'process, {timing[0]} warm-up steps each, then {timing[1]} repeats that time {timing[2]} step(s) of '
              f"each variant in turn; the step is the median of the repeats. Speed-up = standard's step time over "
              f"the variant's; FLOP-predicted = model.flops_per_token() of standard over the variant's; share of "
              f'predicted gain = (speed-up - 1) / (FLOP-predicted - 1). {mfu}. The paper\'s speed-ups are at the lm '
-             f'configuration (batch 512) on its own hardware. Peak memory: each variant alone in its own process, '
-             f'over its warm-up steps; {memory_how}. Untrained weights: the float32 gradient '
+             f'configuration (batch 512) on its own hardware. Memory: each variant alone in its own process, over '
+             f'its warm-up steps, the peak and what is allocated just before the last optimizer step (weights, '
+             f'gradients, AdamW moments; no activations), with the saving against standard in brackets; '
+             f'{memory_how}. Untrained weights: the float32 gradient '
              f'and AdamW moments (12 bytes), and the AdamW moments alone (8 bytes), of each weight that standard '
              f'trains and the variant does not (frozen, or absent as MixiT\'s W_Q, W_K).')
     common.report(args, NAME, 'Appendix D: training throughput', list(rows[0]), rows, notes=notes,
