@@ -238,6 +238,8 @@ def main():
         sys.exit(f'error: --variants must include standard and name only variants of {", ".join(VARIANTS)}')
     variants = ['standard'] + [v for v in variants if v != 'standard']
     cuda = pick_device(args.device).startswith('cuda')
+    if not cuda and sys.platform != 'linux':
+        sys.exit('error: on a CPU the memory figures read /proc and set glibc malloc options: run it on Linux or a GPU')
     timing = TIMING[args.mode][cuda] if args.mode == 'full' else TIMING[args.mode]
     # --smoke measures in this process, for speed; its memory figures then mean nothing
     measure = (lambda job, spec: (measure_memory if job == 'memory' else measure_speed)({**spec, 'device': args.device})) \
