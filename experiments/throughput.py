@@ -90,11 +90,16 @@ def matmul_peak(device, dtype, n=2048, repeats=5):
     return 2 * n ** 3 / statistics.median(times)
 
 
+def compute_dtype(device):
+    """train.py's automatic choice: bf16 autocast on CUDA, float32 on a CPU."""
+    return torch.bfloat16 if device.startswith('cuda') and torch.cuda.is_bf16_supported() else torch.float32
+
+
 def trainer(variant, arch, batch, device):
     """A variant's model and its training step, as train.py runs it -> (model, step(i), synchronize)."""
     device_type = device.split(':')[0]
     cuda = device_type == 'cuda'
-    dtype = torch.bfloat16 if cuda and torch.cuda.is_bf16_supported() else torch.float32
+    dtype = compute_dtype(device)
     ctx = torch.autocast(device_type, dtype=dtype) if dtype != torch.float32 else nullcontext()
     torch.manual_seed(0)
     raw = GPT(GPTConfig(**VARIANTS[variant], **arch)).to(device)
@@ -177,9 +182,8 @@ def measure_speed(spec):
         peak = next((v for k, v in PEAK_FLOPS.items() if k in torch.cuda.get_device_name()), None)
     else:
         peak = statistics.median(peaks)
-    dtype = 'bfloat16' if cuda and torch.cuda.is_bf16_supported() else 'float32'
-    return dict(step_times=times, peak_flops=peak, peaks=peaks, device=common.device_name(device), dtype=dtype,
-                cuda=cuda)
+    return dict(step_times=times, peak_flops=peak, peaks=peaks, device=common.device_name(device),
+                dtype=str(compute_dtype(device)).removeprefix('torch.'), cuda=cuda)
 
 
 def in_subprocess(args, job, spec):

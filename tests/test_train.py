@@ -196,17 +196,18 @@ def test_cuda_bf16_compiled_training(tmp_path, variant):
 
 @pytest.mark.skipif(sys.platform != 'linux', reason='glibc malloc setting, Linux only')
 def test_cpu_allocator_keeps_freed_memory():
-    """After keep_freed_memory a freed 64 MiB block is reused without new page faults, where glibc's default
-    would map fresh pages again (16,384 faults of 4 KiB)."""
+    """After keep_freed_memory a freed 64 MiB block is reused without new page faults once the heap has grown
+    to hold it (a few times, as in the training loop's first steps), where glibc's default maps fresh pages
+    again every time (16,384 faults of 4 KiB)."""
     import resource
     train_module.keep_freed_memory()
     faults = []
-    for _ in range(3):
+    for _ in range(12):
         before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         block = torch.empty(16 * 2 ** 20).fill_(1.0)  # 64 MiB, every page touched
         del block
         faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
-    assert faults[-1] < 1000, faults
+    assert max(faults[-4:]) < 1000, faults
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA (host-device synchronisation)')
@@ -234,7 +235,8 @@ def test_no_host_device_sync_between_log_steps(tmp_path):
             finally:
                 torch.cuda.set_sync_debug_mode('default')
             counts.append(sum('synchroniz' in str(w.message) for w in caught))
-        assert counts[0] == counts[1], f'{counts[1] - counts[0]} synchronisations in 8 more steps ({task or "addition"})'
+        # one-time synchronisations (first use of a kernel or of pinned memory) can only make the first run's count larger
+        assert counts[1] <= counts[0], f'{counts[1] - counts[0]} synchronisations in 8 more steps ({task or "addition"})'
 
 
 def test_online_batches_are_fresh_and_reproducible(tmp_path):
