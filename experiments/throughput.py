@@ -91,7 +91,7 @@ def matmul_peak(device, dtype, n=2048, repeats=5):
 
 
 def compute_dtype(device):
-    """train.py's automatic choice: bf16 autocast on CUDA, float32 on a CPU."""
+    """bf16 autocast on CUDA (train.py's automatic choice where the GPU supports bf16), float32 on a CPU."""
     return torch.bfloat16 if device.startswith('cuda') and torch.cuda.is_bf16_supported() else torch.float32
 
 
@@ -186,6 +186,9 @@ def measure_speed(spec):
                 dtype=str(compute_dtype(device)).removeprefix('torch.'), cuda=cuda)
 
 
+MEASURE = {'memory': measure_memory, 'speed': measure_speed}
+
+
 def in_subprocess(args, job, spec):
     """measure_<job>(spec) in a fresh Python process: its own compile caches and memory counters."""
     out = subprocess.run([sys.executable, __file__, f'--worker={json.dumps(dict(spec, job=job))}',
@@ -229,7 +232,7 @@ def main():
     args = common.parse_args(__doc__, add_flags)
     if args.worker:
         spec = {**json.loads(args.worker), 'device': args.device}
-        print(json.dumps((measure_memory if spec['job'] == 'memory' else measure_speed)(spec)))
+        print(json.dumps(MEASURE[spec['job']](spec)))
         return
     configs = CONFIGS[args.mode]
     if args.configs and args.mode == 'full':
@@ -246,8 +249,8 @@ def main():
         sys.exit('error: on a CPU the memory figures read /proc and set glibc malloc options: run it on Linux or a GPU')
     timing = TIMING[args.mode][cuda] if args.mode == 'full' else TIMING[args.mode]
     # --smoke measures in this process, for speed; its memory figures then mean nothing
-    measure = (lambda job, spec: (measure_memory if job == 'memory' else measure_speed)({**spec, 'device': args.device})) \
-        if args.mode == 'smoke' else (lambda job, spec: in_subprocess(args, job, spec))
+    measure = (lambda job, spec: MEASURE[job]({**spec, 'device': args.device})) if args.mode == 'smoke' else \
+        (lambda job, spec: in_subprocess(args, job, spec))
     rows, raw, batches = [], {}, {}
     for cname, (arch, cuda_batch, cpu_batch) in configs.items():
         B = batches[cname] = args.batch_size or (cuda_batch if cuda else cpu_batch)
