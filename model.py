@@ -6,17 +6,22 @@ Sec. 2): pre-RMSNorm, causal multi-head attention with RoPE on q/k, gated MLP W_
 of width 4n, untied LM head. Config flags reach the GPT-2 flavour (LayerNorm, GELU MLP, learned
 positions, tied embeddings) and the bare pieces (no MLP, no norm, no residual).
 
-What is trained is set by independent flags, and VARIANTS names the combinations of the papers:
-    standard        everything trained
-    frozen_qk       W_Q, W_K (and their biases) kept at initialization
-    frozen_mlp      W_G, W_U, W_D (and their biases) kept at initialization
-    mixit           attention replaced by a fixed input-independent matrix per layer and head (Eq. 2.3)
-    identity_query  W_Q = I: the query of head h is the normalized input's h-th slice
-    random          Zhong & Andreas (2024): only token/position embeddings and the LM head trained
+VARIANTS names the models of the papers; each is a few GPTConfig flags, and each idea has one named place:
+    standard          everything trained
+    frozen_qk         W_Q, W_K (and their biases) kept at initialization          GPT.frozen_modules
+    frozen_mlp        W_G, W_U, W_D (and their biases) kept at initialization     GPT.frozen_modules
+    mixit             attention replaced by a fixed input-independent matrix
+                      per layer and head (Eq. 2.3)                                class MixiT
+    identity_query    W_Q = I: the query of head h is the input's h-th slice      class Attention
+    random            Zhong & Andreas (2024): only token/position embeddings
+                      and the LM head trained                                     GPT.frozen_modules
     universal_sparse  a fixed attention-only backbone that simulates any target of a class T(H, L, d, k)
-                    through its embedding alone (fixed-universal-transformers, Thm 3.1): 0/1 selectors
-    universal_random  the same shapes drawn i.i.d. at PyTorch's default init (Thm 3.3); both train only
-                    the token/position embeddings and the LM head
+                      through its embedding alone (fixed-universal-transformers,
+                      Thm 3.1): 0/1 selectors                                     class UniversalAttention
+    universal_random  the same shapes drawn i.i.d. at PyTorch's default init
+                      (Thm 3.3); both train only the embeddings and the LM head   class UniversalAttention
+What is trained has one mechanism: GPT.frozen_modules lists the modules kept at initialization (the frozen_*
+flags); fixed matrices that are never trained (MixiT's, the universal backbones') are buffers, not parameters.
 
 Every weight is drawn from a generator seeded by (config.seed, parameter name), so a model is a
 function of its config: frozen weights are reproducible, identical on every DDP rank, and two variants
@@ -52,10 +57,10 @@ class GPTConfig:
     residual: bool = True  # skip connections around attention and MLP
     # what is trained, and how tokens are mixed
     mixing: str = 'softmax'  # 'softmax' attention | 'mixit' fixed random matrix (no W_Q, W_K)
-    freeze_qk: bool = False  # keep W_Q, W_K and their biases at initialization
-    freeze_mlp: bool = False  # keep every MLP weight and bias at initialization
+    frozen_qk: bool = False  # keep W_Q, W_K and their biases at initialization
+    frozen_mlp: bool = False  # keep every MLP weight and bias at initialization
+    frozen_blocks: bool = False  # keep every block and the final norm: only embeddings and LM head trained
     identity_query: bool = False  # W_Q = I: no query projection
-    trainable: str = 'all'  # 'all' | 'embeddings': only token/position embeddings and LM head
     attn_scale: Optional[float] = None  # softmax scale; None = 1/sqrt(head_dim), 1/(2 sqrt(head_dim)) for W_Q = I
     mixit_std: Optional[float] = None  # std of MixiT's M; None = 1/sqrt(block_size * head_dim)
     mixit_sink: bool = False  # the authors' code: head 0 of every layer is a fixed "sink" pattern
@@ -69,14 +74,14 @@ class GPTConfig:
 
 VARIANTS = {
     'standard': dict(),
-    'frozen_qk': dict(freeze_qk=True),
-    'frozen_mlp': dict(freeze_mlp=True),
+    'frozen_qk': dict(frozen_qk=True),
+    'frozen_mlp': dict(frozen_mlp=True),
     'mixit': dict(mixing='mixit', pos='learned'),  # no q/k for RoPE to rotate (Sec. 2, "Positional embedding")
     'identity_query': dict(identity_query=True),
-    'random': dict(trainable='embeddings', pos='learned'),
-    'universal_sparse': dict(universal='sparse', trainable='embeddings', pos='learned', norm='none', mlp='none',
+    'random': dict(frozen_blocks=True, pos='learned'),
+    'universal_sparse': dict(universal='sparse', frozen_blocks=True, pos='learned', norm='none', mlp='none',
                              residual=False),
-    'universal_random': dict(universal='random', trainable='embeddings', pos='learned', norm='none', mlp='none',
+    'universal_random': dict(universal='random', frozen_blocks=True, pos='learned', norm='none', mlp='none',
                              residual=False),
 }
 
@@ -84,8 +89,7 @@ VARIANTS = {
 def check_config(c):
     """Rejects combinations that cannot be built, with a message that says what to do."""
     choices = dict(norm=('rmsnorm', 'layernorm', 'none'), mlp=('gated', 'gelu', 'none'),
-                   pos=('rope', 'learned', 'none'), mixing=('softmax', 'mixit'), trainable=('all', 'embeddings'),
-                   universal=('', 'sparse', 'random'))
+                   pos=('rope', 'learned', 'none'), mixing=('softmax', 'mixit'), universal=('', 'sparse', 'random'))
     for key, allowed in choices.items():
         if getattr(c, key) not in allowed:
             raise ValueError(f'{key}={getattr(c, key)!r} is not one of {allowed}')
@@ -95,16 +99,16 @@ def check_config(c):
         raise ValueError(f'RoPE needs an even head_dim, got {c.n_embd // c.n_head}: change n_embd or n_head')
     if c.mixing == 'mixit' and c.pos == 'rope':
         raise ValueError("MixiT has no queries or keys for RoPE to rotate: use pos='learned'")
-    if c.mixing == 'mixit' and (c.identity_query or c.freeze_qk):
-        raise ValueError('MixiT has no W_Q or W_K: identity_query and freeze_qk do not apply to it')
+    if c.mixing == 'mixit' and (c.identity_query or c.frozen_qk):
+        raise ValueError('MixiT has no W_Q or W_K: identity_query and frozen_qk do not apply to it')
     if c.mixit_sink and c.mixing != 'mixit':
         raise ValueError("mixit_sink needs mixing='mixit'")
     if c.mixing == 'mixit' and not c.causal:
         raise ValueError('MixiT matrices are causal: causal=False does not apply to them')
     if c.universal:
-        if c.pos == 'rope' or c.mixing == 'mixit' or c.identity_query or c.freeze_qk:
+        if c.pos == 'rope' or c.mixing == 'mixit' or c.identity_query or c.frozen_qk:
             raise ValueError("the universal backbones have their own fixed attention: use pos='learned' or 'none', "
-                             "mixing='softmax', and neither identity_query nor freeze_qk")
+                             "mixing='softmax', and neither identity_query nor frozen_qk")
         if c.universal == 'sparse':
             D = universal_dim(c.n_head, c.n_layer, universal_width(c), c.universal_k, c.looped)
             if c.n_embd != D:
@@ -113,22 +117,6 @@ def check_config(c):
                                  f'has width D = {D}: set n_embd={D}')
     elif c.looped:
         raise ValueError('looped applies to the universal backbones only')
-
-
-def mixit_matrix(block_size, n_head, std, generator, sink=False):
-    """The fixed mixing matrices of one layer, Eq. 2.3: A = I + C*(M - rowmean_causal(M)), (n_head, m, m).
-    M_ij ~ N(0, std^2); C is the causal mask; row i's mean is over j <= i only, so every row sums to
-    exactly one and row i depends on columns j <= i only: the top-left T x T block of A is the matrix
-    for any shorter length T."""
-    m = block_size
-    M = torch.randn(n_head, m, m, generator=generator) * std
-    C = torch.tril(torch.ones(m, m))
-    row_mean = (M * C).sum(-1, keepdim=True) / C.sum(-1, keepdim=True)
-    A = torch.eye(m) + C * (M - row_mean)
-    if sink:  # the authors' code overwrites head 0: half on the token itself, half on the first token
-        A[0] = 0.5 * torch.eye(m)
-        A[0, :, 0] += 0.5
-    return A
 
 
 # --- universal backbones (seed fixed-universal-transformers, Thm 3.1; its formulas were lost, so this is re-derived).
@@ -163,24 +151,23 @@ def universal_dim(H, L, d, k, looped=False):
     return universal_layout(H, L, d, k, looped)[1]
 
 
-def universal_sparse_weights(H, L, d, k, looped=False):
-    """The fixed 0/1 matrices: q, k (layers, H, D, k) and v (layers, H, D, D); one layer when looped.
-    Unrolled, layer l (0-based), head h: q sums the head-h query slots of the nodes of depth l, so that
-    Z_l q = X_l Q_{l+1,h} by the unrolling; k likewise; v keeps the columns of the nodes of depth > l whose
-    step l is h. Looped: q and k read block (); v moves every block s with s[0] = h to block s[1:]."""
+def universal_sparse_weights(H, L, d, k, l, looped=False):
+    """The fixed 0/1 matrices of layer l (0-based; looped: every layer's): q, k (H, D, k) and v (H, D, D).
+    Unrolled, head h: q sums the head-h query slots of the nodes of depth l, so that Z_l q = X_l Q_{l+1,h}
+    by the unrolling; k likewise; v keeps the columns of the nodes of depth > l whose step l is h.
+    Looped: q and k read block (); v moves every block s with s[0] = h to block s[1:]."""
     blocks, D = universal_layout(H, L, d, k, looped)
-    n = 1 if looped else L
-    q, kk, v = torch.zeros(n, H, D, k), torch.zeros(n, H, D, k), torch.zeros(n, H, D, D)
-    for l, h in itertools.product(range(n), range(H)):
+    q, kk, v = torch.zeros(H, D, k), torch.zeros(H, D, k), torch.zeros(H, D, D)
+    for h in range(H):
         for p, (at, width) in blocks.items():
             if looped and p and p[0] == h:
                 to = blocks[p[1:]][0]
-                v[l, h, at:at + width, to:to + width] = torch.eye(width)
+                v[h, at:at + width, to:to + width] = torch.eye(width)
             if not looped and len(p) > l and p[l] == h:
-                v[l, h, at:at + width, at:at + width] = torch.eye(width)
+                v[h, at:at + width, at:at + width] = torch.eye(width)
             if (p == ()) if looped else (len(p) == l):  # the blocks this layer reads its queries and keys from
-                q[l, h, at + h * k:at + (h + 1) * k] = torch.eye(k)
-                kk[l, h, at + (H + h) * k:at + (H + h + 1) * k] = torch.eye(k)
+                q[h, at + h * k:at + (h + 1) * k] = torch.eye(k)
+                kk[h, at + (H + h) * k:at + (H + h + 1) * k] = torch.eye(k)
     return q, kk, v
 
 
@@ -231,23 +218,26 @@ def make_norm(config):
     return nn.Identity()
 
 
+def seeded(seed, name):
+    """The generator of the tensor called `name`: each weight and fixed matrix is a function of (seed, name)."""
+    return torch.Generator().manual_seed(zlib.crc32(f'{seed}:{name}'.encode()))
+
+
 class Attention(nn.Module):
+    """Causal softmax attention with RoPE on q/k (seed Sec. 2). identity_query drops W_Q: the query of head h is
+    its slice of the input (W_Q = I, wk-wv-probably-all-you-need), with the smaller default scale 1/(2 sqrt(hd))."""
 
     def __init__(self, config):
         super().__init__()
         n, self.n_head, self.head_dim = config.n_embd, config.n_head, config.n_embd // config.n_head
-        self.mixit = config.mixing == 'mixit'
         self.identity_query = config.identity_query
-        if not self.mixit:
-            if not config.identity_query:
-                self.q_proj = nn.Linear(n, n, bias=config.bias)
-            self.k_proj = nn.Linear(n, n, bias=config.bias)
-            default = 1 / (2 * math.sqrt(self.head_dim)) if config.identity_query else 1 / math.sqrt(self.head_dim)
-            self.scale = config.attn_scale or default
-        else:  # filled by GPT.__init__ from the seeded generator; persistent, so it is in every checkpoint
-            self.register_buffer('mix', torch.empty(config.n_head, config.block_size, config.block_size))
+        if not config.identity_query:
+            self.q_proj = nn.Linear(n, n, bias=config.bias)
+        self.k_proj = nn.Linear(n, n, bias=config.bias)
         self.v_proj = nn.Linear(n, n, bias=config.bias)
         self.o_proj = nn.Linear(n, n, bias=config.bias)
+        default = 1 / (2 * math.sqrt(self.head_dim)) if config.identity_query else 1 / math.sqrt(self.head_dim)
+        self.scale = config.attn_scale or default
         self.dropout = config.dropout
         self.causal = config.causal
         self.resid_dropout = nn.Dropout(config.dropout)
@@ -255,14 +245,6 @@ class Attention(nn.Module):
     def forward(self, x, rope=None):
         B, T, C = x.shape
         heads = lambda t: t.view(B, T, self.n_head, self.head_dim).transpose(1, 2)  # (B, nh, T, hd)
-        if self.mixit:
-            # One batched matmul over the heads, no scores, no softmax: head h's (T, T) matrix times its values
-            # of the whole batch, laid out (nh, T, B * hd). Broadcasting (nh, T, T) @ (B, nh, T, hd) instead
-            # would copy the matrix B times and keep the copy for the backward pass.
-            v = self.v_proj(x).view(B, T, self.n_head, self.head_dim).permute(2, 1, 0, 3).reshape(self.n_head, T, -1)
-            A = self.mix[:, :T, :T].to(v.dtype)  # no copy: train.py casts the buffer to the compute dtype once
-            y = torch.bmm(A, v).view(self.n_head, T, B, self.head_dim).permute(2, 1, 0, 3).reshape(B, T, C)
-            return self.resid_dropout(self.o_proj(y))
         q = heads(x) if self.identity_query else heads(self.q_proj(x))  # W_Q = I: head h reads slice h
         k, v = heads(self.k_proj(x)), heads(self.v_proj(x))
         if rope is not None:
@@ -273,18 +255,73 @@ class Attention(nn.Module):
         return self.resid_dropout(self.o_proj(y))
 
 
+class MixiT(nn.Module):
+    """MixiT (seed Sec. 2, Eq. 2.3): no W_Q, W_K and no softmax; each head mixes its values with a fixed,
+    input-independent random matrix A = I + C*(M - rowmean_causal(M)), drawn once from (seed, layer) and kept
+    as a persistent buffer, so it is in every checkpoint and never trained."""
+
+    def __init__(self, config, layer):
+        super().__init__()
+        n, self.n_head, self.head_dim = config.n_embd, config.n_head, config.n_embd // config.n_head
+        std = config.mixit_std or self.default_std(config.block_size, self.head_dim)
+        self.register_buffer('mix', self.matrix(config.block_size, config.n_head, std,
+                                                seeded(config.seed, f'h.{layer}.attn.mix'), config.mixit_sink))
+        self.v_proj = nn.Linear(n, n, bias=config.bias)
+        self.o_proj = nn.Linear(n, n, bias=config.bias)
+        self.resid_dropout = nn.Dropout(config.dropout)
+
+    @staticmethod
+    def default_std(block_size, head_dim):
+        """1/sqrt(m * head_dim): the shaped scaling under which A stays O(1) from the identity (seed Sec. 2)."""
+        return 1 / math.sqrt(block_size * head_dim)
+
+    @staticmethod
+    def matrix(block_size, n_head, std, generator, sink=False):
+        """The fixed mixing matrices of one layer, Eq. 2.3: A = I + C*(M - rowmean_causal(M)), (n_head, m, m).
+        M_ij ~ N(0, std^2); C is the causal mask; row i's mean is over j <= i only, so every row sums to
+        exactly one and row i depends on columns j <= i only: the top-left T x T block of A is the matrix
+        for any shorter length T."""
+        m = block_size
+        M = torch.randn(n_head, m, m, generator=generator) * std
+        C = torch.tril(torch.ones(m, m))
+        row_mean = (M * C).sum(-1, keepdim=True) / C.sum(-1, keepdim=True)
+        A = torch.eye(m) + C * (M - row_mean)
+        if sink:  # the authors' code overwrites head 0: half on the token itself, half on the first token
+            A[0] = 0.5 * torch.eye(m)
+            A[0, :, 0] += 0.5
+        return A
+
+    def forward(self, x, rope=None):
+        # One batched matmul over the heads: head h's (T, T) matrix times its values of the whole batch, laid
+        # out (nh, T, B * hd). Broadcasting (nh, T, T) @ (B, nh, T, hd) instead would copy the matrix B times
+        # and keep the copy for the backward pass.
+        B, T, C = x.shape
+        v = self.v_proj(x).view(B, T, self.n_head, self.head_dim).permute(2, 1, 0, 3).reshape(self.n_head, T, -1)
+        A = self.mix[:, :T, :T].to(v.dtype)  # no copy: train.py casts the buffer to the compute dtype once
+        y = torch.bmm(A, v).view(self.n_head, T, B, self.head_dim).permute(2, 1, 0, 3).reshape(B, T, C)
+        return self.resid_dropout(self.o_proj(y))
+
+
 class UniversalAttention(nn.Module):
     """The fixed attention of the universal backbones: head h maps Z (T, D) to
     softmax(mask(Z q_h (Z k_h)^T / sqrt(k))) Z v_h, summed over the heads, with no output projection.
-    q_h, k_h (D, k) and v_h (D, D) are persistent buffers (in every checkpoint, never trained), filled by
-    GPT._init_weights: the 0/1 construction (universal_sparse_weights) or i.i.d. draws."""
+    q_h, k_h (D, k) and v_h (D, D) are persistent buffers (in every checkpoint, never trained): the 0/1
+    construction (universal_sparse_weights, Thm 3.1) or i.i.d. U(-1/sqrt(D), 1/sqrt(D)), nn.Linear's default,
+    as the paper's random universal transformer (Thm 3.3). Looped: layer 0's matrices in every layer."""
 
-    def __init__(self, config):
+    def __init__(self, config, layer):
         super().__init__()
-        H, D, k = config.n_head, config.n_embd, config.universal_k
-        self.register_buffer('q', torch.empty(H, D, k))
-        self.register_buffer('k', torch.empty(H, D, k))
-        self.register_buffer('v', torch.empty(H, D, D))
+        c, src = config, 0 if config.looped else layer
+        if c.universal == 'sparse':
+            fixed = universal_sparse_weights(c.n_head, c.n_layer, universal_width(c), c.universal_k, src, c.looped)
+        else:
+            bound = 1 / math.sqrt(c.n_embd)
+            shapes = (c.n_head, c.n_embd, c.universal_k), (c.n_head, c.n_embd, c.universal_k), \
+                (c.n_head, c.n_embd, c.n_embd)
+            fixed = [torch.rand(shape, generator=seeded(c.seed, f'h.{src}.attn.{name}')) * 2 * bound - bound
+                     for name, shape in zip('qkv', shapes)]
+        for name, w in zip('qkv', fixed):
+            self.register_buffer(name, w)
         self.causal = config.causal
 
     def forward(self, x, rope=None):
@@ -311,11 +348,16 @@ class MLP(nn.Module):
 
 class Block(nn.Module):
 
-    def __init__(self, config):
+    def __init__(self, config, layer):
         super().__init__()
         self.residual = config.residual
         self.norm1 = make_norm(config)
-        self.attn = UniversalAttention(config) if config.universal else Attention(config)
+        if config.universal:
+            self.attn = UniversalAttention(config, layer)
+        elif config.mixing == 'mixit':
+            self.attn = MixiT(config, layer)
+        else:
+            self.attn = Attention(config)
         if config.mlp != 'none':
             self.norm2 = make_norm(config)
             self.mlp = MLP(config)
@@ -327,6 +369,9 @@ class Block(nn.Module):
             m = self.mlp(self.norm2(x))
             x = x + m if self.residual else m
         return x
+
+
+PEAK_FLOPS = {'H100': 989e12, 'H200': 989e12, 'A100': 312e12}  # dense bf16 FLOP/s by GPU name, for the MFU
 
 
 class GPT(nn.Module):
@@ -343,20 +388,18 @@ class GPT(nn.Module):
             self.register_buffer('rope_cos', cos, persistent=False)  # recomputed, never saved
             self.register_buffer('rope_sin', sin, persistent=False)
         self.drop = nn.Dropout(config.dropout)
-        self.h = nn.ModuleList([Block(config) for _ in range(config.n_layer)])
+        self.h = nn.ModuleList([Block(config, layer) for layer in range(config.n_layer)])
         self.norm_f = make_norm(config)
         self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
         if config.tie_embeddings:
             self.lm_head.weight = self.wte.weight
         self._init_weights()
-        for name, p in self.named_parameters():
-            p.requires_grad_(self.is_trained(name))
+        for module in self.frozen_modules():
+            module.requires_grad_(False)
 
     def _init_weights(self):
         """nanoGPT's init (N(0, 0.02), residual projections scaled by 1/sqrt(2 n_layer), zero biases,
         unit norms), each tensor from its own generator seeded by (seed, name)."""
-        def gen(name):
-            return torch.Generator().manual_seed(zlib.crc32(f'{self.config.seed}:{name}'.encode()))
         with torch.no_grad():
             for name, p in self.named_parameters():
                 if name.endswith('bias'):
@@ -366,43 +409,20 @@ class GPT(nn.Module):
                 else:  # the projections back into the residual stream get the 1/sqrt(2 n_layer) of GPT-2
                     residual_out = name.endswith(('o_proj.weight', 'down_proj.weight'))
                     std = 0.02 / math.sqrt(2 * self.config.n_layer) if residual_out else 0.02
-                    p.copy_(torch.randn(p.shape, generator=gen(name)) * std)
-            self._init_universal(gen)
-            for i, block in enumerate(self.h):
-                if hasattr(block.attn, 'mix'):
-                    hd = self.config.n_embd // self.config.n_head
-                    std = self.config.mixit_std or 1 / math.sqrt(self.config.block_size * hd)
-                    block.attn.mix.copy_(mixit_matrix(self.config.block_size, self.config.n_head, std,
-                                                      gen(f'h.{i}.attn.mix'), self.config.mixit_sink))
+                    p.copy_(torch.randn(p.shape, generator=seeded(self.config.seed, name)) * std)
 
-    def _init_universal(self, gen):
-        """The fixed universal matrices: the 0/1 construction, or i.i.d. U(-1/sqrt(D), 1/sqrt(D)) (nn.Linear's
-        default, as the paper's random universal transformer); looped: layer 0's matrices in every layer."""
+    def frozen_modules(self):
+        """The modules kept at initialization (requires_grad=False from construction on): the one place that
+        says what is trained. frozen_blocks is the random transformer (Zhong & Andreas 2024) and the universal
+        backbones: only token/position embeddings and the LM head are trained."""
         c = self.config
-        if not c.universal:
-            return
-        if c.universal == 'sparse':
-            fixed = universal_sparse_weights(c.n_head, c.n_layer, universal_width(c), c.universal_k, c.looped)
-        for i, block in enumerate(self.h):
-            src = 0 if c.looped else i
-            for j, name in enumerate(('q', 'k', 'v')):
-                buf = getattr(block.attn, name)
-                if c.universal == 'sparse':
-                    buf.copy_(fixed[j][src])
-                else:
-                    bound = 1 / math.sqrt(c.n_embd)
-                    buf.copy_(torch.rand(buf.shape, generator=gen(f'h.{src}.attn.{name}')) * 2 * bound - bound)
-
-    def is_trained(self, name):
-        """Whether the parameter called `name` is trained under this config's flags."""
-        c = self.config
-        if c.trainable == 'embeddings':
-            return name.split('.')[0] in ('wte', 'wpe', 'lm_head')
-        if c.freeze_qk and ('.q_proj.' in name or '.k_proj.' in name):
-            return False
-        if c.freeze_mlp and '.mlp.' in name:
-            return False
-        return True
+        frozen = [*self.h, self.norm_f] if c.frozen_blocks else []
+        for block in self.h:
+            if c.frozen_qk:  # W_Q (absent when W_Q = I) and W_K: the attention scores stay random
+                frozen += [block.attn.k_proj] + ([] if c.identity_query else [block.attn.q_proj])
+            if c.frozen_mlp:
+                frozen.append(block.mlp)
+        return frozen
 
     def fixed_to(self, dtype):
         """Casts the fixed matrices (MixiT's mixing, the universal q/k/v, the RoPE tables: every buffer) to the

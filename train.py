@@ -7,19 +7,15 @@ Trains any variant of model.py on any task, on a CPU, a GPU, or many GPUs:
     python train.py out/addition-standard/config.json  # run again from a saved config
     python data/text/prepare.py --input=book.txt && python train.py --task=text --variant=frozen_qk
     python train.py --task=text --variant=frozen_qk --sample --prompt='Once upon'  # text from its ckpt.pt
-    python train.py --help                             # every key with its default
+    python train.py --help                             # every key, its default and meaning
 
-and from Python, for experiments: `from train import train; metrics = train(dict(task=..., variant=...))`.
-The keys are the config block below, every GPTConfig field of model.py (given ones override the
-variant's) and the settings of the chosen task (data/<task>/prepare.py; its `seed` is `data_seed` here).
-
-Training is a deterministic function of the config: the examples of step s are a function of
-(seed, s), so N processes compute exactly what one process with N-fold gradient accumulation
-computes, and a resumed run ends with the same weights as an uninterrupted one.
+and from Python: `from train import train; metrics = train(dict(task=..., variant=...))`. The keys are the
+config block below, every GPTConfig field of model.py (given ones override the variant's) and the settings of
+the task (data/<task>/prepare.py; its `seed` is `data_seed` here). Training is a deterministic function of the
+config: step s's examples are a function of (seed, s) (data/loader.py), so N processes compute what one process
+with N-fold gradient accumulation computes, and a resumed run ends with an uninterrupted one's weights.
 """
 import ast
-import ctypes
-import difflib
 import json
 import math
 import os
@@ -29,7 +25,6 @@ import time
 import zlib
 from contextlib import nullcontext
 from dataclasses import asdict, fields
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -39,8 +34,10 @@ from torch.nn import functional as F
 from torch.nn.parallel import DistributedDataParallel as DDP
 from tqdm import tqdm
 
-from data import corpus, synthetic
-from model import GPT, GPTConfig, VARIANTS
+from data import synthetic
+from data.loader import (ConfigError, batches, keep_freed_memory, load_data, pick_device, prompt_codec, task_keys,
+                         task_module, unknown)
+from model import GPT, GPTConfig, PEAK_FLOPS, VARIANTS
 
 _before_config = set(globals())
 # ----------------------------------------------------------------------------- config
@@ -95,45 +92,19 @@ top_k = 200  # sample among the k most likely tokens; 0 = all
 # -----------------------------------------------------------------------------
 DEFAULTS = {k: v for k, v in globals().items() if k not in _before_config and not k.startswith('_')}
 MODEL_KEYS = {f.name: f for f in fields(GPTConfig)}
-PEAK_FLOPS = {'H100': 989e12, 'H200': 989e12, 'A100': 312e12}  # dense bf16, for the MFU figure
-
-
-class ConfigError(ValueError):
-    """Bad input: an unknown key, a wrong type, an impossible combination, missing data."""
 
 
 # ----------------------------------------------------------------------------- config handling
 
-def unknown(what, name, choices):
-    """The error for a name that is not one of `choices`, naming the closest one."""
-    close = difflib.get_close_matches(name, choices, n=1)
-    hint = f"; did you mean '{close[0]}'?" if close else ''
-    return ConfigError(f"unknown {what} '{name}'{hint} (python train.py --help lists them all)")
-
-
-def task_module(name):
-    names = synthetic.tasks()
-    if name not in names:
-        raise unknown('task', name, names)
-    return synthetic.load_task(name)
-
-
-def task_keys(module):
-    """The task's settings as train.py keys: its `seed` is called data_seed here."""
-    return {k: v for k, v in module.DEFAULTS.items() if k != 'seed'}
-
-
 def check_type(key, value, default):
     """value, if it has the type of the default (an int is a float too); a None default means an
     optional float (the model's attn_scale, mixit_std) or, for compile, an optional bool."""
-    if value is None and default is None:
-        return value
     expected = type(default) if default is not None else (bool if key == 'compile' else float)
+    if value is None and default is None or type(value) is expected:
+        return value
     if expected is float and type(value) is int:
         return float(value)
-    if type(value) is not expected:
-        raise ConfigError(f'{key}={value!r} should be of type {expected.__name__} (default: {default!r})')
-    return value
+    raise ConfigError(f'{key}={value!r} should be of type {expected.__name__} (default: {default!r})')
 
 
 def resolve(overrides):
@@ -162,11 +133,8 @@ def parse_args(argv):
             overrides.update(json.loads(Path(arg).read_text()))
             continue
         key, eq, value = arg[2:].partition('=')
-        if not eq:
-            overrides[key] = True  # a bare --flag sets a boolean key
-            continue
         try:
-            overrides[key] = ast.literal_eval(value)
+            overrides[key] = ast.literal_eval(value) if eq else True  # a bare --flag sets a boolean key
         except (ValueError, SyntaxError):
             overrides[key] = value
     return overrides
@@ -177,8 +145,7 @@ def help_text(task_name):
     def comments(path):
         pattern = re.compile(r'^\s*(\w+)\s*(?::[^=]+)?=\s*.+?\s+#\s*(.*)$')
         return {m[1]: m[2] for line in Path(path).read_text().splitlines() if (m := pattern.match(line))}
-    here = Path(__file__).resolve().parent
-    ours, model_comments = comments(__file__), comments(here / 'model.py')
+    ours, model_comments = comments(__file__), comments(Path(__file__).resolve().parent / 'model.py')
     lines = ['usage: python train.py [config.json] [--key=value ...]   (or torchrun ... train.py ...)', '']
     row = lambda k, v, comment='': f'  --{k}={v!r}'.ljust(38) + comment
     lines += [row(k, v, ours.get(k, '')) for k, v in DEFAULTS.items()]
@@ -186,143 +153,80 @@ def help_text(task_name):
     lines += [row(k, f.default, model_comments.get(k, '')) for k, f in MODEL_KEYS.items()
               if k not in DEFAULTS and k != 'vocab_size']
     lines += ['', f'variants: {", ".join(VARIANTS)}', f'tasks: {", ".join(synthetic.tasks())}']
-    try:
-        tkeys = task_keys(task_module(task_name))
+    if task_name in synthetic.tasks():
         lines += ['', f'keys of task {task_name} (data/{task_name}/prepare.py; the paper\'s settings):']
-        lines += [row(k, v) for k, v in tkeys.items()]
-    except ConfigError:
-        pass
+        lines += [row(k, v) for k, v in task_keys(task_module(task_name)).items()]
     return '\n'.join(lines)
 
 
-# ----------------------------------------------------------------------------- data
+# ----------------------------------------------------------------------------- training
 
-def task_data(cfg):
-    """-> (module, settings, directory) of the config's task data."""
-    module = task_module(cfg['task'])
-    args = {k: cfg[k] for k in task_keys(module)}
-    if 'seed' in module.DEFAULTS:
-        args['seed'] = cfg['data_seed']
-    directory = Path(cfg['data_dir']) if cfg['data_dir'] else synthetic.task_dir(cfg['task'], args, module.DEFAULTS)
-    return module, args, directory
+def model_label(cfg):
+    """The variant and the model keys given on top of it: 'standard,frozen_mlp=True'."""
+    return ','.join([cfg['variant']] + [f'{k}={cfg[k]}' for k in MODEL_KEYS if k in cfg and k not in DEFAULTS])
 
 
-def load_data(cfg, master, ddp):
-    """-> (meta, train, held_out, T): train is the token stream (train.bin, memory-mapped) or the
-    examples (x, y); held_out the examples (x, y) of the evaluation split; T the sequence length.
-    A synthetic task's files are generated when missing; a corpus says how to prepare it."""
-    module, args, directory = task_data(cfg)
-    task = cfg['task']
-    if not (directory / 'meta.json').exists():
-        if not hasattr(module, 'generate'):
-            flags = ''.join(f' --{k}={v}' for k, v in args.items() if v != module.DEFAULTS[k])
-            raise ConfigError(f'{directory} holds no prepared {task} data: run python data/{task}/prepare.py{flags} '
-                              f'(add --input=PATH to use local files; its --help says which)')
-        if master:
-            print(f'generating {task} data in {directory}')
-            try:
-                synthetic.prepare(task, args, directory)
-            except ValueError as e:  # settings the task cannot satisfy
-                raise ConfigError(str(e)) from None
-        if ddp:
-            dist.barrier()
-    meta = json.loads((directory / 'meta.json').read_text())
-    if meta['args'] != args:
-        raise ConfigError(f'{directory} holds {task} data made with {meta["args"]}, not {args}: '
-                          f'delete the folder or set data_dir to another one')
-    if hasattr(module, 'generate') and meta.get('version') != synthetic.VERSION:
-        raise ConfigError(f'{directory} holds {task} data made by an older data/synthetic.py (version '
-                          f'{meta.get("version", 1)}, now {synthetic.VERSION}): delete the folder; it is regenerated')
-    split = cfg['eval_split'] or meta['eval_split']
-    ext = 'bin' if meta.get('format') == 'tokens' else 'npz'
-    for s in ('train', split):
-        if not (directory / f'{s}.{ext}').exists():
-            raise ConfigError(f'{directory / f"{s}.{ext}"} is missing (the splits are train and '
-                              f'{meta["eval_split"]}): delete {directory / "meta.json"} and run '
-                              f'python data/{task}/prepare.py again')
-    if ext == 'npz':
-        train_x, train_y = (torch.from_numpy(a) for a in synthetic.load_split(directory, 'train'))
-        held_out = tuple(torch.from_numpy(a) for a in synthetic.load_split(directory, split))
-        return meta, (train_x, train_y), held_out, train_x.shape[1]
-    T = cfg['block_size'] or meta['block_size']
-    streams = {s: np.memmap(directory / f'{s}.bin', dtype=np.uint16, mode='r') for s in ('train', split)}
-    for s, tokens in streams.items():
-        if len(tokens) != meta['tokens'][s]:  # a prepare that stopped half-way, or files mixed up
-            raise ConfigError(f'{directory / f"{s}.bin"} has {len(tokens):,} tokens, meta.json says '
-                              f'{meta["tokens"][s]:,}: run python data/{task}/prepare.py again')
-    if len(streams['train']) <= T:
-        raise ConfigError(f'train.bin has {len(streams["train"]):,} tokens, too few for windows of '
-                          f'block_size={T}: use more text or a smaller block_size')
-    return meta, streams['train'], eval_windows(streams[split], T), T
+def run_dir_of(cfg):
+    return Path(cfg['out_dir']) / (cfg['run_name'] or f"{cfg['task']}-{model_label(cfg)}")
 
 
-def eval_windows(tokens, T):
-    """A token stream as contiguous, non-overlapping windows (x, y) of T predictions each, the last
-    one padded with y = -1: every token but the first is predicted exactly once, so the mean loss
-    over the windows is the split's log perplexity, deterministically."""
-    n = len(tokens) - 1
-    rows = -(-n // T)
-    x, y = np.zeros(rows * T, dtype=np.int64), np.full(rows * T, -1, dtype=np.int64)
-    x[:n], y[:n] = tokens[:-1], tokens[1:]
-    return torch.from_numpy(x).view(rows, T), torch.from_numpy(y).view(rows, T)
+def processes(cfg):
+    """-> (ddp, rank, world, device, own_group): torchrun sets RANK/WORLD_SIZE; each rank runs a slice of the
+    micro-batches (gradient_accumulation_steps counts all processes') on its own GPU or its share of the CPU."""
+    ddp = int(os.environ.get('RANK', -1)) != -1
+    rank, world = (int(os.environ['RANK']), int(os.environ['WORLD_SIZE'])) if ddp else (0, 1)
+    device, own_group = pick_device(cfg['device']), False
+    if ddp:
+        if device.startswith('cuda'):
+            device = f"cuda:{os.environ['LOCAL_RANK']}"
+            torch.cuda.set_device(device)
+        own_group = not dist.is_initialized()  # a caller's process group is the caller's to end
+        if own_group:
+            dist.init_process_group(backend='nccl' if device.startswith('cuda') else 'gloo')
+    if cfg['gradient_accumulation_steps'] % world:
+        raise ConfigError(f"gradient_accumulation_steps={cfg['gradient_accumulation_steps']} must be a multiple of "
+                          f'the {world} processes')
+    if device.startswith('cpu'):
+        keep_freed_memory()
+    return ddp, rank, world, device, own_group
 
 
-@lru_cache(maxsize=2)
-def epoch_order(n, seed, epoch):
-    return torch.randperm(n, generator=torch.Generator().manual_seed(zlib.crc32(f'{seed}:{epoch}'.encode())))
+def compute_dtype(cfg, device_type):
+    """-> (dtype name, autocast context); 'auto': bfloat16 where the GPU has it, else float16; float32 off CUDA."""
+    dtype = cfg['dtype']
+    if dtype == 'auto':
+        dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
+    if dtype not in ('float32', 'bfloat16', 'float16'):
+        raise ConfigError(f"dtype={dtype!r} is not one of 'auto', 'float32', 'bfloat16', 'float16'")
+    return dtype, nullcontext() if dtype == 'float32' else torch.autocast(device_type, dtype=getattr(torch, dtype))
 
 
-def batch_indices(n, step, global_batch, seed):
-    """Example indices of optimizer step `step`: consecutive slices of a fresh permutation per epoch, so a
-    function of (seed, step) only, and every example is seen once per epoch."""
-    start, parts = step * global_batch, []
-    while sum(len(p) for p in parts) < global_batch:
-        pos = start + sum(len(p) for p in parts)
-        epoch, offset = divmod(pos, n)
-        parts.append(epoch_order(n, seed, epoch)[offset:offset + global_batch - sum(len(p) for p in parts)])
-    return torch.cat(parts)
+def get_lr(step, cfg):
+    """Linear warm-up, then cosine decay to min_lr at lr_decay_iters (nanoGPT)."""
+    decay_iters = cfg['lr_decay_iters'] or cfg['max_iters']
+    if step < cfg['warmup_iters']:
+        return cfg['learning_rate'] * (step + 1) / (cfg['warmup_iters'] + 1)
+    if step >= decay_iters:
+        return cfg['min_lr']
+    ratio = (step - cfg['warmup_iters']) / max(1, decay_iters - cfg['warmup_iters'])
+    return cfg['min_lr'] + 0.5 * (1.0 + math.cos(math.pi * ratio)) * (cfg['learning_rate'] - cfg['min_lr'])
 
 
-def online_batches(cfg):
-    """-> batches(step, n): n fresh examples from the task's generator, drawn from a numpy generator seeded by
-    (data_seed, seed, step), so a function of the step as every batch here (online training, as the universal
-    transformer experiments). Held-out inputs are not excluded: evaluation still uses the held-out split."""
-    module, args, _ = task_data(cfg)
-    gen_args = {k: v for k, v in args.items() if k not in ('n_train', 'n_test', 'seed')}
+def model_args_of(cfg, meta, T):
+    """A new run's GPTConfig: the variant's flags, then the config's model keys; T and vocabulary the task's."""
+    args = {**VARIANTS[cfg['variant']], **{k: cfg[k] for k in MODEL_KEYS if k in cfg}}
+    args['block_size'] = cfg['block_size'] or T
+    args['vocab_size'] = args.get('vocab_size') or meta['vocab_size']
+    if args['vocab_size'] < meta['vocab_size']:
+        raise ConfigError(f"vocab_size={args['vocab_size']} is smaller than the task's {meta['vocab_size']}: "
+                          f'leave it unset or make it larger (padding, e.g. to a multiple of 64)')
+    return args
 
-    def batches(step, n):
-        x, y = module.generate(np.random.default_rng([args['seed'], cfg['seed'], step]), n, **gen_args)
-        return torch.from_numpy(np.asarray(x, np.int64)), torch.from_numpy(np.asarray(y, np.int64))
-    try:
-        batches(0, 1)
-    except (AttributeError, NotImplementedError) as e:
-        raise ConfigError(f"online=True needs a synthetic task with a generator; {cfg['task']}: {e}") from None
-    return batches
-
-
-def get_batch(train, step, global_batch, T, seed):
-    """The (x, y) of optimizer step `step`, (global_batch, T) each, a function of (seed, step) only:
-    examples by batch_indices, or windows of a token stream at offsets drawn from a generator seeded
-    by (seed, step) (nanoGPT's get_batch, made reproducible), or fresh examples (online)."""
-    if callable(train):
-        return train(step, global_batch)
-    if isinstance(train, np.memmap):
-        g = torch.Generator().manual_seed(zlib.crc32(f'{seed}:{step}'.encode()))
-        starts = torch.randint(len(train) - T, (global_batch, 1), generator=g).numpy()
-        window = torch.from_numpy(train[starts + np.arange(T + 1)].astype(np.int64))  # (global_batch, T + 1)
-        return window[:, :-1], window[:, 1:]
-    x, y = train
-    idx = to_device(batch_indices(len(x), step, global_batch, seed), x.device)
-    return x[idx], y[idx]
-
-
-# ----------------------------------------------------------------------------- evaluation
 
 @torch.no_grad()
 def evaluate(model, x, y, batch_size, ctx, rank=0, world=1):
-    """Loss and accuracy over the whole split (each rank takes a contiguous shard, sums are reduced):
-    mean cross-entropy per scored token (for a corpus, the log perplexity), accuracy per scored token
-    (what the papers report), per example (every scored token right), and tokens read per second."""
+    """Over the whole split (each rank a contiguous shard, sums reduced): mean cross-entropy per scored token (a
+    corpus's log perplexity), accuracy per scored token (the papers' metric) and per example, tokens read/s."""
     model.eval()
     t0 = time.time()
     sums = torch.zeros(5, dtype=torch.float64, device=x.device)
@@ -345,22 +249,26 @@ def evaluate(model, x, y, batch_size, ctx, rank=0, world=1):
                 eval_tokens_per_s=examples * x.shape[1] / (time.time() - t0))
 
 
-# ----------------------------------------------------------------------------- training
+class Progress:
+    """The progress bar: training loss, accuracy per scored token, tokens/s and, on a GPU of PEAK_FLOPS, the
+    model FLOPs utilization, each over the steps since the last update (the only host-device sync)."""
 
-def get_lr(step, cfg):
-    """Linear warm-up, then cosine decay to min_lr at lr_decay_iters (nanoGPT)."""
-    decay_iters = cfg['lr_decay_iters'] or cfg['max_iters']
-    if step < cfg['warmup_iters']:
-        return cfg['learning_rate'] * (step + 1) / (cfg['warmup_iters'] + 1)
-    if step >= decay_iters:
-        return cfg['min_lr']
-    ratio = (step - cfg['warmup_iters']) / max(1, decay_iters - cfg['warmup_iters'])
-    return cfg['min_lr'] + 0.5 * (1.0 + math.cos(math.pi * ratio)) * (cfg['learning_rate'] - cfg['min_lr'])
+    def __init__(self, cfg, step, show, model, examples_per_step, T):
+        self.bar = tqdm(total=cfg['max_iters'], initial=step, disable=not show, dynamic_ncols=True)
+        self.model, self.examples, self.T, self.step, self.t = model, examples_per_step, T, step, time.time()
+        gpu = torch.cuda.get_device_name() if next(model.parameters()).is_cuda else ''
+        self.peak = next((v for k, v in PEAK_FLOPS.items() if k in gpu), None)
 
-
-def model_label(cfg):
-    """The variant and the model keys given on top of it: 'standard,freeze_mlp=True'."""
-    return ','.join([cfg['variant']] + [f'{k}={cfg[k]}' for k in MODEL_KEYS if k in cfg and k not in DEFAULTS])
+    def log(self, step, loss, predicted, y):
+        scored = y != -1
+        acc = ((predicted == y) & scored).sum().item() / max(1, scored.sum().item())
+        dt, examples = time.time() - self.t, self.examples * (step - self.step)
+        postfix = dict(loss=f'{loss:.4f}', acc=f'{acc:.3f}', tok_s=f'{examples * self.T / dt:,.0f}')
+        if self.peak:
+            postfix['mfu'] = f'{self.model.estimate_mfu(examples, dt, self.peak):.1%}'
+        self.t, self.step = time.time(), step
+        self.bar.set_postfix(postfix, refresh=False)
+        self.bar.update(step - self.bar.n)
 
 
 def non_finite(step, run_dir):
@@ -374,37 +282,14 @@ def atomic_save(obj, path):
     os.replace(tmp, path)
 
 
-def keep_freed_memory():
-    """CPU training: make glibc's malloc keep freed memory for reuse instead of handing every large block back
-    to the kernel. Its default serves large blocks (the logits, their gradient) with fresh mmap pages, which
-    the kernel zero-fills again at every step: at the quick configuration of experiments/throughput.py, 66,000
-    page faults per step and a standard step of 0.65-0.74 s, against none and 0.58-0.65 s with this setting
-    (three alternating runs on the 2-core CPU). The caching allocators of tcmalloc and jemalloc, which PyTorch's
-    CPU performance guide recommends, do the same. Linux/glibc only; elsewhere nothing changes."""
-    try:
-        libc = ctypes.CDLL('libc.so.6')
-        libc.mallopt(-4, 0)  # M_MMAP_MAX = 0: serve large blocks from the heap, not from fresh mmap pages
-        libc.mallopt(-1, ctypes.c_int(2 ** 31 - 1))  # M_TRIM_THRESHOLD: keep the freed top of the heap
-    except (OSError, AttributeError):
-        pass
-
-
-def to_device(t, device):
-    """A host tensor on the device without waiting for it: on CUDA, pinned memory and a non-blocking copy, which
-    the GPU runs after the work already queued (a plain copy would wait for the previous step to finish)."""
-    if t.device.type == 'cpu' and str(device).startswith('cuda'):
-        return t.pin_memory().to(device, non_blocking=True)
-    return t.to(device)
-
-
-def pick_device(name):
-    if name != 'auto':
-        return name
-    return 'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'
-
-
-def run_dir_of(cfg):
-    return Path(cfg['out_dir']) / (cfg['run_name'] or f"{cfg['task']}-{model_label(cfg)}")
+def start_run_dir(run_dir, cfg, resumed_step):
+    """Writes config.json (what reruns the run; resuming is an action, not part of it) and starts log.jsonl:
+    empty for a new run; for a resumed one, without the evaluations made after the checkpoint."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / 'config.json').write_text(json.dumps({**cfg, 'resume': False}, indent=2) + '\n')
+    log = run_dir / 'log.jsonl'
+    lines = log.read_text().splitlines() if resumed_step is not None and log.exists() else []
+    log.write_text(''.join(l + '\n' for l in lines if json.loads(l)['step'] <= resumed_step))
 
 
 def train(config=None):
@@ -416,117 +301,57 @@ def train(config=None):
     if cfg['resume']:
         if not (run_dir / 'ckpt.pt').exists():
             raise ConfigError(f'cannot resume: {run_dir / "ckpt.pt"} does not exist (check out_dir and run_name)')
-        saved = json.loads((run_dir / 'config.json').read_text())
-        cfg = resolve({**saved, **overrides})
+        cfg = resolve({**json.loads((run_dir / 'config.json').read_text()), **overrides})
         ckpt = torch.load(run_dir / 'ckpt.pt', map_location='cpu', weights_only=False)
 
-    # processes: torchrun sets RANK/WORLD_SIZE; each rank runs a slice of the micro-batches
-    ddp = int(os.environ.get('RANK', -1)) != -1
-    rank, world = (int(os.environ['RANK']), int(os.environ['WORLD_SIZE'])) if ddp else (0, 1)
-    master, own_group = rank == 0, False
-    device = pick_device(cfg['device'])
-    if ddp:
-        if device.startswith('cuda'):
-            device = f"cuda:{os.environ['LOCAL_RANK']}"
-            torch.cuda.set_device(device)
-        own_group = not dist.is_initialized()  # a caller's process group is the caller's to end
-        if own_group:
-            dist.init_process_group(backend='nccl' if device.startswith('cuda') else 'gloo')
-    device_type = device.split(':')[0]
-    if device_type == 'cpu':
-        keep_freed_memory()
-    dtype = cfg['dtype']
-    if dtype == 'auto':
-        dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
-    if dtype not in ('float32', 'bfloat16', 'float16'):
-        raise ConfigError(f"dtype={dtype!r} is not one of 'auto', 'float32', 'bfloat16', 'float16'")
-    ctx = nullcontext() if dtype == 'float32' else torch.autocast(device_type, dtype=getattr(torch, dtype))
-    gas = cfg['gradient_accumulation_steps']
-    if gas % world:
-        raise ConfigError(f'gradient_accumulation_steps={gas} must be a multiple of the {world} processes')
-    local_steps = gas // world
-
+    ddp, rank, world, device, own_group = processes(cfg)
+    master, device_type = rank == 0, device.split(':')[0]
+    dtype, ctx = compute_dtype(cfg, device_type)
     meta, train_data, (x_val, y_val), T = load_data(cfg, master, ddp)
-    tokens = isinstance(train_data, np.memmap)  # a corpus's token stream; else fixed-length examples
-    if cfg['online']:
-        train_data = online_batches(cfg)
-    elif not tokens:  # the examples live on the device; a stream's windows are cut per step
-        train_data = tuple(t.to(device) for t in train_data)
+    batch = batches(cfg, train_data, T, device, rank, world)
+    gas = cfg['gradient_accumulation_steps']  # micro-batches per step over all processes: local_steps each
+    global_batch, local_steps = cfg['batch_size'] * gas, gas // world
     x_val, y_val = x_val.to(device), y_val.to(device)
-    if cfg['eval_examples']:
-        x_val, y_val = x_val[:cfg['eval_examples']], y_val[:cfg['eval_examples']]
-    split = cfg['eval_split'] or meta['eval_split']
-    if cfg['block_size'] and cfg['block_size'] < T:
-        raise ConfigError(f"block_size={cfg['block_size']} is shorter than the task's examples ({T} tokens): "
-                          f'set block_size >= {T} or 0 for the example length')
 
-    if ckpt is not None:
-        model_args = ckpt['model_args']
-    else:  # the variant's flags, then every model key of the config (defaults and the ones given)
-        model_args = {**VARIANTS[cfg['variant']], **{k: cfg[k] for k in MODEL_KEYS if k in cfg}}
-        model_args['block_size'] = cfg['block_size'] or T
-        model_args['vocab_size'] = model_args.get('vocab_size') or meta['vocab_size']
-        if model_args['vocab_size'] < meta['vocab_size']:
-            raise ConfigError(f"vocab_size={model_args['vocab_size']} is smaller than the task's {meta['vocab_size']}: "
-                              f'leave it unset or make it larger (padding, e.g. to a multiple of 64)')
     try:
-        raw_model = GPT(GPTConfig(**model_args)).to(device)
+        raw_model = GPT(GPTConfig(**(ckpt['model_args'] if ckpt else model_args_of(cfg, meta, T)))).to(device)
     except ValueError as e:
         raise ConfigError(str(e)) from None
     optimizer = raw_model.configure_optimizers(cfg['weight_decay'], cfg['learning_rate'],
                                                (cfg['beta1'], cfg['beta2']), device_type)
     scaler = torch.amp.GradScaler(device_type, enabled=dtype == 'float16')
-    step = 0
     if ckpt is not None:
-        raw_model.load_state_dict(ckpt['model'])
-        optimizer.load_state_dict(ckpt['optimizer'])
-        scaler.load_state_dict(ckpt['scaler'])
-        step = ckpt['step']
+        for part, state in ((raw_model, 'model'), (optimizer, 'optimizer'), (scaler, 'scaler')):
+            part.load_state_dict(ckpt[state])
+    step = ckpt['step'] if ckpt else 0
     if dtype != 'float32':
         raw_model.fixed_to(getattr(torch, dtype))  # the fixed matrices in the compute dtype: no cast per step
-    model = raw_model
-    if cfg['compile'] if cfg['compile'] is not None else device_type == 'cuda':
-        model = torch.compile(model)
+    compile_ = cfg['compile'] if cfg['compile'] is not None else device_type == 'cuda'
+    model = torch.compile(raw_model) if compile_ else raw_model
     if ddp:
         # the buffers are the fixed matrices, the same on every rank (seeded): no broadcast before each forward
         model = DDP(model, device_ids=[int(device.split(':')[1])] if device_type == 'cuda' else None,
                     broadcast_buffers=False)
     trained = [p for p in raw_model.parameters() if p.requires_grad]
 
+    tokens = isinstance(train_data, np.memmap)  # a corpus's token stream; else fixed-length examples
     if master:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        recipe = {**cfg, 'resume': False}  # config.json reruns the run; resuming is an action, not part of it
-        (run_dir / 'config.json').write_text(json.dumps(recipe, indent=2) + '\n')
-        log_path = run_dir / 'log.jsonl'
-        if ckpt is not None and log_path.exists():  # drop evaluations made after the checkpoint we resume from
-            kept = [l for l in log_path.read_text().splitlines() if json.loads(l)['step'] <= step]
-            log_path.write_text(''.join(l + '\n' for l in kept))
-        elif ckpt is None:
-            log_path.write_text('')
+        start_run_dir(run_dir, cfg, ckpt['step'] if ckpt else None)
         data = 'a fresh training batch every step' if cfg['online'] else f'{len(train_data):,} training tokens' \
             if tokens else f'{len(train_data[0]):,} training examples'
         print(f"{cfg['task']} / {model_label(cfg)}: {raw_model.get_num_params():,} trained of "
               f"{raw_model.get_num_params(False):,} parameters, {data}, length {T}, {device} {dtype}, "
               f"{world} process(es)")
-
-    global_batch = cfg['batch_size'] * gas
-    tokens_per_step = global_batch * T
-    gpu = torch.cuda.get_device_name() if device_type == 'cuda' else ''
-    peak = next((v for k, v in PEAK_FLOPS.items() if k in gpu), None)
-    bar = tqdm(total=cfg['max_iters'], initial=step, disable=not (master and cfg['progress']), dynamic_ncols=True)
-    t_start = t_log = time.time()
-    step_log, metrics, train_loss = step, None, float('nan')
+    progress = Progress(cfg, step, master and cfg['progress'], raw_model, global_batch, T)
+    t_start = time.time()
+    metrics, train_loss = None, float('nan')
     nonfinite = torch.zeros((), dtype=torch.bool, device=device)  # read at log and eval steps: no sync per step
     while step < cfg['max_iters']:
-        logged = (step + 1) % cfg['log_interval'] == 0 or step + 1 == cfg['max_iters']
         lr = get_lr(step, cfg)
         for group in optimizer.param_groups:
             group['lr'] = lr
-        # made on the host while the GPU still runs the last step; this rank's rows copied without waiting for it
-        mine = slice(rank * local_steps * cfg['batch_size'], (rank + 1) * local_steps * cfg['batch_size'])
-        x, y = (to_device(t[mine], device) for t in get_batch(train_data, step, global_batch, T, cfg['seed']))
-        for micro in range(local_steps):
-            xb, yb = (t[micro * cfg['batch_size']:(micro + 1) * cfg['batch_size']] for t in (x, y))
+        logged = (step + 1) % cfg['log_interval'] == 0 or step + 1 == cfg['max_iters']
+        for micro, (xb, yb) in enumerate(batch(step)):
             if cfg['dropout'] > 0:  # dropout masks as a function of (seed, step, micro-batch) too
                 torch.manual_seed(zlib.crc32(f"{cfg['seed']}:{step}:{rank * local_steps + micro}".encode()))
             if ddp:  # all-reduce the gradients once, on the last micro-batch
@@ -547,23 +372,12 @@ def train(config=None):
         optimizer.zero_grad(set_to_none=True)
         step += 1
 
-        last = step == cfg['max_iters']
         if logged:
             train_loss = loss.item() * local_steps
             if nonfinite.item():
                 raise non_finite(step, run_dir)
-            scored = yb != -1
-            acc = ((predicted == yb) & scored).sum().item() / max(1, scored.sum().item())
-            dt = time.time() - t_log
-            postfix = dict(loss=f'{train_loss:.4f}', acc=f'{acc:.3f}',
-                           tok_s=f'{tokens_per_step * (step - step_log) / dt:,.0f}')
-            if peak:
-                postfix['mfu'] = f"{raw_model.estimate_mfu(global_batch * (step - step_log), dt, peak):.1%}"
-            t_log, step_log = time.time(), step
-            bar.set_postfix(postfix, refresh=False)
-            bar.update(step - bar.n)
-
-        if step % cfg['eval_interval'] == 0 or last:
+            progress.log(step, train_loss, predicted, yb)
+        if step % cfg['eval_interval'] == 0 or step == cfg['max_iters']:
             ev = evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world)
             if not math.isfinite(ev['val_loss']) or nonfinite.item():  # never overwrite good weights with bad ones
                 raise non_finite(step, run_dir)
@@ -574,13 +388,14 @@ def train(config=None):
                 atomic_save(dict(model=raw_model.state_dict(), optimizer=optimizer.state_dict(),
                                  scaler=scaler.state_dict(), model_args=asdict(raw_model.config),
                                  step=step, config=cfg, meta=meta), run_dir / 'ckpt.pt')
-    bar.close()
+    progress.bar.close()
     if metrics is None:  # nothing left to train: report the checkpoint's weights
         metrics = dict(step=step, train_loss=train_loss,
                        **evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world))
     wall = time.time() - t_start
+    split = cfg['eval_split'] or meta['eval_split']
     metrics.update(task=cfg['task'], variant=cfg['variant'], eval_split=split, wall_s=wall,
-                   tokens_per_s=tokens_per_step * (step - (ckpt['step'] if ckpt else 0)) / wall,
+                   tokens_per_s=global_batch * T * (step - (ckpt['step'] if ckpt else 0)) / wall,
                    trainable_params=raw_model.get_num_params(), run_dir=str(run_dir))
     if master and tokens:
         print(f"{cfg['task']} / {model_label(cfg)}: {split} log perplexity {metrics['val_loss']:.4f} "
@@ -611,16 +426,7 @@ def sample_text(config=None):
     model = GPT(GPTConfig(**ckpt['model_args']))
     model.load_state_dict(ckpt['model'])
     model.to(device).eval()
-    if 'encoding' in meta:  # a corpus: tiktoken, the prompt's tokens or else the end-of-text token
-        enc = corpus.get_encoding(meta['encoding'])
-        ids, decode = enc.encode_ordinary(cfg['prompt']) or [enc.eot_token], enc.decode
-    else:  # a synthetic task: its vocabulary, one token per character (or per sep-separated word)
-        stoi = {s: i for i, s in enumerate(meta['itos'])}
-        words = cfg['prompt'].split(meta['sep']) if meta['sep'] and cfg['prompt'] else list(cfg['prompt'])
-        if not words or any(w not in stoi for w in words):
-            raise ConfigError(f"prompt={cfg['prompt']!r} must be a non-empty sequence of the task's tokens "
-                              f"{meta['itos']}" + (f" separated by {meta['sep']!r}" if meta['sep'] else ''))
-        ids, decode = [stoi[w] for w in words], lambda row: synthetic.decode(meta, row)
+    ids, decode = prompt_codec(meta, cfg['prompt'])
     if len(ids) > model.config.block_size:
         raise ConfigError(f'the prompt has {len(ids)} tokens; the model reads at most block_size='
                           f'{model.config.block_size}: shorten it')
@@ -633,11 +439,10 @@ def sample_text(config=None):
 if __name__ == '__main__':
     argv = sys.argv[1:]
     try:
+        overrides = parse_args([a for a in argv if a not in ('--help', '-h')])
         if '--help' in argv or '-h' in argv:
-            print(help_text(parse_args([a for a in argv if a not in ('--help', '-h')]).get('task', DEFAULTS['task'])))
-            sys.exit(0)
-        overrides = parse_args(argv)
-        if overrides.get('sample'):
+            print(help_text(overrides.get('task', DEFAULTS['task'])))
+        elif overrides.get('sample'):
             print('\n---------------\n'.join(sample_text(overrides)))
         else:
             train(overrides)

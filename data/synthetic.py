@@ -43,12 +43,14 @@ def load_task(task):
     return module
 
 
-def task_dir(task, args, defaults):
-    """data/<task>/ for the default settings and data/<task>/<k=v,...>/ when any setting differs, so
-    that runs with different settings never read or overwrite each other's files."""
+def task_dir(task, args, defaults, root=DATA_ROOT):
+    """root/<task>/ for the default settings and root/<task>/<k=v,...>/ when any setting differs, so
+    that runs with different settings never read or overwrite each other's files; root is data/ unless
+    an experiment's --data_dir moves the whole tree elsewhere."""
     changed = {k: v for k, v in sorted(args.items()) if v != defaults[k]}
     name = ','.join(f'{k}={v}' for k, v in changed.items())
-    return DATA_ROOT / task / name if name else DATA_ROOT / task
+    root = Path(root)
+    return root / task / name if name else root / task
 
 
 def default_splits(module, args, rng, meta):

@@ -22,7 +22,8 @@ from torch.nn import functional as F
 from data import corpus
 from data.synthetic import load_split
 from model import GPT, GPTConfig
-from train import ConfigError, eval_windows, get_batch, sample_text, train
+from data.loader import ConfigError, eval_windows, get_batch
+from train import sample_text, train
 
 ROOT = Path(__file__).resolve().parents[1]
 BYTES = corpus.get_encoding('bytes')

@@ -5,7 +5,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from model import GPT, GPTConfig, VARIANTS, apply_rope, mixit_matrix, universal_dim
+from model import GPT, GPTConfig, VARIANTS, MixiT, apply_rope, universal_dim
 
 SMALL = dict(vocab_size=50, block_size=16, n_layer=2, n_head=4, n_embd=32)
 
@@ -96,6 +96,19 @@ def test_frozen_qk_freezes_exactly_q_k_weights_and_biases():
     assert frozen == {f'h.{i}.attn.{w}_proj.{t}' for i in range(2) for w in 'qk' for t in ('weight', 'bias')}
 
 
+def test_frozen_flags_compose():
+    """The frozen_* flags combine with each other and with the architecture: W_Q = I plus frozen_qk freezes
+    W_K alone; frozen_qk plus frozen_mlp freezes both sets; tied embeddings stay trained under frozen_blocks
+    (they are the LM head)."""
+    frozen = lambda model: {n for n, p in model.named_parameters() if not p.requires_grad}
+    assert frozen(build('identity_query', frozen_qk=True)) == {f'h.{i}.attn.k_proj.weight' for i in range(2)}
+    both = frozen(build('frozen_qk', frozen_mlp=True))
+    assert both == frozen(build('frozen_qk')) | frozen(build('frozen_mlp')) and frozen(build('frozen_mlp'))
+    tied = build('random', tie_embeddings=True)
+    assert {n for n, p in tied.named_parameters() if p.requires_grad} == {'wte.weight', 'wpe.weight'}
+    assert frozen(tied) == {n for n, _ in tied.named_parameters()} - {'wte.weight', 'wpe.weight'}
+
+
 def test_same_seed_same_weights_shared_across_variants():
     """Weights are a function of (seed, name): the same seed rebuilds the same model; frozen_qk starts
     from exactly the standard model's weights; another seed gives other weights."""
@@ -107,7 +120,7 @@ def test_same_seed_same_weights_shared_across_variants():
 
 
 def test_mixit_matrix_rows_sum_to_one_and_causal():
-    A = mixit_matrix(12, 3, std=0.3, generator=torch.Generator().manual_seed(0))
+    A = MixiT.matrix(12, 3, std=0.3, generator=torch.Generator().manual_seed(0))
     assert A.shape == (3, 12, 12)
     torch.testing.assert_close(A.sum(-1), torch.ones(3, 12), rtol=0, atol=1e-6)
     assert torch.all(A.triu(1) == 0)
@@ -119,7 +132,7 @@ def test_mixit_matrix_rows_sum_to_one_and_causal():
             torch.testing.assert_close(A[:, i, j], ref, rtol=0, atol=1e-6)
     for T in (1, 5):  # the top-left block is itself a valid mixing matrix
         torch.testing.assert_close(A[:, :T, :T].sum(-1), torch.ones(3, T), rtol=0, atol=1e-6)
-    sink = mixit_matrix(12, 3, std=0.3, generator=torch.Generator().manual_seed(0), sink=True)
+    sink = MixiT.matrix(12, 3, std=0.3, generator=torch.Generator().manual_seed(0), sink=True)
     torch.testing.assert_close(sink.sum(-1), torch.ones(3, 12), rtol=0, atol=1e-6)
     assert sink[0, 5, 0] == 0.5 and sink[0, 5, 5] == 0.5 and sink[0, 0, 0] == 1.0
 

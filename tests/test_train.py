@@ -10,7 +10,9 @@ import numpy as np
 import torch
 
 import train as train_module
-from train import ConfigError, batch_indices, train
+from data import loader
+from data.loader import ConfigError, batch_indices
+from train import train
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = dict(task='addition', digits=2, n_train=600, n_test=100, n_layer=1, n_embd=32, batch_size=16,
@@ -50,11 +52,11 @@ def test_every_variant_trains_through_train_py(tmp_path):
     for variant in ('frozen_qk', 'frozen_mlp', 'mixit', 'identity_query', 'random'):
         metrics = run(tmp_path, variant=variant, run_name=variant, max_iters=2, eval_interval=2)
         assert math.isfinite(metrics['val_loss'])
-    # a model key overrides the variant's flags: standard + freeze_qk is frozen_qk
-    a = run(tmp_path, variant='standard', freeze_qk=True, max_iters=2)
+    # a model key overrides the variant's flags: standard + frozen_qk is frozen_qk
+    a = run(tmp_path, variant='standard', frozen_qk=True, max_iters=2)
     b = run(tmp_path, variant='frozen_qk', run_name='f', max_iters=2)
     assert a['trainable_params'] == b['trainable_params'] and a['val_loss'] == b['val_loss']
-    assert Path(a['run_dir']).name == 'addition-standard,freeze_qk=True'  # not the plain standard run's folder
+    assert Path(a['run_dir']).name == 'addition-standard,frozen_qk=True'  # not the plain standard run's folder
 
 
 @pytest.mark.parametrize('variant, dtype', [('standard', 'float32'), ('mixit', 'bfloat16')])
@@ -152,7 +154,7 @@ def test_command_line(tmp_path):
     helped = subprocess.run([sys.executable, 'train.py', '--task=khop', '--help'], cwd=ROOT, capture_output=True,
                             text=True)
     assert helped.returncode == 0
-    for key in list(train_module.DEFAULTS) + ['freeze_qk', 'mixit_std', 'max_hops']:
+    for key in list(train_module.DEFAULTS) + ['frozen_qk', 'mixit_std', 'max_hops']:
         assert f'--{key}=' in helped.stdout
     args = [f'--{k}={v}' for k, v in TINY.items()] + [f'--out_dir={tmp_path}/out', f'--data_dir={tmp_path}/data']
     done = subprocess.run([sys.executable, 'train.py', *args, '--run_name=cli'], cwd=ROOT, capture_output=True, text=True)
@@ -200,7 +202,7 @@ def test_cpu_allocator_keeps_freed_memory():
     to hold it (a few times, as in the training loop's first steps), where glibc's default maps fresh pages
     again every time (16,384 faults of 4 KiB)."""
     import resource
-    train_module.keep_freed_memory()
+    loader.keep_freed_memory()
     faults = []
     for _ in range(12):
         before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -246,7 +248,7 @@ def test_online_batches_are_fresh_and_reproducible(tmp_path):
     from data.synthetic import load_task
     cfg = train_module.resolve(dict(task='dyck', length=8, n_train=300, n_test=100, online=True, seed=3,
                                     data_dir=str(tmp_path / 'data')))
-    batches = train_module.online_batches(cfg)
+    batches = loader.online_batches(cfg)
     x0, y0 = batches(0, 64)
     x, y = load_task('dyck').generate(np.random.default_rng([0, 3, 0]), 64, length=8)
     assert torch.equal(x0, torch.from_numpy(x)) and torch.equal(y0, torch.from_numpy(y))

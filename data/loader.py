@@ -1,0 +1,228 @@
+"""
+The training data of a run, for train.py and the experiments: where a task's files are (generated on first
+use for a synthetic task), the training batch of every optimizer step, the held-out split, and where the
+batches live (the device, pinned memory, the CPU allocator).
+
+A batch is a function of (seed, step) only: examples by a fresh permutation per epoch, windows of a token
+stream at offsets drawn from a generator seeded by (seed, step) (nanoGPT's get_batch, made reproducible),
+or, online, fresh examples from the task's generator. So N processes compute exactly what one process with
+N-fold gradient accumulation computes, and a resumed run sees the batches an uninterrupted one would.
+"""
+import ctypes
+import difflib
+import json
+import zlib
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.distributed as dist
+
+from data import corpus, synthetic
+
+
+class ConfigError(ValueError):
+    """Bad input: an unknown key, a wrong type, an impossible combination, missing data."""
+
+
+def unknown(what, name, choices):
+    """The error for a name that is not one of `choices`, naming the closest one."""
+    close = difflib.get_close_matches(name, choices, n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else ''
+    return ConfigError(f"unknown {what} '{name}'{hint} (python train.py --help lists them all)")
+
+
+def task_module(name):
+    names = synthetic.tasks()
+    if name not in names:
+        raise unknown('task', name, names)
+    return synthetic.load_task(name)
+
+
+def task_keys(module):
+    """The task's settings as train.py keys: its `seed` is called data_seed there."""
+    return {k: v for k, v in module.DEFAULTS.items() if k != 'seed'}
+
+
+def task_data(cfg):
+    """-> (module, settings, directory) of the config's task data."""
+    module = task_module(cfg['task'])
+    args = {k: cfg[k] for k in task_keys(module)}
+    if 'seed' in module.DEFAULTS:
+        args['seed'] = cfg['data_seed']
+    directory = Path(cfg['data_dir']) if cfg['data_dir'] else synthetic.task_dir(cfg['task'], args, module.DEFAULTS)
+    return module, args, directory
+
+
+def load_data(cfg, master=True, ddp=False):
+    """-> (meta, train, held_out, T): train is the token stream (train.bin, memory-mapped) or the examples
+    (x, y); held_out the first eval_examples examples (x, y) of the evaluation split (all with 0); T the
+    sequence length. A synthetic task's files are generated when missing; a corpus says how to prepare it."""
+    module, args, directory = task_data(cfg)
+    task = cfg['task']
+    if not (directory / 'meta.json').exists():
+        if not hasattr(module, 'generate'):
+            flags = ''.join(f' --{k}={v}' for k, v in args.items() if v != module.DEFAULTS[k])
+            raise ConfigError(f'{directory} holds no prepared {task} data: run python data/{task}/prepare.py{flags} '
+                              f'(add --input=PATH to use local files; its --help says which)')
+        if master:
+            print(f'generating {task} data in {directory}')
+            try:
+                synthetic.prepare(task, args, directory)
+            except ValueError as e:  # settings the task cannot satisfy
+                raise ConfigError(str(e)) from None
+        if ddp:
+            dist.barrier()
+    meta = json.loads((directory / 'meta.json').read_text())
+    if meta['args'] != args:
+        raise ConfigError(f'{directory} holds {task} data made with {meta["args"]}, not {args}: '
+                          f'delete the folder or set data_dir to another one')
+    if hasattr(module, 'generate') and meta.get('version') != synthetic.VERSION:
+        raise ConfigError(f'{directory} holds {task} data made by an older data/synthetic.py (version '
+                          f'{meta.get("version", 1)}, now {synthetic.VERSION}): delete the folder; it is regenerated')
+    split = cfg['eval_split'] or meta['eval_split']
+    ext = 'bin' if meta.get('format') == 'tokens' else 'npz'
+    for s in ('train', split):
+        if not (directory / f'{s}.{ext}').exists():
+            raise ConfigError(f'{directory / f"{s}.{ext}"} is missing (the splits are train and '
+                              f'{meta["eval_split"]}): delete {directory / "meta.json"} and run '
+                              f'python data/{task}/prepare.py again')
+    held = slice(cfg['eval_examples'] or None)
+    if ext == 'npz':
+        train_x, train_y = (torch.from_numpy(a) for a in synthetic.load_split(directory, 'train'))
+        x_val, y_val = (torch.from_numpy(a[held]) for a in synthetic.load_split(directory, split))
+        T = train_x.shape[1]
+        if cfg['block_size'] and cfg['block_size'] < T:
+            raise ConfigError(f"block_size={cfg['block_size']} is shorter than the task's examples ({T} tokens): "
+                              f'set block_size >= {T} or 0 for the example length')
+        return meta, (train_x, train_y), (x_val, y_val), T
+    T = cfg['block_size'] or meta['block_size']
+    streams = {s: np.memmap(directory / f'{s}.bin', dtype=np.uint16, mode='r') for s in ('train', split)}
+    for s, tokens in streams.items():
+        if len(tokens) != meta['tokens'][s]:  # a prepare that stopped half-way, or files mixed up
+            raise ConfigError(f'{directory / f"{s}.bin"} has {len(tokens):,} tokens, meta.json says '
+                              f'{meta["tokens"][s]:,}: run python data/{task}/prepare.py again')
+    if len(streams['train']) <= T:
+        raise ConfigError(f'train.bin has {len(streams["train"]):,} tokens, too few for windows of '
+                          f'block_size={T}: use more text or a smaller block_size')
+    x_val, y_val = eval_windows(streams[split], T)
+    return meta, streams['train'], (x_val[held], y_val[held]), T
+
+
+def eval_windows(tokens, T):
+    """A token stream as contiguous, non-overlapping windows (x, y) of T predictions each, the last
+    one padded with y = -1: every token but the first is predicted exactly once, so the mean loss
+    over the windows is the split's log perplexity, deterministically."""
+    n = len(tokens) - 1
+    rows = -(-n // T)
+    x, y = np.zeros(rows * T, dtype=np.int64), np.full(rows * T, -1, dtype=np.int64)
+    x[:n], y[:n] = tokens[:-1], tokens[1:]
+    return torch.from_numpy(x).view(rows, T), torch.from_numpy(y).view(rows, T)
+
+
+@lru_cache(maxsize=2)
+def epoch_order(n, seed, epoch):
+    return torch.randperm(n, generator=torch.Generator().manual_seed(zlib.crc32(f'{seed}:{epoch}'.encode())))
+
+
+def batch_indices(n, step, global_batch, seed):
+    """Example indices of optimizer step `step`: consecutive slices of a fresh permutation per epoch, so a
+    function of (seed, step) only, and every example is seen once per epoch."""
+    start, parts = step * global_batch, []
+    while sum(len(p) for p in parts) < global_batch:
+        pos = start + sum(len(p) for p in parts)
+        epoch, offset = divmod(pos, n)
+        parts.append(epoch_order(n, seed, epoch)[offset:offset + global_batch - sum(len(p) for p in parts)])
+    return torch.cat(parts)
+
+
+def online_batches(cfg):
+    """-> batches(step, n): n fresh examples from the task's generator, drawn from a numpy generator seeded by
+    (data_seed, seed, step), so a function of the step as every batch here (online training, as the universal
+    transformer experiments). Held-out inputs are not excluded: evaluation still uses the held-out split."""
+    module, args, _ = task_data(cfg)
+    gen_args = {k: v for k, v in args.items() if k not in ('n_train', 'n_test', 'seed')}
+
+    def batches(step, n):
+        x, y = module.generate(np.random.default_rng([args['seed'], cfg['seed'], step]), n, **gen_args)
+        return torch.from_numpy(np.asarray(x, np.int64)), torch.from_numpy(np.asarray(y, np.int64))
+    try:
+        batches(0, 1)
+    except (AttributeError, NotImplementedError) as e:
+        raise ConfigError(f"online=True needs a synthetic task with a generator; {cfg['task']}: {e}") from None
+    return batches
+
+
+def get_batch(train, step, global_batch, T, seed):
+    """The (x, y) of optimizer step `step`, (global_batch, T) each, a function of (seed, step) only:
+    examples by batch_indices, windows of a token stream, or fresh examples (online)."""
+    if callable(train):
+        return train(step, global_batch)
+    if isinstance(train, np.memmap):
+        g = torch.Generator().manual_seed(zlib.crc32(f'{seed}:{step}'.encode()))
+        starts = torch.randint(len(train) - T, (global_batch, 1), generator=g).numpy()
+        window = torch.from_numpy(train[starts + np.arange(T + 1)].astype(np.int64))  # (global_batch, T + 1)
+        return window[:, :-1], window[:, 1:]
+    x, y = train
+    idx = to_device(batch_indices(len(x), step, global_batch, seed), x.device)
+    return x[idx], y[idx]
+
+
+def batches(cfg, train, T, device, rank=0, world=1):
+    """-> batch(step): this process's micro-batches [(x, y), ...] of optimizer step `step`, on the device.
+    The examples of a task live on the device (cut there); a stream's windows and online examples are made
+    on the host while the GPU still runs the last step, and only this rank's rows are copied."""
+    if cfg['online']:
+        train = online_batches(cfg)
+    elif not isinstance(train, np.memmap):
+        train = tuple(t.to(device) for t in train)
+    B, local = cfg['batch_size'], cfg['gradient_accumulation_steps'] // world
+    global_batch, mine = B * local * world, slice(rank * local * B, (rank + 1) * local * B)
+
+    def batch(step):
+        x, y = (to_device(t[mine], device) for t in get_batch(train, step, global_batch, T, cfg['seed']))
+        return [(x[i * B:(i + 1) * B], y[i * B:(i + 1) * B]) for i in range(local)]
+    return batch
+
+
+def pick_device(name):
+    if name != 'auto':
+        return name
+    return 'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'
+
+
+def keep_freed_memory():
+    """CPU training: make glibc's malloc keep freed memory for reuse instead of handing every large block (a
+    batch, the logits, their gradient) back to the kernel, which zero-fills fresh pages for it at every step
+    otherwise (README, Speed). tcmalloc and jemalloc, which PyTorch's CPU performance guide recommends, do the
+    same. Linux/glibc only; elsewhere nothing changes."""
+    try:
+        libc = ctypes.CDLL('libc.so.6')
+        libc.mallopt(-4, 0)  # M_MMAP_MAX = 0: serve large blocks from the heap, not from fresh mmap pages
+        libc.mallopt(-1, ctypes.c_int(2 ** 31 - 1))  # M_TRIM_THRESHOLD: keep the freed top of the heap
+    except (OSError, AttributeError):
+        pass
+
+
+def to_device(t, device):
+    """A host tensor on the device without waiting for it: on CUDA, pinned memory and a non-blocking copy, which
+    the GPU runs after the work already queued (a plain copy would wait for the previous step to finish)."""
+    if t.device.type == 'cpu' and str(device).startswith('cuda'):
+        return t.pin_memory().to(device, non_blocking=True)
+    return t.to(device)
+
+
+def prompt_codec(meta, prompt):
+    """-> (token ids of `prompt`, decode: ids -> text) in a run's vocabulary (its meta.json): a corpus's
+    tiktoken encoding (an empty prompt starts from the end-of-text token), or a synthetic task's tokens,
+    one per character or per sep-separated word."""
+    if 'encoding' in meta:
+        enc = corpus.get_encoding(meta['encoding'])
+        return enc.encode_ordinary(prompt) or [enc.eot_token], enc.decode
+    stoi = {s: i for i, s in enumerate(meta['itos'])}
+    words = prompt.split(meta['sep']) if meta['sep'] and prompt else list(prompt)
+    if not words or any(w not in stoi for w in words):
+        raise ConfigError(f"prompt={prompt!r} must be a non-empty sequence of the task's tokens "
+                          f"{meta['itos']}" + (f" separated by {meta['sep']!r}" if meta['sep'] else ''))
+    return [stoi[w] for w in words], lambda row: synthetic.decode(meta, row)
