@@ -1,9 +1,10 @@
 """
-What every experiment shares: its command line (the paper's protocol by default, --quick for a CPU,
---smoke for the tests), training runs through train.py, and the report: a markdown table of our
-numbers beside the paper's, printed, written as JSON under out/, and (for full and quick runs)
-written to experiments/results/<name>[-quick].md with the command, date, device and wall time.
-Each experiment file keeps its own protocol (data, models, budget, metric) in plain sight.
+What every experiment shares: its command line (the paper's protocol by default, --quick for a CPU, --smoke
+for the tests), where task data and runs go, training through train.py, and the report: a markdown table of
+our numbers beside the paper's, printed, written as JSON under out/ and, for full and quick runs, to
+experiments/results/<name>[-quick].md with the command, date, device and wall time. Each experiment keeps its
+protocol in plain sight in one PROTOCOL = {'full': ..., 'quick': ..., 'smoke': ...}; run() adds to a run
+nothing but where it is written.
 """
 import argparse
 import csv
@@ -12,17 +13,21 @@ import glob
 import json
 import os
 import platform
+import shlex
 import sys
 import time
+import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from data import corpus, synthetic  # noqa: E402
-from train import DEFAULTS, train  # noqa: E402
+from data.loader import task_data  # noqa: E402
+from train import resolve, train  # noqa: E402
 
 
 def parse_args(doc, add=None, argv=None):
@@ -31,7 +36,8 @@ def parse_args(doc, add=None, argv=None):
     parser.add_argument('--quick', action='store_true', help='the reduced protocol: minutes on a 2-core CPU')
     parser.add_argument('--smoke', action='store_true', help='a few steps of everything: checks that the file runs')
     parser.add_argument('--out_dir', default=str(ROOT / 'out'), help='runs go to OUT_DIR/<name>/, the JSON beside')
-    parser.add_argument('--data_dir', default='', help="task data under DATA_DIR/<task>/...; '' = data/ (default)")
+    parser.add_argument('--data_dir', default='', help="the root that replaces data/: each task's files go to "
+                        "DATA_DIR/<task>/[<settings>]/, laid out as under data/; '' = data/ (default)")
     parser.add_argument('--device', default='auto', help="'auto', 'cpu', 'cuda', ...")
     if add:
         add(parser)
@@ -41,28 +47,60 @@ def parse_args(doc, add=None, argv=None):
     return args
 
 
+def data_root(args):
+    """The folder that holds every task's files: --data_dir, else data/."""
+    return Path(args.data_dir) if args.data_dir else synthetic.DATA_ROOT
+
+
+def task_dir(args, **config):
+    """The task files of a run (train.py keys) under the data root, where train.py puts them under data/."""
+    module, settings, _ = task_data(resolve(config))
+    return synthetic.task_dir(config['task'], settings, module.DEFAULTS, root=data_root(args))
+
+
+# where a run is read from or written to and how it is shown, not what it trains: left out of the folder name,
+# so that a resumed run, or one evaluated on another split, continues its folder
+NOT_NAMED = ('device', 'progress', 'out_dir', 'data_dir', 'resume', 'eval_split')
+
+
 def run(args, name, **config):
-    """Trains one run of experiment `name` (train.py's keys) and returns its metrics. Runs are written to
-    OUT_DIR/<name>/<run_name>; with --data_dir, the task's files go there instead of data/."""
-    config = {'device': args.device, 'progress': args.mode != 'smoke', **config}
-    # the experiments' schedule unless a file sets its own: warm-up for min(100, 10% of the steps), cosine to lr/10
-    lr, steps = config.get('learning_rate', DEFAULTS['learning_rate']), config.get('max_iters', DEFAULTS['max_iters'])
-    config.setdefault('min_lr', lr / 10)
-    config.setdefault('warmup_iters', min(100, steps // 10))
-    config.setdefault('run_name', f"{config['task']}-{config.get('variant', 'standard')}")
-    config['out_dir'] = str(Path(args.out_dir) / name)
+    """Trains one run of experiment `name` and returns its metrics. `config` holds train.py's keys, all those
+    the run changes from train.py's DEFAULTS. The run is written to OUT_DIR/<name>/<task>-<variant>-<crc32
+    of its config>, a folder per setting; its task files are under the data root (task_dir)."""
+    named = json.dumps({k: v for k, v in config.items() if k not in NOT_NAMED}, sort_keys=True)
+    run_name = f"{config['task']}-{config.get('variant', 'standard')}-{zlib.crc32(named.encode()):08x}"
     if args.data_dir and 'data_dir' not in config:
-        settings = ','.join(f'{k}={v}' for k, v in sorted(config.items()) if k in TASK_KEYS.get(config['task'], ()))
-        config['data_dir'] = str(Path(args.data_dir) / config['task'] / (settings or 'default'))
-    return train(config)
+        config['data_dir'] = str(task_dir(args, **config))
+    return train({**config, 'device': args.device, 'progress': args.mode != 'smoke', 'run_name': run_name,
+                  'out_dir': str(Path(args.out_dir) / name)})
 
 
-def _task_keys():
-    from data.synthetic import load_task, tasks
-    return {t: set(load_task(t).DEFAULTS) | {'data_seed'} for t in tasks()}
+def command(args, config):
+    """The train.py command line of a run, to run it through torchrun on several GPUs instead."""
+    where = {'data_dir': str(task_dir(args, **config))} if args.data_dir and 'data_dir' not in config else {}
+    return 'python train.py ' + ' '.join(f'--{k}={shlex.quote(str(v))}' for k, v in {**config, **where}.items())
 
 
-TASK_KEYS = _task_keys()
+def batch_keys(args, batch):
+    """train.py's keys for `batch` sequences a step: in the full protocol micro-batches of --micro_batch and
+    gradient accumulation, so that the paper's batch fits one GPU."""
+    micro = args.micro_batch if args.mode == 'full' else batch
+    if batch % micro:
+        sys.exit(f'error: --micro_batch={micro} must divide the batch of {batch}')
+    return dict(batch_size=micro, gradient_accumulation_steps=batch // micro)
+
+
+def corpus_dirs(args, tasks, otherwise):
+    """-> the prepared folder of each corpus under the data root; a missing one stops the experiment at once,
+    before anything trains, with the prepare command of each missing corpus and `otherwise`."""
+    dirs = [task_dir(args, task=task) for task in tasks]
+    missing = [(task, d) for task, d in zip(tasks, dirs) if not (d / 'meta.json').exists()]
+    if missing:
+        steps = '\n'.join(f"    python data/{task}/prepare.py{f' --out_dir={d}' if args.data_dir else ''}"
+                          f'   (or add --input=LOCAL_FILES)' for task, d in missing)
+        sys.exit(f'error: no prepared data in {", ".join(str(d) for _, d in missing)}. Prepare it first (README, '
+                 f'"Text corpora"), or {otherwise}:\n{steps}')
+    return dirs
 
 
 def device_name(device='auto'):
@@ -116,30 +154,23 @@ def report(args, name, title, columns, rows, notes='', extra=None):
         md.write_text(f'# {title}\n\n- command: `{command}`\n- date: {info["date"]}\n- device: {info["device"]}\n'
                       f'- wall time: {wall / 60:.1f} min\n\n{table}\n' + (f'\n{notes}\n' if notes else ''))
         print(f'wrote {out} and {md}')
-    return info
-
-
-YELP_DIR = synthetic.task_dir('yelp', {'encoding': 'gpt2'}, {'encoding': 'gpt2'})  # what data/yelp/prepare.py writes
 
 
 def yelp_data(args):
-    """-> (data_dir, train keys) of the Yelp run: the prepared corpus for a full run (stops with the fix
-    when it is missing), a tiny byte-level CSV prepared on the spot for --smoke, so that the Yelp path
-    of the file runs in the tests too."""
+    """-> the train.py keys of the Yelp runs: none in full (the corpus under the data root; stops at once when it is
+    missing), for --smoke a tiny byte-level CSV made in <data root>/yelp/smoke/, so that the tests run Yelp too."""
     if args.mode == 'full':
-        if not (YELP_DIR / 'meta.json').exists():
-            sys.exit(f'{YELP_DIR} holds no prepared Yelp data: run python data/yelp/prepare.py first '
-                     f'(or python data/yelp/prepare.py --input=yelp_review_polarity_csv/ with local CSVs)')
-        return dict(data_dir=str(YELP_DIR))
-    root = Path(args.data_dir or args.out_dir) / 'yelp-smoke'
-    if not (root / 'prepared' / 'meta.json').exists():
+        corpus_dirs(args, ['yelp'], 'run the script with --quick (which skips Yelp)')
+        return {}
+    root = data_root(args) / 'yelp' / 'smoke'
+    if not (root / 'bytes' / 'meta.json').exists():
         (root / 'csv').mkdir(parents=True, exist_ok=True)
         for split, n in (('train', 32), ('test', 8)):
             with open(root / 'csv' / f'{split}.csv', 'w', newline='', encoding='utf-8') as f:
                 csv.writer(f, quoting=csv.QUOTE_ALL).writerows(
                     (str(1 + i % 2), f'Review {i}: the food was {("awful", "great")[i % 2]}.') for i in range(n))
-        corpus.prepare('yelp', {'encoding': 'bytes'}, root / 'csv', root / 'prepared')
-    return dict(data_dir=str(root / 'prepared'), encoding='bytes')
+        corpus.prepare('yelp', {'encoding': 'bytes'}, root / 'csv', root / 'bytes')
+    return dict(data_dir=str(root / 'bytes'), encoding='bytes')
 
 
 LICENSES = '/usr/share/common-licenses'
@@ -159,9 +190,9 @@ def license_text(root):
 
 
 def byte_text(args, name):
-    """-> the data directory of a byte-level 'text' corpus for experiment `name`: --text (else Debian's
-    license texts) for --quick, a few generated lines for --smoke; prepared only when the source changed."""
-    root = Path(args.data_dir or ROOT / 'data') / 'text' / name
+    """-> <data root>/text/<name>/<source>, a byte-level 'text' corpus of --text (else Debian's license texts), or
+    for --smoke of a few generated lines; prepared only when the source changed."""
+    root = data_root(args) / 'text' / name
     if args.mode == 'smoke':
         source = root / 'smoke.txt'
         root.mkdir(parents=True, exist_ok=True)
@@ -184,3 +215,36 @@ def byte_text(args, name):
 
 def pct(x):
     return f'{100 * x:.2f}%'
+
+
+# The paper's retrieval architecture (Appendix C; Table 8's lr and batch, chosen for MixiT; 5,000 steps: ours), for
+# induction.py, induction_heads_map.py and retrieval_vs_length.py, which add m_max. --quick multiplies the softmax
+# scale by 1024 / 128 = 8 (to 1) for every softmax variant: RMSNorm fixes the scale of attention's input, so the
+# largest logit frozen N(0, 0.02^2) W_Q, W_K can give grows with the width (about n 0.02^2 (sqrt(n) + sqrt(d_h))^2
+# / sqrt(d_h): 2 at width 128 with 2 heads, 60 at 1024 with 4), and at width 128 with the default scale Frozen-QK
+# stayed at the plateau of copying any value in the context (at m_max 4 and 8, 1 or 2 heads, lr 1e-3 or 3e-3).
+RETRIEVAL = {
+    'full': dict(vocab=256, n_layer=2, n_embd=1024, n_head=4, learning_rate=1e-4, min_lr=1e-5, warmup_iters=100,
+                 batch_size=1024, max_iters=5000, eval_interval=5000),
+    'quick': dict(vocab=64, n_layer=2, n_embd=128, n_head=2, attn_scale=8 / 64 ** 0.5, learning_rate=1e-3,
+                  min_lr=1e-4, warmup_iters=50, batch_size=128, max_iters=500, eval_interval=500),
+    'smoke': dict(vocab=16, n_train=200, n_test=20, n_layer=2, n_embd=16, n_head=2, learning_rate=1e-3, min_lr=1e-4,
+                  warmup_iters=0, batch_size=8, max_iters=4, eval_interval=4),
+}
+
+
+def universal_task(task, length, n_test):
+    """-> (train.py task keys, vocabulary, sequence length) of 'dyck' (Dyck-1) or 'k-hop' (over 4 letters, fixed k)
+    in "Fixed universal transformers". Training is online, so the training split is only generated: kept small."""
+    sizes = dict(n_train=100, n_test=n_test)
+    if task == 'dyck':
+        return dict(task='dyck', length=length, **sizes), 4, length + 1
+    k = int(task.split('-')[0])
+    return dict(task='khop', length=length, letters=4, min_hops=k, max_hops=k, **sizes), 4 + 2 + k + 1, length - 1
+
+
+def majority(settings, n=20_000):
+    """The accuracy of always answering the task's most frequent scored target, on fresh draws."""
+    keys = {k: v for k, v in settings.items() if k not in ('task', 'n_train', 'n_test')}
+    y = synthetic.load_task(settings['task']).generate(np.random.default_rng(0), n, **keys)[1]
+    return np.bincount(y[y != -1]).max() / (y != -1).sum()

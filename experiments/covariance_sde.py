@@ -8,8 +8,8 @@ no norm, no MLP, no causal mask, one head), h is n x m (features x tokens) and
     h_{l+1} = W^v_l h_l A_l,   W^v_l iid N(0, 1/n) (n x n),   A_l = I + (W^M_l - colmean(W^M_l)) / sqrt(n m),
 with W^M_l iid N(0, 1) (m x m) and a fresh draw every layer; the columns of A_l sum to one (token j of the
 next layer is sum_i h_i A_ij). In the orientation of model.py (row i = output token i) A_l^T is
-I + M - rowmean(M), which is model.mixit_matrix without its causal mask; model.mixit_matrix itself is
-causal, so it is simulated beside the theorem as "shaped, causal (model.mixit_matrix)", for which the
+I + M - rowmean(M), which is model.MixiT.matrix without its causal mask; MixiT.matrix itself is
+causal, so it is simulated beside the theorem as "shaped, causal (model.MixiT.matrix)", for which the
 theorem as stated does not apply. Phi_0 = (1 - rho0) I + rho0 11^T exactly (h_0 = sqrt(n) Q chol(Phi_0)^T,
 Q with orthonormal columns), m = 4 tokens, rho0 = 0.5, tau = 1.
 The SDE (2.4), simulated by Euler-Maruyama on the m(m+1)/2 upper-triangular entries: drift
@@ -26,7 +26,7 @@ correlation (for (b) its absolute value) at depth tau * n; 1 = all tokens parall
 
 Full protocol: widths 16, 32, 64, 128, 256 (depth = width), 2,000 seeds each; SDE: 4,000 paths, dt = 1/1024;
 the collapse comparison at width 256 with 500 seeds.
---quick (2-core CPU, a few minutes): widths 16, 32, 64, 128, 1,000 seeds; SDE 4,000 paths, dt = 1/512;
+--quick: widths 16, 32, 64, 128, 1,000 seeds; SDE 4,000 paths, dt = 1/512;
 collapse at width 128 with 200 seeds. --smoke: width 8, 16 seeds, 64 paths.
 Claim the quick protocol tests: as n grows, the mean and spread of Phi and rho over seeds approach the SDE's
 (KS distance falling towards its sampling floor), the shaped mixing keeps the tokens' correlation away from
@@ -38,10 +38,14 @@ import numpy as np
 import torch
 
 import common
-from model import mixit_matrix
+from model import MixiT
 
 NAME = 'covariance_sde'
 M_TOKENS, RHO0, TAU = 4, 0.5, 1.0
+PROTOCOL = {  # widths n (depth = tau n), seeds per width, SDE paths and step, seeds of the collapse comparison
+    'full': dict(widths=[16, 32, 64, 128, 256], seeds=2000, paths=4000, dt=1 / 1024, collapse_seeds=500),
+    'quick': dict(widths=[16, 32, 64, 128], seeds=1000, paths=4000, dt=1 / 512, collapse_seeds=200),
+    'smoke': dict(widths=[8], seeds=16, paths=64, dt=1 / 64, collapse_seeds=8)}
 
 
 def phi0(m=M_TOKENS, rho=RHO0):
@@ -59,7 +63,7 @@ def mixing(kind, S, n, m, gen):
         M = torch.randn(S, m, m, generator=gen, dtype=torch.float64)
         return torch.eye(m, dtype=torch.float64) + (M - M.mean(-1, keepdim=True)) / math.sqrt(n * m)
     if kind == 'causal':  # the matrix model.py's MixiT uses (S matrices = S "heads"), std 1/sqrt(n m)
-        return mixit_matrix(m, S, 1 / math.sqrt(n * m), gen).double()
+        return MixiT.matrix(m, S, MixiT.default_std(m, n), gen).double()
     if kind == 'softmax':  # unshaped: softmax of fixed random scores, row-stochastic
         return torch.softmax(torch.randn(S, m, m, generator=gen, dtype=torch.float64), -1)
     if kind == 'gaussian':  # unshaped: plain N(0, 1/m) matrix
@@ -193,10 +197,8 @@ def plot(taus, chains, sde, collapse, n_collapse):
 
 def main():
     args = common.parse_args(__doc__)
-    widths, seeds, paths, dt, collapse_seeds = {
-        'full': ((16, 32, 64, 128, 256), 2000, 4000, 1 / 1024, 500),
-        'quick': ((16, 32, 64, 128), 1000, 4000, 1 / 512, 200),
-        'smoke': ((8,), 16, 64, 1 / 64, 8)}[args.mode]
+    widths, seeds, paths, dt, collapse_seeds = (PROTOCOL[args.mode][key] for key in
+                                                ('widths', 'seeds', 'paths', 'dt', 'collapse_seeds'))
     torch.set_num_threads(min(2, torch.get_num_threads()))
     grid = 16 if min(widths) >= 16 else min(widths)
     taus = [TAU * k / grid for k in range(grid + 1)]
@@ -217,7 +219,7 @@ def main():
     collapse, layers = {}, sorted({round(t * n) for t in taus} | {1, 2, 4})
     sde_corr = mean_offdiag_corr(sde[TAU])
     for kind, label, paper in (('shaped', 'shaped, Eq. 2.3 (theorem)', f'{sde_corr:.3f} (SDE (2.4))'),
-                               ('causal', 'shaped, causal (model.mixit_matrix)', 'no collapse (theorem: non-causal)'),
+                               ('causal', 'shaped, causal (MixiT.matrix)', 'no collapse (theorem: non-causal)'),
                                ('softmax', 'unshaped: softmax(N(0,1) scores)', 'rank collapse (-> 1)'),
                                ('gaussian', 'unshaped: N(0, 1/m) matrix (|corr|)', 'rank collapse (-> 1)')):
         rec = simulate(kind, n, depth, collapse_seeds, seed=7, record=set(layers))

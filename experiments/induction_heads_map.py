@@ -13,12 +13,11 @@ the token before it (previous-token score), and the mean attention from the quer
 right after the matching key (retrieval score: the value to copy); the held-out accuracy beside them.
 The plot shows, for the first held-out sequence with at least min(6, m_max) pairs (chosen by its length alone),
 the layer-1 head with the highest previous-token score and the layer-2 head with the highest retrieval score.
-Full protocol (the paper's retrieval setting, Table 8): m_max = 30, V = 256, 2 layers, width 1024, 4 heads,
-lr 1e-4, batch 1024, 5,000 steps (our choice: the paper gives none), warm-up 100, cosine to lr/10.
---quick (2-core CPU, under a minute): m_max = 8, V = 64,
-2 layers, width 128, 2 heads, softmax scale 1 (8x the default 1/sqrt(64): with frozen W_Q, W_K and RMSNorm the
-largest logit grows with the width, and at 128 Frozen-QK could not sharpen its attention; see QUICK_SCALE in
-induction.py), lr 1e-3, batch 128, 500 steps.
+Full protocol: the paper's retrieval architecture (common.RETRIEVAL, as in induction.py) at m_max = 30, V = 256:
+2 layers, width 1024, 4 heads, lr 1e-4, batch 1024, 5,000 steps (our choice: the paper gives none), warm-up
+100, cosine to lr/10.
+--quick: m_max = 8 with common.RETRIEVAL's quick setting (V = 64, 2 layers, width 128, 2 heads, softmax scale
+1, lr 1e-3, batch 128, 500 steps; common.py says why the scale).
 Claim it tests: a trained Frozen-QK model has a previous-token head in layer 1 and a head in layer 2 that
 attends from the query to the value after the matching key (and so retrieves it).
 
@@ -32,20 +31,17 @@ import matplotlib.pyplot as plt  # noqa: E402
 import torch  # noqa: E402
 
 import common  # noqa: E402
+from data.loader import task_data  # noqa: E402
 from data.synthetic import load_split  # noqa: E402
 from model import GPT, GPTConfig, apply_rope  # noqa: E402
-from train import task_data  # noqa: E402
 
 NAME = 'induction_heads_map'
 PAPER = {1: 'a previous-token head: each token attends to the one before it',
          2: 'a head where the query attends to the value after the matching key, which is retrieved'}
-SETTING = {
-    'full': dict(m_max=30, vocab=256, n_layer=2, n_embd=1024, n_head=4, learning_rate=1e-4, batch_size=1024,
-                 max_iters=5000),
-    'quick': dict(m_max=8, vocab=64, n_layer=2, n_embd=128, n_head=2, attn_scale=8 / 64 ** 0.5, learning_rate=1e-3,
-                  batch_size=128, max_iters=500),
-    'smoke': dict(m_max=3, vocab=16, n_train=200, n_test=20, n_layer=2, n_embd=16, n_head=2, learning_rate=1e-3,
-                  batch_size=8, max_iters=4),
+PROTOCOL = {  # train.py's keys of the one Frozen-QK run
+    'full': dict(m_max=30, **common.RETRIEVAL['full']),
+    'quick': dict(m_max=8, **common.RETRIEVAL['quick']),
+    'smoke': dict(m_max=3, **common.RETRIEVAL['smoke']),
 }
 N_EXAMPLES = 500  # held-out sequences the scores average over
 
@@ -104,9 +100,8 @@ def plot(maps, x, q, heads):
 
 def main():
     args = common.parse_args(__doc__)
-    setting = SETTING[args.mode]
-    steps = setting['max_iters']
-    m = common.run(args, NAME, task='retrieval', variant='frozen_qk', **setting, eval_interval=steps)
+    setting = PROTOCOL[args.mode]
+    m = common.run(args, NAME, task='retrieval', variant='frozen_qk', **setting)
     ckpt = torch.load(common.Path(m['run_dir']) / 'ckpt.pt', map_location='cpu', weights_only=False)
     model = GPT(GPTConfig(**ckpt['model_args']))
     model.load_state_dict(ckpt['model'])
@@ -141,8 +136,7 @@ def main():
                         f'first {len(x)} held-out sequences (previous-token: each real token to the one before; '
                         f'retrieval: the query to the value after the matching key); uniform causal attention '
                         f'would give about 1/(position+1). Plotted: held-out sequence {i} ({q // 2} pairs, the '
-                        f"model's answer {'right' if correct else 'wrong'}), {png.name}. Settings: {budget}; "
-                        f'warm-up min(100, steps/10), cosine to lr/10.')
+                        f"model's answer {'right' if correct else 'wrong'}), {png.name}. Settings: {budget}.")
 
 
 if __name__ == '__main__':

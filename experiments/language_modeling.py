@@ -24,9 +24,9 @@ command; for several GPUs run those commands through torchrun instead, e.g.
 Missing prepared data fails at once, before anything trains. --corpora=wikitext or fineweb_edu picks one.
 Metric: log perplexity (nats per GPT-2 token) of the held-out split, beside the paper's.
 
---quick (2-core CPU, about 6 minutes for the three models): the 'text' task, byte-level tokens
+--quick: the 'text' task, byte-level tokens
 (--encoding=bytes, vocabulary 257), on a local text (--text=PATH; default: every license text of
-Debian's /usr/share/common-licenses concatenated, 237 kB, so it runs offline anywhere; the README's
+Debian's /usr/share/common-licenses concatenated, so it runs offline anywhere; the README's
 4.4 MB King James Bible is a better choice where available), its last 5% held out. 3 layers, width 128,
 4 heads, sequence 256, 500 steps of batch 16 x 256 tokens, lr 3e-3 with 50 warm-up steps and cosine to
 3e-4. Metric: held-out log perplexity in nats per byte (not comparable with the paper's per-GPT-2-token
@@ -34,10 +34,7 @@ numbers). Claim it tests: the paper's ordering standard <= frozen_qk < mixit, i.
 key projections cost little or something, and input-independent mixing costs clearly more.
 --smoke: a tiny text written into DATA_DIR, 1 layer of width 32, 4 steps.
 """
-import os
-import shlex
 import sys
-from pathlib import Path
 
 import common
 
@@ -46,6 +43,18 @@ VARIANT_ORDER = ['standard', 'frozen_qk', 'mixit']
 CORPORA = ['wikitext', 'fineweb_edu']
 PAPER = {'wikitext': {'standard': 2.78, 'frozen_qk': 3.07, 'mixit': 3.73},
          'fineweb_edu': {'standard': 3.05, 'frozen_qk': 3.16, 'mixit': 4.08}}
+# per mode: the batch in sequences (--micro_batch of them at a time in the full protocol) and train.py's keys
+# of every run but its corpus and variant
+PROTOCOL = {
+    'full': dict(batch=512, run=dict(vocab_size=50304, n_layer=12, n_embd=512, n_head=8, block_size=256,
+                                     max_iters=40_000, learning_rate=5e-4, min_lr=5e-5, warmup_iters=1000,
+                                     eval_interval=4000)),
+    'quick': dict(batch=16, run=dict(encoding='bytes', n_layer=3, n_embd=128, n_head=4, block_size=256,
+                                     max_iters=500, learning_rate=3e-3, min_lr=3e-4, warmup_iters=50,
+                                     eval_interval=100)),
+    'smoke': dict(batch=4, run=dict(encoding='bytes', n_layer=1, n_embd=32, n_head=2, block_size=32, max_iters=4,
+                                    learning_rate=3e-3, min_lr=3e-4, warmup_iters=0, eval_interval=4)),
+}
 
 
 def add_flags(parser):
@@ -57,65 +66,26 @@ def add_flags(parser):
                         f'files); default: the files of {common.LICENSES} concatenated')
 
 
-def corpus_dir(args, task):
-    """Where the full protocol reads a corpus: DATA_DIR/<task> with --data_dir, else data/<task>."""
-    return Path(args.data_dir) / task if args.data_dir else common.ROOT / 'data' / task
-
-
-def check_corpora(args, corpora):
-    """Fails at once, naming the prepare commands, when a corpus of the full protocol is not prepared."""
-    unknown = [c for c in corpora if c not in CORPORA]
-    if unknown or not corpora:
-        sys.exit(f'error: --corpora={args.corpora}: choose among {", ".join(CORPORA)}')
-    missing = [c for c in corpora if not (corpus_dir(args, c) / 'meta.json').exists()]
-    if missing:
-        out = lambda c: f' --out_dir={corpus_dir(args, c)}' if args.data_dir else ''
-        steps = '\n'.join(f'    python data/{c}/prepare.py{out(c)}   (or add --input=LOCAL_FILES)' for c in missing)
-        sys.exit(f'error: no prepared data in {", ".join(str(corpus_dir(args, c)) for c in missing)}. Prepare it '
-                 f'first (README, "Text corpora"), or run --quick on a local text:\n{steps}')
-
-
-def command(config):
-    """The train.py command line of a run (for torchrun on several GPUs)."""
-    config = dict(config)
-    where = Path(config.pop('data_dir'))
-    if where != common.ROOT / 'data' / config['task']:  # not train.py's own default: say where the data is
-        config['data_dir'] = os.path.relpath(where, common.ROOT) if where.is_relative_to(common.ROOT) else where
-    return 'python train.py ' + ' '.join(f'--{k}={shlex.quote(str(v))}' for k, v in config.items())
-
-
 def main():
     args = common.parse_args(__doc__, add_flags)
+    protocol = PROTOCOL[args.mode]
     if args.mode == 'full':
         corpora = [c.strip() for c in args.corpora.split(',') if c.strip()]
-        check_corpora(args, corpora)
-        if 512 % args.micro_batch:
-            sys.exit(f'error: --micro_batch={args.micro_batch} must divide the batch of 512')
-        arch = dict(n_layer=12, n_embd=512, n_head=8, block_size=256, vocab_size=50304)
-        steps = 40_000
-        opt = dict(max_iters=steps, batch_size=args.micro_batch, gradient_accumulation_steps=512 // args.micro_batch,
-                   learning_rate=5e-4, min_lr=5e-5, warmup_iters=1000, eval_interval=4000)
-        runs = [(c, dict(task=c, data_dir=str(corpus_dir(args, c)))) for c in corpora]
-        budget = (f'{steps:,} steps of batch 512 x 256 GPT-2 tokens ({args.micro_batch} x {512 // args.micro_batch} '
-                  f'accumulated), 12 layers, width 512, 8 heads, lr 5e-4 (1,000 warm-up steps, cosine to 5e-5)')
+        if not corpora or any(c not in CORPORA for c in corpora):
+            sys.exit(f'error: --corpora={args.corpora}: choose among {", ".join(CORPORA)}')
+        common.corpus_dirs(args, corpora, 'run --quick on a local text')
+        runs = [(c, dict(task=c)) for c in corpora]
         unit = 'nats per GPT-2 token'
     else:
-        quick = args.mode == 'quick'
         data_dir = common.byte_text(args, NAME)
-        arch = dict(n_layer=3, n_embd=128, n_head=4, block_size=256) if quick else \
-            dict(n_layer=1, n_embd=32, n_head=2, block_size=32)
-        steps = 500 if quick else 4
-        opt = dict(max_iters=steps, batch_size=16 if quick else 4, learning_rate=3e-3, min_lr=3e-4,
-                   warmup_iters=steps // 10, eval_interval=100 if quick else steps)
-        runs = [(f'text ({data_dir.name})', dict(task='text', encoding='bytes', data_dir=str(data_dir)))]
-        budget = (f"{steps:,} steps of batch {opt['batch_size']} x {arch['block_size']} bytes, {arch['n_layer']} "
-                  f"layers, width {arch['n_embd']}, {arch['n_head']} heads, lr 3e-3 (cosine to 3e-4)")
+        runs = [(f'text ({data_dir.name})', dict(task='text', data_dir=str(data_dir)))]
         unit = 'nats per byte'
+    opt = common.batch_keys(args, protocol['batch'])
     rows, commands = [], []
     for label, data in runs:
         for variant in VARIANT_ORDER:
-            config = dict(**data, variant=variant, **arch, **opt)
-            commands.append(command(config))
+            config = dict(**data, variant=variant, **protocol['run'], **opt)
+            commands.append(common.command(args, config))
             print(f'# {label} / {variant}, as a train.py command (prefix torchrun --standalone --nproc_per_node=N '
                   f'for N GPUs):\n{commands[-1]}')
             m = common.run(args, NAME, **config)
@@ -131,6 +101,7 @@ def main():
                         'train tokens/s': f"{m['tokens_per_s']:,.0f}", 'wall': f"{m['wall_s'] / 60:.1f} min"})
             rows.append(row)
     columns = list(dict.fromkeys(c for row in rows for c in row))
+    budget = ', '.join(f'{k}={v}' for k, v in {**protocol['run'], **opt}.items())
     notes = (f'Budget: {budget}. Log perplexity in {unit} over the whole held-out split (WikiText: validation; '
              f'the test column evaluates the final checkpoint on the test split). Train tokens/s is train.py\'s: '
              f'training tokens over the run\'s wall time, evaluations and checkpoints included.')

@@ -10,7 +10,7 @@ Full protocol (paper): size 512 (262,144 pairs, 9 bits each), 10,000 steps, lr 0
 memorization batch of Table 8). The trainable counts must come out as the paper's 790,400 / 394,880 /
 724,352 / 724,736.
 
---quick (2-core CPU, 7.2 minutes): size 128 (16,384 pairs, 7 bits each), width 32, and the paper's 10,000
+--quick: size 128 (16,384 pairs, 7 bits each), width 32, and the paper's 10,000
 steps, lr and batch.
 Claim it tests: the fully trained model stores the most bits per parameter, freezing the MLP costs the
 most, and freezing attention's scores (frozen_qk, mixit) costs less.
@@ -32,21 +32,29 @@ VARIANT_ORDER = ['standard', 'frozen_mlp', 'frozen_qk', 'mixit']
 PAPER = {'standard': (1.00, 2.98, 790400), 'frozen_mlp': (0.19, 1.13, 394880),
          'frozen_qk': (0.69, 2.25, 724352), 'mixit': (0.67, 2.18, 724736)}
 WIDE = 'mixit, std 1/sqrt(m)'  # the extra row (see above)
+# train.py's keys of every run but its variant: Table 4's architecture, the paper's steps, lr and batch (Table 8's
+# memorization batch); warm-up min(100, 10% of the steps), cosine to a tenth of the peak
+PROTOCOL = {
+    'full': dict(size=512, n_layer=2, n_embd=128, n_head=4, bias=True, learning_rate=5e-3, min_lr=5e-4,
+                 warmup_iters=100, batch_size=256, max_iters=10_000, eval_interval=10_000),
+    'quick': dict(size=128, n_layer=2, n_embd=32, n_head=4, bias=True, learning_rate=5e-3, min_lr=5e-4,
+                  warmup_iters=100, batch_size=256, max_iters=10_000, eval_interval=10_000),
+    'smoke': dict(size=16, n_layer=2, n_embd=16, n_head=4, bias=True, learning_rate=5e-3, min_lr=5e-4,
+                  warmup_iters=0, batch_size=256, max_iters=4, eval_interval=4),
+}
 
 
 def main():
     args = common.parse_args(__doc__)
-    size, n_embd, steps = {'full': (512, 128, 10_000), 'quick': (128, 32, 10_000), 'smoke': (16, 16, 4)}[args.mode]
-    arch = dict(n_layer=2, n_head=4, n_embd=n_embd, bias=True)
+    setting = PROTOCOL[args.mode]
+    size = setting['size']
     rows = []
     for label in VARIANT_ORDER + [WIDE]:
-        variant, extra = ('mixit', dict(mixit_std=1 / math.sqrt(3), run_name='memorization-mixit-wide')) \
-            if label == WIDE else (label, {})
+        variant, extra = ('mixit', dict(mixit_std=1 / math.sqrt(3))) if label == WIDE else (label, {})
         # the paper's count at the paper's setting, whatever the mode: vocab 1024, block 3
         paper_count = GPT(GPTConfig(**VARIANTS[variant], n_layer=2, n_head=4, n_embd=128, bias=True,
                                     vocab_size=1024, block_size=3)).get_num_params()
-        m = common.run(args, NAME, task='memorization', size=size, variant=variant, **arch, **extra,
-                       max_iters=steps, learning_rate=5e-3, batch_size=256, eval_interval=steps)
+        m = common.run(args, NAME, task='memorization', variant=variant, **setting, **extra)
         bits = math.log2(size) * size ** 2 * m['val_acc'] / m['trainable_params']
         row = {'variant': label, 'accuracy': common.pct(m['val_acc']), 'bits/param': f'{bits:.2f}',
                'trainable params': f"{m['trainable_params']:,}", 'at the paper setting': f'{paper_count:,}'}
@@ -55,7 +63,7 @@ def main():
             row.update({'paper accuracy': common.pct(acc), 'paper bits/param': f'{paper_bits:.2f}',
                         'paper params': f'{paper_params:,}'})
         rows.append(row)
-    budget = f'size {size} ({size ** 2:,} pairs), width {n_embd}, {steps:,} steps of batch 256, lr 5e-3'
+    budget = ', '.join(f'{k}={v}' for k, v in setting.items())
     columns = ['variant', 'accuracy', 'paper accuracy', 'bits/param', 'paper bits/param', 'trainable params',
                'at the paper setting', 'paper params']
     common.report(args, NAME, 'Table 4: memorization capacity', columns, rows,

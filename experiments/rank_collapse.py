@@ -22,14 +22,13 @@ Full protocol (the paper's MixiT language-modeling setting, Tables 7 and 8): Wik
 width 512, 8 heads, block 256, batch 512 (64 x 8 accumulation), lr 5e-4 to 5e-5, 40,000 steps, for both
 variants at depths 2, 4, 8, 16, 32; statistics over the first 256 held-out windows.
 
---quick (2-core CPU, about 6 minutes for the ten models): the 'text' task at byte level on a local UTF-8
-file (--text=PATH; without it, the files of /usr/share/common-licenses, each once, ~237 kB), width 64,
-4 heads, block 64, batch 16, 600 steps at lr 3e-3, depths 2, 4, 8, 16, 32; statistics over 64 held-out
-windows. --smoke: a tiny text file written under DATA_DIR, depths 2 and 4, width 16, 2 steps.
+--quick: the 'text' task at byte level on a local UTF-8 file (--text=PATH; without it, the files of
+/usr/share/common-licenses, each once), width 64, 4 heads, block 64, batch 16, 600 steps at lr 3e-3, depths 2,
+4, 8, 16, 32; statistics over 64 held-out windows. --smoke: a tiny text file written under DATA_DIR, depths 2
+and 4, width 16, 2 steps.
 Claim the quick protocol tests: the covariance (and correlation) between tokens of the random transformer
 grows with depth, while MixiT's stays small and does not grow with depth.
 """
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -37,27 +36,29 @@ import torch
 
 import common
 from model import GPT, GPTConfig
-from train import pick_device, resolve, task_data
+from train import pick_device
 
 NAME = 'rank_collapse'
 PAPER = {'random': {2: 0.218, 4: 1.450, 8: 2.075, 16: 1.946, 32: 5.438},
          'mixit': {2: 0.088, 4: 0.260, 8: 0.210, 16: 0.154, 32: 0.104}}
+# per mode: the depths, the held-out windows the statistics average over, and train.py's keys of every run but
+# its depth and variant (warm-up min(1000, 10% of the steps), cosine to a tenth of the peak)
+PROTOCOL = {
+    'full': dict(depths=[2, 4, 8, 16, 32], n_windows=256, run=dict(
+        task='wikitext', n_embd=512, n_head=8, block_size=256, batch_size=64, gradient_accumulation_steps=8,
+        max_iters=40_000, learning_rate=5e-4, min_lr=5e-5, warmup_iters=1000, eval_interval=2000)),
+    'quick': dict(depths=[2, 4, 8, 16, 32], n_windows=64, run=dict(
+        task='text', encoding='bytes', n_embd=64, n_head=4, block_size=64, batch_size=16, max_iters=600,
+        learning_rate=3e-3, min_lr=3e-4, warmup_iters=60, eval_interval=600)),
+    'smoke': dict(depths=[2, 4], n_windows=4, run=dict(
+        task='text', encoding='bytes', n_embd=16, n_head=2, block_size=16, batch_size=4, max_iters=2,
+        learning_rate=3e-3, min_lr=3e-4, warmup_iters=0, eval_interval=2)),
+}
+
+
 def add_flags(parser):
     parser.add_argument('--text', default='', help='--quick: a UTF-8 file to train on at byte level; '
                                                    "'' = /usr/share/common-licenses/* concatenated")
-
-
-def corpus_dir(args):
-    """-> (task, directory of the prepared token streams, task keys for train.py)."""
-    if args.mode == 'full':
-        directory = (Path(args.data_dir) / 'wikitext' / 'default' if args.data_dir
-                     else task_data(resolve({'task': 'wikitext'}))[2])
-        if not (directory / 'meta.json').exists():
-            sys.exit(f'{directory} holds no prepared WikiText: run python data/wikitext/prepare.py first '
-                     f'(or --input=wikitext-103-raw-v1/), or run this script with --quick')
-        return 'wikitext', directory, {}
-    directory = common.byte_text(args, NAME)
-    return 'text', directory, {'encoding': 'bytes'}
 
 
 @torch.no_grad()
@@ -87,23 +88,21 @@ def token_statistics(model, windows, device, batch=16):
 
 def main():
     args = common.parse_args(__doc__, add_flags)
-    depths, n_embd, n_head, block, batch, gas, steps, lr, n_windows = {
-        'full': ((2, 4, 8, 16, 32), 512, 8, 256, 64, 8, 40_000, 5e-4, 256),
-        'quick': ((2, 4, 8, 16, 32), 64, 4, 64, 16, 1, 600, 3e-3, 64),
-        'smoke': ((2, 4), 16, 2, 16, 4, 1, 2, 3e-3, 4)}[args.mode]
-    task, directory, task_keys = corpus_dir(args)
+    protocol = PROTOCOL[args.mode]
+    setting, block = protocol['run'], protocol['run']['block_size']
+    if args.mode == 'full':
+        directory, data = common.corpus_dirs(args, ['wikitext'], 'run this script with --quick')[0], {}
+    else:
+        directory = common.byte_text(args, NAME)
+        data = dict(data_dir=str(directory))
     val = np.memmap(directory / 'val.bin', dtype=np.uint16, mode='r')
-    n_windows = min(n_windows, len(val) // block)
+    n_windows = min(protocol['n_windows'], len(val) // block)
     windows = torch.from_numpy(val[:n_windows * block].astype(np.int64)).view(n_windows, block)
     device = pick_device(args.device)
     rows = []
     for variant in ('random', 'mixit'):
-        for depth in depths:
-            m = common.run(args, NAME, task=task, **task_keys, data_dir=str(directory), variant=variant,
-                           run_name=f'{task}-{variant}-L{depth}', n_layer=depth, n_embd=n_embd, n_head=n_head,
-                           block_size=block, batch_size=batch, gradient_accumulation_steps=gas, max_iters=steps,
-                           learning_rate=lr, min_lr=lr / 10, warmup_iters=min(1000, steps // 10),
-                           eval_interval=steps if args.mode != 'full' else 2000)
+        for depth in protocol['depths']:
+            m = common.run(args, NAME, **setting, **data, variant=variant, n_layer=depth)
             ckpt = torch.load(Path(m['run_dir']) / 'ckpt.pt', map_location='cpu', weights_only=False)
             init = GPT(GPTConfig(**ckpt['model_args']))  # the same seed: the weights before step 0
             trained = GPT(GPTConfig(**ckpt['model_args']))
@@ -114,12 +113,12 @@ def main():
                          'paper x1e-2': f'{PAPER[variant][depth]:.3f}', 'correlation (trained)': f'{cor:.3f}',
                          'covariance x1e-2 (init)': f'{100 * cov0:.3f}', 'correlation (init)': f'{cor0:.3f}',
                          'val log ppl': f"{m['val_loss']:.3f}"})
-    data = ('WikiText-103, GPT-2 tokens' if task == 'wikitext' else
-            f"byte-level text ({'smoke file' if args.mode == 'smoke' else args.text or 'common-licenses'})")
-    notes = (f'Data: {data}; width {n_embd}, {n_head} heads, block {block}, batch {batch * gas}, {steps:,} steps, '
-             f'lr {lr:g}. Statistics over the first {n_windows} held-out windows of {block} tokens: mean over '
-             f'token pairs i != j of the covariance (over the features) of the final-norm outputs, and of '
-             f'their correlation; "init" is the same model before training.')
+    corpus = ('WikiText-103, GPT-2 tokens' if args.mode == 'full' else
+              f"byte-level text ({'smoke file' if args.mode == 'smoke' else args.text or 'common-licenses'})")
+    budget = ', '.join(f'{k}={v}' for k, v in setting.items())
+    notes = (f'Data: {corpus}; {budget}. Statistics over the first {n_windows} held-out windows of {block} tokens: '
+             f'mean over token pairs i != j of the covariance (over the features) of the final-norm outputs, and '
+             f'of their correlation; "init" is the same model before training.')
     common.report(args, NAME, 'Table 6: covariance between token representations of the last layer',
                   list(rows[0]), rows, notes=notes)
 

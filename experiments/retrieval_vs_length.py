@@ -5,8 +5,8 @@ number of key-value pairs m_max in a sequence. Where does each variant reach its
 Data: the retrieval task (m uniform in 1..m_max pairs `k1 v1 ... km vm`, then a query key; keys distinct from
 the upper half of the vocabulary, values from the lower half; only the queried value is scored), 40,000
 training and 4,000 held-out sequences per m_max, V = 256.
-Models: standard, frozen_mlp, frozen_qk, mixit, all with the paper's fixed retrieval architecture: 2 layers,
-width 1024, 4 heads.
+Models: standard, frozen_mlp, frozen_qk, mixit, all with the paper's fixed retrieval architecture
+(common.RETRIEVAL, as in induction.py and induction_heads_map.py).
 Metric: held-out accuracy per scored token (one per sequence). Beside it, the accuracy of guessing one of
 the m values in the context uniformly, mean over m of 1/m: what a model gets that copies "a value" without
 retrieving the queried one.
@@ -14,14 +14,11 @@ Full protocol (paper, Appendix C: n = 1024, 4 heads, 2 layers; lr 1e-4 and batch
 MixiT; the paper searched lr per architecture and gives no step count): m_max in 5, 10, 20, 30, 40, 50, 60,
 5,000 steps (our choice), warm-up 100 steps, cosine to lr/10. The paper's figure gives no numbers in our copy, so
 the paper column states its finding.
---quick (2-core CPU, 6.3 minutes):
-m_max in 4, 8, 16, V = 64, 2 layers, width 128, 2 heads, softmax scale 1 (8x the default 1/sqrt(64): with
-frozen W_Q, W_K and RMSNorm the largest logit grows with the width, and at 128 Frozen-QK could not sharpen its
-attention; see QUICK_SCALE in induction.py), lr 1e-3, batch 128, 400 steps.
+--quick: m_max in 4, 8, 16 with common.RETRIEVAL's quick setting (V = 64, 2 layers, width 128, 2 heads,
+softmax scale 1, lr 1e-3, batch 128, 500 steps; common.py says why the scale).
 Claim it tests: standard, frozen_mlp and frozen_qk stay far above MixiT as m_max grows, and Frozen-QK is the
 first of them to fall (the paper: "Frozen-QK eventually deteriorates in quality faster than Frozen-MLP and the
-standard transformer"; "MixiT has rapidly deteriorating performance with respect to task complexity", which
-the quick budget cannot show: there MixiT stays at chance, 1/31, at every m_max).
+standard transformer"; "MixiT has rapidly deteriorating performance with respect to task complexity").
 
 Writes OUT_DIR/retrieval_vs_length.png and, for full and quick runs,
 experiments/results/retrieval_vs_length[-quick].png.
@@ -37,13 +34,10 @@ NAME = 'retrieval_vs_length'
 VARIANT_ORDER = ['standard', 'frozen_mlp', 'frozen_qk', 'mixit']
 PAPER = ('standard, frozen_mlp and frozen_qk well above mixit as m_max grows; mixit falls fastest '
          '(11.24% at m_max = 30 in Table 1), frozen_qk eventually below standard and frozen_mlp')
-M_MAX = {'full': [5, 10, 20, 30, 40, 50, 60], 'quick': [4, 8, 16], 'smoke': [2, 3]}
-SETTING = {
-    'full': dict(vocab=256, n_layer=2, n_embd=1024, n_head=4, learning_rate=1e-4, batch_size=1024, max_iters=5000),
-    'quick': dict(vocab=64, n_layer=2, n_embd=128, n_head=2, attn_scale=8 / 64 ** 0.5, learning_rate=1e-3,
-                  batch_size=128, max_iters=400),
-    'smoke': dict(vocab=16, n_train=200, n_test=20, n_layer=1, n_embd=16, n_head=2, learning_rate=1e-3,
-                  batch_size=8, max_iters=4),
+PROTOCOL = {  # per mode: the values of m_max, and train.py's keys of every run but its m_max and variant
+    'full': dict(m_max=[5, 10, 20, 30, 40, 50, 60], run=common.RETRIEVAL['full']),
+    'quick': dict(m_max=[4, 8, 16], run=common.RETRIEVAL['quick']),
+    'smoke': dict(m_max=[2, 3], run=common.RETRIEVAL['smoke']),
 }
 
 
@@ -61,17 +55,14 @@ def plot(m_values, acc, guess):
 
 def main():
     args = common.parse_args(__doc__)
-    setting = SETTING[args.mode]
-    steps = setting['max_iters']
-    m_values = M_MAX[args.mode]
+    setting, m_values = PROTOCOL[args.mode]['run'], PROTOCOL[args.mode]['m_max']
     guesses = [sum(1 / m for m in range(1, M + 1)) / M for M in m_values]  # m is uniform in 1..m_max
     acc = {v: [] for v in VARIANT_ORDER}
     rows = []
     for m_max, guess in zip(m_values, guesses):
         row = {'m_max': m_max}
         for variant in VARIANT_ORDER:
-            m = common.run(args, NAME, task='retrieval', m_max=m_max, variant=variant, **setting,
-                           eval_interval=steps, run_name=f'retrieval-m_max={m_max}-{variant}')
+            m = common.run(args, NAME, task='retrieval', m_max=m_max, variant=variant, **setting)
             acc[variant].append(m['val_acc'])
             row[variant] = common.pct(m['val_acc'])
         row['guess a value in context'] = common.pct(guess)
@@ -81,7 +72,7 @@ def main():
     budget = ', '.join(f'{k}={v}' for k, v in setting.items())
     common.report(args, NAME, 'Figure 2: retrieval accuracy against m_max (held-out accuracy)',
                   ['m_max'] + VARIANT_ORDER + ['guess a value in context', 'paper'], rows,
-                  notes=f'Settings: {budget}; warm-up min(100, steps/10), cosine to lr/10. Plot: {png.name}.')
+                  notes=f'Settings: {budget}. Plot: {png.name}.')
 
 
 if __name__ == '__main__':

@@ -21,8 +21,12 @@ import common
 from model import GPT, GPTConfig, VARIANTS, universal_dim, universal_embedding
 
 NAME = 'universal_construction'
-GRID = {'full': [(1, 1, 4, 2), (1, 3, 4, 2), (2, 2, 5, 3), (3, 2, 5, 3), (2, 3, 6, 2), (4, 2, 8, 4), (2, 4, 4, 2)],
-        'smoke': [(1, 1, 4, 2), (2, 2, 5, 3)]}  # (H, L, d, k)
+# per mode: the target shapes (H heads, L layers, width d, head width k); the full grid takes seconds, so --quick
+# runs it too
+FULL = [dict(H=1, L=1, d=4, k=2), dict(H=1, L=3, d=4, k=2), dict(H=2, L=2, d=5, k=3), dict(H=3, L=2, d=5, k=3),
+        dict(H=2, L=3, d=6, k=2), dict(H=4, L=2, d=8, k=4), dict(H=2, L=4, d=4, k=2)]
+PROTOCOL = {'full': dict(shapes=FULL), 'quick': dict(shapes=FULL),
+            'smoke': dict(shapes=[dict(H=1, L=1, d=4, k=2), dict(H=2, L=2, d=5, k=3)])}
 
 
 def formula(H, L, d, k, looped):
@@ -62,10 +66,12 @@ def check(H, L, d, k, looped, causal, dtype, seed=0, m=8, batch=16):
 
 def main():
     args = common.parse_args(__doc__)
-    args.mode = 'smoke' if args.mode == 'smoke' else 'full'  # seconds: --quick runs the full grid
+    shapes = PROTOCOL[args.mode]['shapes']
+    args.mode = 'smoke' if args.mode == 'smoke' else 'full'  # --quick is the full protocol: its results file too
     rows = []
     for looped in (False, True):
-        for H, L, d, k in GRID[args.mode]:
+        for shape in shapes:
+            H, L, d, k = (shape[key] for key in 'HLdk')
             diffs = {}
             for causal in (True, False):
                 for dtype in (torch.float64, torch.float32):

@@ -12,20 +12,28 @@ ablation), H heads, L layers.
 The paper's figure lost its numbers in our copy; its finding: accuracy rises with D, and the constructed
 (large) D trains where the standard (small) one does not.
 Full protocol: k-hop length 32 over 4 letters, H = 2, L = 3, k in 2, 4, 8, 16, 32; 10,000 steps of batch 256,
-lr 1e-3. --quick (2-core CPU, a few minutes): length 12, H = 2, L = 3, k in 2, 4, 8, 16; 800 steps of
+lr 1e-3. --quick: length 12, H = 2, L = 3, k in 2, 4, 8, 16; 800 steps of
 batch 64, lr 3e-3. Writes OUT_DIR/universal_dimension.png (and experiments/results/ for full and quick runs).
 Claim it tests: with the same number of heads and layers, the constructed D reaches a high accuracy and
 the standard D = Hk stays far below it.
 """
 import common
 from model import universal_dim
-from universal_tasks import majority, task_settings
 
 NAME = 'universal_dimension'
-PROTOCOL = {  # khop length, H, L, head widths k, steps, batch, lr, n_test
-    'full': (32, 2, 3, (2, 4, 8, 16, 32), 10_000, 256, 1e-3, 2000),
-    'quick': (12, 2, 3, (2, 4, 8, 16), 800, 64, 3e-3, 2000),
-    'smoke': (6, 1, 2, (2, 4), 3, 8, 3e-3, 20)}
+# per mode: the k-hop length, held-out examples, head widths k, and train.py's keys of every run but its
+# variant, width and k (warm-up min(100, 10% of the steps), cosine to a tenth of the peak; one evaluation, at the end)
+PROTOCOL = {
+    'full': dict(length=32, n_test=2000, widths=[2, 4, 8, 16, 32],
+                 run=dict(n_head=2, n_layer=3, max_iters=10_000, batch_size=256, learning_rate=1e-3, min_lr=1e-4,
+                          warmup_iters=100, eval_interval=10_000)),
+    'quick': dict(length=12, n_test=2000, widths=[2, 4, 8, 16],
+                  run=dict(n_head=2, n_layer=3, max_iters=800, batch_size=64, learning_rate=3e-3, min_lr=3e-4,
+                           warmup_iters=80, eval_interval=800)),
+    'smoke': dict(length=6, n_test=20, widths=[2, 4],
+                  run=dict(n_head=1, n_layer=2, max_iters=3, batch_size=8, learning_rate=3e-3, min_lr=3e-4,
+                           warmup_iters=0, eval_interval=3)),
+}
 FLAGS = dict(residual=True, norm='layernorm', mlp='none')
 
 
@@ -48,27 +56,28 @@ def plot(rows):
 
 def main():
     args = common.parse_args(__doc__)
-    length, H, L, widths, steps, batch, lr, n_test = PROTOCOL[args.mode]
-    settings, vocab, T = task_settings('2-hop', 0, length, n_test)
-    base = majority(settings)
+    p = PROTOCOL[args.mode]
+    H, L = p['run']['n_head'], p['run']['n_layer']
+    settings, vocab, T = common.universal_task('2-hop', p['length'], p['n_test'])
+    base = common.majority(settings)
     rows = []
-    for k in widths:
+    for k in p['widths']:
         constructed = universal_dim(H, L, vocab + T, k)
         row = {'head width k': k, 'majority answer': common.pct(base)}
         for label, variant, D in (('random, standard D = Hk', 'universal_random', H * k),
                                   ('random, constructed D', 'universal_random', constructed),
                                   ('sparse, constructed D', 'universal_sparse', constructed)):
-            m = common.run(args, NAME, **settings, variant=variant, n_head=H, n_layer=L, n_embd=D, universal_k=k,
-                           **FLAGS, online=True, max_iters=steps, batch_size=batch, learning_rate=lr,
-                           eval_interval=steps, run_name=f'2hop-{variant}-k{k}-D{D}')
+            m = common.run(args, NAME, **settings, variant=variant, n_embd=D, universal_k=k, **FLAGS, online=True,
+                           **p['run'])
             row[label] = common.pct(m['val_acc'])
             row[label + ' width'] = D
         row['paper'] = 'accuracy rises with D; the constructed D trains, D = Hk does not'
         rows.append(row)
     common.save_figure(args, NAME, plot(rows))
-    notes = (f'2-hop induction heads, length {length} over 4 letters; H = {H}, L = {L}, residual and LayerNorm; '
-             f'{steps:,} online steps of batch {batch}, lr {lr:g}; accuracy per scored token on {n_test:,} held-out '
-             f'examples; "width" columns give D. Plot: {NAME}.png.')
+    budget = ', '.join(f'{key}={v}' for key, v in p['run'].items())
+    notes = (f"2-hop induction heads, length {p['length']} over 4 letters; residual and LayerNorm; online training, "
+             f"{budget}; accuracy per scored token on {p['n_test']:,} held-out examples; \"width\" columns give D. "
+             f'Plot: {NAME}.png.')
     columns = ['head width k', 'majority answer'] + [c for label in ('random, standard D = Hk', 'random, constructed D',
                                                                       'sparse, constructed D')
                                                      for c in (label + ' width', label)] + ['paper']

@@ -22,17 +22,14 @@ trained 100%. Dyck-1 ablations (Table 3) and 2-hop ablations (Table 4) as in PAP
 sequence lengths, H, L, k and step counts were lost from our copy; ours are stated here.
 Full protocol: Dyck-1 length 40, k-hop length 32 over 4 letters; H = 2, L = 3, k = 8; 10,000 steps of batch
 256, lr 1e-3 (warm-up 100, cosine to 1e-4); every task with every ablation.
---quick (2-core CPU, about 10 minutes): Dyck-1 length 12, k-hop length 12; H = 2, L = 2 (Dyck) or 3
+--quick: Dyck-1 length 12, k-hop length 12; H = 2, L = 2 (Dyck) or 3
 (k-hop), k = 4; 800 steps of batch 64, lr 3e-3; Table 1 for all five tasks and the ablations for Dyck-1
 and 2-hop only. Beside each task: the accuracy of always giving its most frequent answer (on short k-hop
 strings most chains leave the string, so <none> is the most frequent answer and grows with k).
 Claim it tests: with only E and U trained, the sparse universal transformer solves Dyck-1 (and, with
 residual and LayerNorm, k-hop), at least as well as the random one.
 """
-import numpy as np
-
 import common
-from data.synthetic import load_task
 from model import universal_dim
 
 NAME = 'universal_tasks'
@@ -52,56 +49,54 @@ PAPER = {  # (task, ablation) -> sparse, random, trained
     ('3-hop', '+ residual and LN'): (100, 92.6, 100), ('4-hop', '+ residual and LN'): (100, 89.2, 100),
     ('2-hop', '+ residual'): (53.8, 54.3, 58.4), ('2-hop', '+ MLP'): (54.6, 54.1, 100),
     ('2-hop', '+ MLP and LN'): (100, 66.2, 100)}
-PROTOCOL = {  # dyck length, khop length, H, L (dyck), L (khop), k, steps, batch, lr, n_test, ablated tasks
-    'full': (40, 32, 2, 3, 3, 8, 10_000, 256, 1e-3, 2000, None),
-    'quick': (12, 12, 2, 2, 3, 4, 800, 64, 3e-3, 2000, ('dyck', '2-hop')),
-    'smoke': (6, 6, 1, 1, 2, 2, 3, 8, 3e-3, 20, ('dyck',))}
-
-
-def task_settings(task, dyck_len, khop_len, n_test):
-    """-> train.py task keys, vocabulary size and sequence length (the model's block) of a task. The
-    training split is only generated (training is online), so it is kept small."""
-    sizes = dict(n_train=100, n_test=n_test)
-    if task == 'dyck':
-        return dict(task='dyck', length=dyck_len, **sizes), 4, dyck_len + 1
-    k = int(task.split('-')[0])
-    return dict(task='khop', length=khop_len, letters=4, min_hops=k, max_hops=k, **sizes), 4 + 2 + k + 1, khop_len - 1
-
-
-def majority(settings, n=20_000):
-    """The accuracy of always answering the task's most frequent scored target, on fresh draws."""
-    keys = {k: v for k, v in settings.items() if k not in ('task', 'n_train', 'n_test')}
-    y = load_task(settings['task']).generate(np.random.default_rng(0), n, **keys)[1]
-    return np.bincount(y[y != -1]).max() / (y != -1).sum()
+# per mode: sequence length and layers per task (dyck, and k-hop over 4 letters), the tasks, those that get
+# every ablation, heads H and head width k of the construction, held-out examples, and train.py's optimization
+# keys of every run (warm-up min(100, 10% of the steps), cosine to a tenth of the peak; one evaluation, at the end)
+TASKS = ['dyck', '1-hop', '2-hop', '3-hop', '4-hop']
+PROTOCOL = {
+    'full': dict(length=dict(dyck=40, khop=32), n_layer=dict(dyck=3, khop=3), tasks=TASKS, ablated=TASKS,
+                 n_head=2, k=8, n_test=2000,
+                 run=dict(max_iters=10_000, batch_size=256, learning_rate=1e-3, min_lr=1e-4, warmup_iters=100,
+                          eval_interval=10_000)),
+    'quick': dict(length=dict(dyck=12, khop=12), n_layer=dict(dyck=2, khop=3), tasks=TASKS, ablated=['dyck', '2-hop'],
+                  n_head=2, k=4, n_test=2000,
+                  run=dict(max_iters=800, batch_size=64, learning_rate=3e-3, min_lr=3e-4, warmup_iters=80,
+                           eval_interval=800)),
+    'smoke': dict(length=dict(dyck=6, khop=6), n_layer=dict(dyck=1, khop=2), tasks=['dyck', '1-hop'], ablated=['dyck'],
+                  n_head=1, k=2, n_test=20,
+                  run=dict(max_iters=3, batch_size=8, learning_rate=3e-3, min_lr=3e-4, warmup_iters=0,
+                           eval_interval=3)),
+}
 
 
 def main():
     args = common.parse_args(__doc__)
-    dyck_len, khop_len, H, L_dyck, L_khop, k, steps, batch, lr, n_test, ablated = PROTOCOL[args.mode]
-    tasks = ['dyck', '1-hop', '2-hop', '3-hop', '4-hop'] if args.mode != 'smoke' else ['dyck', '1-hop']
+    p = PROTOCOL[args.mode]
+    H, k = p['n_head'], p['k']
     rows = []
     for ablation, flags in ABLATIONS.items():
-        for task in tasks:
-            if ablation != 'attention-only' and ablated is not None and task not in ablated:
+        for task in p['tasks']:
+            if ablation != 'attention-only' and task not in p['ablated']:
                 continue
-            settings, vocab, T = task_settings(task, dyck_len, khop_len, n_test)
-            L = L_dyck if task == 'dyck' else L_khop
+            kind = 'dyck' if task == 'dyck' else 'khop'
+            settings, vocab, T = common.universal_task(task, p['length'][kind], p['n_test'])
+            L = p['n_layer'][kind]
             D = universal_dim(H, L, vocab + T, k)
             row = {'task': task, 'ablation': ablation, 'H, L, k; D': f'{H}, {L}, {k}; {D}',
-                   'majority answer': common.pct(majority(settings))}
+                   'majority answer': common.pct(common.majority(settings))}
             for model, paper in zip(MODELS, PAPER.get((task, ablation), (None,) * 3)):
                 width = dict(n_embd=D, universal_k=k) if model != 'standard' else dict(n_embd=64, pos='learned')
                 m = common.run(args, NAME, **settings, variant=model, n_head=H, n_layer=L, **width, **flags,
-                               online=True, max_iters=steps, batch_size=batch, learning_rate=lr,
-                               eval_interval=steps, run_name=f'{task}-{model}-{ablation.replace(" ", "")}')
+                               online=True, **p['run'])
                 row[model] = common.pct(m['val_acc'])
                 row[f'paper {model}'] = '' if paper is None else f'{paper:.1f}%'
             rows.append(row)
     columns = ['task', 'ablation', 'H, L, k; D', 'majority answer'] + [c for m in MODELS for c in (m, f'paper {m}')]
-    notes = (f'Budget: {steps:,} online steps of batch {batch}, lr {lr:g} (warm-up min(100, steps/10), cosine to '
-             f'lr/10); Dyck-1 length {dyck_len}, k-hop length {khop_len} over 4 letters; accuracy per scored token '
-             f'on {n_test:,} held-out examples. universal_* train only the token and position embeddings and the LM head; '
-             f'standard (width 64) trains everything. An empty paper cell: the paper has no such entry.')
+    budget = ', '.join(f'{key}={v}' for key, v in p['run'].items())
+    notes = (f"Budget: online training, {budget}; Dyck-1 length {p['length']['dyck']}, k-hop length "
+             f"{p['length']['khop']} over 4 letters; accuracy per scored token on {p['n_test']:,} held-out examples. "
+             f'universal_* train only the token and position embeddings and the LM head; standard (width 64) '
+             f'trains everything. An empty paper cell: the paper has no such entry.')
     common.report(args, NAME, 'Universal transformers, Tables 1-4: Dyck-1 and k-hop with only E and U trained',
                   columns, rows, notes=notes)
 

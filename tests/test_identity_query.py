@@ -1,6 +1,7 @@
 """
-The identity-query statements (experiments/identity_query_theory.py) hold to float64 round-off on random
-instances: multi-head, multi-layer, causal and bidirectional; and fail where the paper says they must.
+The identity-query statements (experiments/identity_query_reparametrization.py and
+identity_query_skip_and_scaling.py) hold to float64 round-off on random instances: multi-head, multi-layer,
+causal and bidirectional; and fail where the paper says they must.
 """
 import sys
 from pathlib import Path
@@ -9,7 +10,8 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'experiments'))
-import identity_query_theory as iq  # noqa: E402
+import identity_query_reparametrization as iq  # noqa: E402
+import identity_query_skip_and_scaling as skip  # noqa: E402
 
 SIZES = [(5, 8, 2, 1, 16), (7, 12, 3, 2, 24), (9, 16, 4, 3, 32), (6, 24, 6, 4, 48)]  # (T, d, n_head, n_layer, hidden)
 TOL = 1e-9
@@ -71,13 +73,13 @@ def test_theorems_fail_without_their_assumptions():
 
 @pytest.mark.parametrize('h, m', [(2, 4), (3, 5), (4, 8)])
 def test_theorem_8_3_both_directions(h, m):
-    r = iq.check_theorem_8_3(np.random.default_rng(h), h, m)
+    r = skip.check_theorem_8_3(np.random.default_rng(h), h, m)
     assert r['subsets_absorbable'] >= 1 and r['sufficiency'] < TOL
     assert r['subsets_generic'] == 0 and r['generic_best'] > 1e-2
 
 
 def test_appendix_8_1_score_std():
-    standard, reduced = iq.score_std(np.random.default_rng(0), n=4000)
+    standard, reduced = skip.score_std(np.random.default_rng(0), n=4000)
     assert abs(standard - 0.02 ** 2 * 8) < 0.0003 and abs(reduced - 0.02 / 12 ** 0.5) < 0.0003
     assert 1.6 < reduced / standard < 2.0
 
@@ -85,9 +87,8 @@ def test_appendix_8_1_score_std():
 def test_table_2_parameter_counts():
     """The five GPT-2 configurations of the paper's Table 2 have exactly its total / non-embedding counts."""
     import identity_query as exp
-    got = [tuple(round(c / 1e6, 2) for c in exp.counts(exp.model_keys('full', keys), 50304))
-           for _, keys, _, _ in exp.CONFIGS]
-    assert got == [paper[:2] for _, _, _, paper in exp.CONFIGS]
+    got = [tuple(round(c / 1e6, 2) for c in exp.counts(label)) for label in exp.MODELS]
+    assert got == [(exp.PAPER[label]['total'], exp.PAPER[label]['non_emb']) for label in exp.MODELS]
     assert got == [(124.37, 84.95), (117.30, 77.88), (117.92, 79.73), (117.30, 77.88), (124.37, 84.95)]
 
 
