@@ -35,8 +35,8 @@ import numpy as np
 import torch
 
 import common
+from data.loader import pick_device
 from model import GPT, GPTConfig
-from train import pick_device
 
 NAME = 'rank_collapse'
 PAPER = {'random': {2: 0.218, 4: 1.450, 8: 2.075, 16: 1.946, 32: 5.438},
