@@ -58,9 +58,9 @@ def task_dir(args, **config):
     return synthetic.task_dir(config['task'], settings, module.DEFAULTS, root=data_root(args))
 
 
-# where a run is read from or written to and how it is shown, not what it trains: left out of the folder name,
-# so that a resumed run, or one evaluated on another split, continues its folder
-NOT_NAMED = ('device', 'progress', 'out_dir', 'data_dir', 'resume', 'eval_split')
+# where a run is written and how it is shown, not what it trains: left out of the folder name, so that a resumed
+# run, or one evaluated on another split, continues its folder (a data_dir the file gives, e.g. --text's, is named)
+NOT_NAMED = ('device', 'progress', 'out_dir', 'resume', 'eval_split')
 
 
 def run(args, name, **config):
