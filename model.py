@@ -272,7 +272,8 @@ class MixiT(nn.Module):
 
     @staticmethod
     def default_std(block_size, head_dim):
-        """1/sqrt(m * head_dim): the shaped scaling under which A stays O(1) from the identity (seed Sec. 2)."""
+        """1/sqrt(m * head_dim), as the authors' GPT-2 path (the paper's text writes 1/sqrt(n m); their Llama
+        path draws each head's std uniformly in [1/sqrt(m head_dim), 1/sqrt(m)]: reference.md sections 1, 4)."""
         return 1 / math.sqrt(block_size * head_dim)
 
     @staticmethod
@@ -312,14 +313,13 @@ class UniversalAttention(nn.Module):
     def __init__(self, config, layer):
         super().__init__()
         c, src = config, 0 if config.looped else layer
+        H, D, k = c.n_head, c.n_embd, c.universal_k
         if c.universal == 'sparse':
-            fixed = universal_sparse_weights(c.n_head, c.n_layer, universal_width(c), c.universal_k, src, c.looped)
+            fixed = universal_sparse_weights(H, c.n_layer, universal_width(c), k, src, c.looped)
         else:
-            bound = 1 / math.sqrt(c.n_embd)
-            shapes = (c.n_head, c.n_embd, c.universal_k), (c.n_head, c.n_embd, c.universal_k), \
-                (c.n_head, c.n_embd, c.n_embd)
+            bound = 1 / math.sqrt(D)
             fixed = [torch.rand(shape, generator=seeded(c.seed, f'h.{src}.attn.{name}')) * 2 * bound - bound
-                     for name, shape in zip('qkv', shapes)]
+                     for name, shape in zip('qkv', ((H, D, k), (H, D, k), (H, D, D)))]
         for name, w in zip('qkv', fixed):
             self.register_buffer(name, w)
         self.causal = config.causal
