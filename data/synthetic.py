@@ -92,15 +92,28 @@ def default_splits(module, args, rng, meta):
     return {'train': (np.concatenate(xs), np.concatenate(ys)), 'val': val}
 
 
+def atomic_write(path, write):
+    """Calls write(tmp) on a temporary name unique to this process, then renames it to path: a reader sees the
+    old file or the new one, never half of one, and two processes writing the same file never share a name.
+    The temporary file is removed if write fails or is interrupted."""
+    path = Path(path)
+    tmp = path.with_name(f'{path.name}.tmp{os.getpid()}')
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def save_npz(path, x, y):
     """Writes x (uint16) and y (int16 where the ids fit, else int32; -1 = not scored) to path
     atomically. Arrays already of those types (memory-mapped ones too) are written without a copy."""
     assert x.max() < 2**16 and x.min() >= 0, 'token ids must fit in uint16'
-    tmp = path.with_name(path.name + '.tmp')
-    with open(tmp, 'wb') as f:
-        np.savez(f, x=np.asarray(x, dtype=np.uint16),
-                 y=np.asarray(y, dtype=np.int16 if y.max() < 2**15 else np.int32))
-    os.replace(tmp, path)
+    def write(tmp):
+        with open(tmp, 'wb') as f:
+            np.savez(f, x=np.asarray(x, dtype=np.uint16),
+                     y=np.asarray(y, dtype=np.int16 if y.max() < 2**15 else np.int32))
+    atomic_write(path, write)
 
 
 def load_split(directory, split):
@@ -132,9 +145,7 @@ def prepare(task, overrides=None, out_dir=None):
 
 def write_meta(out, meta):
     """meta.json, atomically; written last, so that its presence means the directory is complete."""
-    tmp = out / 'meta.json.tmp'
-    tmp.write_text(json.dumps(meta, indent=2) + '\n')
-    os.replace(tmp, out / 'meta.json')
+    atomic_write(out / 'meta.json', lambda tmp: tmp.write_text(json.dumps(meta, indent=2) + '\n'))
 
 
 def decode(meta, row):
