@@ -381,7 +381,8 @@ def train(config=None):
             ev = evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world)
             if not math.isfinite(ev['val_loss']) or nonfinite.item():  # never overwrite good weights with bad ones
                 raise non_finite(step, run_dir)
-            metrics = dict(step=step, train_loss=train_loss, **ev, lr=lr, elapsed_s=time.time() - t_start)
+            metrics = dict(step=step, tokens=step * global_batch * T, train_loss=train_loss, **ev, lr=lr,
+                           elapsed_s=time.time() - t_start)
             if master:
                 with open(run_dir / 'log.jsonl', 'a') as f:
                     f.write(json.dumps(metrics) + '\n')
