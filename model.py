@@ -87,7 +87,16 @@ VARIANTS = {
 
 
 def check_config(c):
-    """Rejects combinations that cannot be built, with a message that says what to do."""
+    """Rejects sizes and combinations that cannot be built, with a message that says what to do."""
+    sizes = dict(block_size=1, vocab_size=1, n_layer=1, n_head=1, n_embd=1, universal_k=1, universal_d=0)
+    for key, low in sizes.items():
+        if getattr(c, key) < low:
+            raise ValueError(f'{key}={getattr(c, key)} must be at least {low}')
+    for key in ('mlp_ratio', 'rope_base', 'attn_scale', 'mixit_std'):
+        if getattr(c, key) is not None and not getattr(c, key) > 0:
+            raise ValueError(f'{key}={getattr(c, key)} must be positive')
+    if not 0 <= c.dropout < 1:
+        raise ValueError(f'dropout={c.dropout} must be in [0, 1)')
     choices = dict(norm=('rmsnorm', 'layernorm', 'none'), mlp=('gated', 'gelu', 'none'),
                    pos=('rope', 'learned', 'none'), mixing=('softmax', 'mixit'), universal=('', 'sparse', 'random'))
     for key, allowed in choices.items():
@@ -495,11 +504,16 @@ class GPT(nn.Module):
 
     @torch.no_grad()
     def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None):
-        """Samples max_new_tokens continuations of idx (B, T), conditioning on at most block_size tokens."""
+        """Samples max_new_tokens continuations of idx (B, T), conditioning on at most block_size tokens;
+        temperature 0 is greedy decoding (the limit of temperature -> 0)."""
         for _ in range(max_new_tokens):
             idx_cond = idx[:, -self.config.block_size:]
             logits, _ = self(idx_cond)
-            logits = logits[:, -1, :] / temperature
+            logits = logits[:, -1, :]
+            if temperature == 0:
+                idx = torch.cat((idx, logits.argmax(-1, keepdim=True)), dim=1)
+                continue
+            logits = logits / temperature
             if top_k is not None:
                 v, _ = torch.topk(logits, min(top_k, logits.size(-1)))
                 logits[logits < v[:, [-1]]] = -float('inf')

@@ -16,6 +16,8 @@ config: step s's examples are a function of (seed, s) (data/loader.py), so N pro
 with N-fold gradient accumulation computes, and a resumed run ends with an uninterrupted one's weights.
 """
 import ast
+import fcntl
+import hashlib
 import json
 import math
 import os
@@ -23,7 +25,7 @@ import re
 import sys
 import time
 import zlib
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, fields
 from pathlib import Path
 
@@ -35,16 +37,18 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from tqdm import tqdm
 
 from data import synthetic
-from data.loader import (ConfigError, batches, keep_freed_memory, load_data, pick_device, prompt_codec, task_keys,
-                         task_module, unknown)
+from data.loader import (ConfigError, batches, keep_freed_memory, load_data, pick_device, prompt_codec, read_json,
+                         task_keys, task_module, unknown)
+from data.synthetic import atomic_write
 from model import GPT, GPTConfig, PEAK_FLOPS, VARIANTS
 
 _before_config = set(globals())
 # ----------------------------------------------------------------------------- config
 # run
 out_dir = 'out'  # runs are written to out_dir/<run_name>/: config.json, log.jsonl, ckpt.pt
-run_name = ''  # name of the run's folder; '' = '<task>-<variant>[,<model key>=<value>...]'
-resume = False  # continue out_dir/<run_name>/ from ckpt.pt; its config.json is the base, keys given now override it
+run_name = ''  # name of the run's folder; '' = '<task>-<variant>,<keys not at their default>-<hash of the config>'
+resume = False  # continue the run from its ckpt.pt, whose config is the base; only RESUMABLE keys may change
+overwrite = False  # let a fresh run replace another run's files in its folder (else it is refused)
 seed = 0  # seeds the initial weights, the fixed random matrices and the order of the training examples
 # task
 task = 'dyck'  # a folder of data/ with a prepare.py; synthetic tasks are generated on first use, corpora prepared by it
@@ -89,9 +93,27 @@ num_samples = 3  # independent continuations
 max_new_tokens = 200  # tokens to generate per sample
 temperature = 0.8  # < 1 sharpens the next-token distribution, > 1 flattens it
 top_k = 200  # sample among the k most likely tokens; 0 = all
+# Weights & Biases: imported only when asked for; WANDB_MODE=offline logs without network
+wandb_log = False  # also log every evaluation to Weights & Biases (pip install wandb)
+wandb_project = 'frozen-transformers'  # its project
+wandb_run_name = ''  # its run name; '' = the run's folder name
 # -----------------------------------------------------------------------------
 DEFAULTS = {k: v for k, v in globals().items() if k not in _before_config and not k.startswith('_')}
 MODEL_KEYS = {f.name: f for f in fields(GPTConfig)}
+# where a run is written and how it is shown, not what it trains: left out of its folder's name
+NOT_NAMED = ('out_dir', 'run_name', 'resume', 'overwrite', 'progress', 'log_interval', 'device', 'compile',
+             'eval_batch_size', 'sample', 'prompt', 'num_samples', 'max_new_tokens', 'temperature', 'top_k',
+             'wandb_log', 'wandb_project', 'wandb_run_name')
+# what --resume may change besides those: how long the run goes on, its learning-rate schedule and clipping (to
+# extend a run, or to go on more gently after a loss spike), its evaluations and the compute dtype. Every other key
+# fixes the model, the data (the batch of step s) or the meaning of the optimizer state (betas, weight decay).
+RESUMABLE = NOT_NAMED + ('max_iters', 'lr_decay_iters', 'learning_rate', 'min_lr', 'warmup_iters', 'grad_clip',
+                         'eval_interval', 'eval_examples', 'eval_split', 'dtype')
+# the smallest value of each number (model.check_config checks the model's, each task's prepare.py its own)
+AT_LEAST = dict(seed=0, data_seed=0, block_size=0, max_iters=0, batch_size=1, gradient_accumulation_steps=1,
+                learning_rate=0, min_lr=0, warmup_iters=0, lr_decay_iters=0, weight_decay=0, grad_clip=0,
+                eval_interval=1, eval_examples=0, eval_batch_size=1, log_interval=1, num_samples=1, max_new_tokens=1,
+                temperature=0, top_k=0, n_train=1, n_test=1)
 
 
 # ----------------------------------------------------------------------------- config handling
@@ -120,22 +142,35 @@ def resolve(overrides):
         checked[key] = check_type(key, value, known[key])
     if checked.get('variant', DEFAULTS['variant']) not in VARIANTS:
         raise unknown('variant', checked['variant'], VARIANTS)
-    return {**DEFAULTS, **tkeys, **checked}
+    cfg = {**DEFAULTS, **tkeys, **checked}
+    for key, low in AT_LEAST.items():
+        if key in cfg and not cfg[key] >= low:  # NaN from a JSON file fails too
+            raise ConfigError(f'{key}={cfg[key]} must be at least {low}')
+    for key in ('dropout', 'beta1', 'beta2'):
+        if not 0 <= cfg[key] < 1:
+            raise ConfigError(f'{key}={cfg[key]} must be in [0, 1)')
+    if cfg['run_name'] in ('.', '..') or any(c in cfg['run_name'] for c in '/\\'):
+        raise ConfigError(f"run_name={cfg['run_name']!r} must be a plain folder name inside out_dir (no '/', "
+                          f"'\\' or '..'): to write elsewhere, set out_dir")
+    return cfg
 
 
 def parse_args(argv):
-    """['config.json', '--key=value', '--flag'] -> overrides. Values are Python literals, else strings."""
+    """['config.json', '--key=value', '--flag'] -> overrides. Values are Python literals, else strings; a key
+    whose default is a string takes the text as typed (--prompt=75 is the prompt '75')."""
+    text_keys = {k for k, v in {**DEFAULTS, **{k: f.default for k, f in MODEL_KEYS.items()}}.items()
+                 if isinstance(v, str)}
     overrides = {}
     for arg in argv:
         if not arg.startswith('--'):
             if not arg.endswith('.json') or not os.path.exists(arg):
                 raise ConfigError(f"'{arg}' is neither --key=value nor an existing .json config file")
-            overrides.update(json.loads(Path(arg).read_text()))
+            overrides.update(read_json(arg, 'give a config.json that train.py wrote, or --key=value flags'))
             continue
         key, eq, value = arg[2:].partition('=')
         try:
-            overrides[key] = ast.literal_eval(value) if eq else True  # a bare --flag sets a boolean key
-        except (ValueError, SyntaxError):
+            overrides[key] = (value if key in text_keys else ast.literal_eval(value)) if eq else True  # a bare --flag
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
             overrides[key] = value
     return overrides
 
@@ -167,7 +202,39 @@ def model_label(cfg):
 
 
 def run_dir_of(cfg):
-    return Path(cfg['out_dir']) / (cfg['run_name'] or f"{cfg['task']}-{model_label(cfg)}")
+    """out_dir/run_name, or a name of the config's own: the task, the variant, the keys not at their default (but a
+    data_dir path) as far as they fit, and a hash of every key that NOT_NAMED leaves in, so that runs of different
+    configs never share a folder: 'dyck-standard,seed=1-3f2a9c01'."""
+    if cfg['run_name']:
+        return Path(cfg['out_dir']) / cfg['run_name']
+    named = {k: v for k, v in cfg.items() if k not in NOT_NAMED}
+    base = resolve({'task': cfg['task']})
+    changed = [f'{k}={v}' for k, v in named.items() if k in base and k not in ('task', 'variant', 'data_dir')
+               and v != base[k]]  # the model keys given are in model_label
+    readable = re.sub(r'[^\w.,=+-]', '_', ','.join([model_label(cfg), *changed]))
+    readable = readable if len(readable) <= 64 else readable[:64].rsplit(',', 1)[0]  # whole keys; the hash tells
+    digest = hashlib.sha256(json.dumps(named, sort_keys=True).encode()).hexdigest()[:8]
+    return Path(cfg['out_dir']) / f"{cfg['task']}-{readable}-{digest}"
+
+
+def find_run(cfg):
+    """The folder of an existing run (--resume, --sample): run_name's, else the config's own name, else the one
+    folder in out_dir whose config.json agrees with cfg on every key that --resume cannot change (so a run
+    extended with max_iters is still found)."""
+    run_dir = run_dir_of(cfg)
+    if cfg['run_name'] or (run_dir / 'ckpt.pt').exists():
+        return run_dir
+    fixed = lambda c: {k: v for k, v in c.items() if k not in RESUMABLE}
+    found = []
+    for path in sorted(Path(cfg['out_dir']).glob('*/config.json')):
+        try:
+            found += [path.parent] if fixed(json.loads(path.read_text())) == fixed(cfg) else []
+        except (OSError, ValueError, AttributeError):  # not a run's config: not this run
+            pass
+    if len(found) > 1:
+        raise ConfigError(f"several runs in {cfg['out_dir']} have these keys ({', '.join(p.name for p in found)}): "
+                          f'name one with run_name')
+    return found[0] if found else run_dir
 
 
 def processes(cfg):
@@ -198,6 +265,8 @@ def compute_dtype(cfg, device_type):
         dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
     if dtype not in ('float32', 'bfloat16', 'float16'):
         raise ConfigError(f"dtype={dtype!r} is not one of 'auto', 'float32', 'bfloat16', 'float16'")
+    if dtype == 'bfloat16' and device_type == 'cuda' and not torch.cuda.is_bf16_supported():
+        raise ConfigError('this GPU has no bfloat16: use dtype=float16 (with loss scaling) or float32')
     return dtype, nullcontext() if dtype == 'float32' else torch.autocast(device_type, dtype=getattr(torch, dtype))
 
 
@@ -271,43 +340,140 @@ class Progress:
         self.bar.update(step - self.bar.n)
 
 
-def non_finite(step, run_dir):
-    return FloatingPointError(f'the loss became non-finite by step {step}; {run_dir / "ckpt.pt"} keeps the last good '
-                              f'weights. Lower learning_rate, keep grad_clip on, or use dtype=float32')
+def non_finite(step, run_dir, saved_step):
+    kept = f'{run_dir / "ckpt.pt"} keeps the weights of step {saved_step}' if saved_step else 'no checkpoint was saved'
+    return FloatingPointError(f'the loss became non-finite by step {step} ({kept}): lower learning_rate, keep '
+                              f'grad_clip on, or use dtype=float32')
 
 
-def atomic_save(obj, path):
-    tmp = Path(str(path) + '.tmp')
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
+def digest(obj, h=None):
+    """sha256 over a checkpoint's tensors (dtype, shape, bytes) and plain values, in their order: recorded at save
+    time, it catches a file that still unzips but whose contents changed."""
+    h = h or hashlib.sha256()
+    if isinstance(obj, torch.Tensor):
+        h.update(f'{obj.dtype}{tuple(obj.shape)}'.encode())
+        h.update(obj.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy())
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            h.update(repr(key).encode())
+            digest(value, h)
+    elif isinstance(obj, (list, tuple)):
+        for value in obj:
+            digest(value, h)
+    else:
+        h.update(repr(obj).encode())
+    return h
 
 
-def start_run_dir(run_dir, cfg, resumed_step):
-    """Writes config.json (what reruns the run; resuming is an action, not part of it) and starts log.jsonl:
-    empty for a new run; for a resumed one, without the evaluations made after the checkpoint."""
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / 'config.json').write_text(json.dumps({**cfg, 'resume': False}, indent=2) + '\n')
-    log = run_dir / 'log.jsonl'
-    lines = log.read_text().splitlines() if resumed_step is not None and log.exists() else []
-    log.write_text(''.join(l + '\n' for l in lines if json.loads(l)['step'] <= resumed_step))
+def save_checkpoint(ckpt, path):
+    """Tensors and plain values only (so that weights_only loading reads it), with their checksum, atomically."""
+    ckpt = {**ckpt, 'sha256': digest(ckpt).hexdigest()}
+    atomic_write(path, lambda tmp: torch.save(ckpt, tmp))
+
+
+def load_checkpoint(path):
+    """A checkpoint, for resume, --sample and the experiments. weights_only: run folders are shared, and a pickle
+    can run any code when it is loaded, so only tensors and plain values are read; then the checksum is checked."""
+    try:
+        ckpt = torch.load(path, map_location='cpu', weights_only=True)
+    except Exception as e:  # torch.load raises many types for a damaged file
+        if 'Weights only load failed' in str(e):
+            raise ConfigError(f'{path} holds objects other than tensors and plain values, which could run code when '
+                              f'loaded: it was not loaded. Delete it unless you know who made it and why') from None
+        raise ConfigError(f'{path} is damaged ({type(e).__name__}): delete it, or restore it from a copy') from None
+    if not isinstance(ckpt, dict) or 'sha256' not in ckpt:
+        raise ConfigError(f'{path} has no checksum: it was not written by this train.py; train the run again')
+    if digest({k: v for k, v in ckpt.items() if k != 'sha256'}).hexdigest() != ckpt['sha256']:
+        raise ConfigError(f'{path} is damaged: its contents differ from the checksum saved with them; delete it, '
+                          f'or restore it from a copy')
+    return ckpt
+
+
+def logged_step(line):
+    """The step of a log.jsonl line; a damaged line counts as after any checkpoint, so resume drops it."""
+    try:
+        return int(json.loads(line)['step'])
+    except (ValueError, KeyError, TypeError):
+        return math.inf
+
+
+@contextmanager
+def run_folder(run_dir, cfg, resumed_step):
+    """Holds the run's folder while the run writes to it. A lock (flock, which the kernel drops when the process
+    ends, so a crash leaves none behind) refuses a second process instead of mixing two runs' files; a fresh
+    run does not replace another run's files unless overwrite=True. Then config.json (what reruns the run) is
+    written and log.jsonl started: empty, or for a resumed run cut back to the checkpoint's step, atomically."""
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        lock = open(run_dir / '.lock', 'a')
+    except OSError as e:
+        raise ConfigError(f'cannot write to {run_dir} ({e.strerror}): set out_dir to a folder you can write') from None
+    with lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ConfigError(f'another process is running in {run_dir}: wait for it, or use another run_name') from None
+        config, log = run_dir / 'config.json', run_dir / 'log.jsonl'
+        if resumed_step is None and not cfg['overwrite'] and (config.exists() or (run_dir / 'ckpt.pt').exists()):
+            saved = read_json(config, 'use overwrite=True to replace this folder\'s files, or another run_name')
+            differ = [k for k in {**saved, **cfg} if k not in NOT_NAMED and saved.get(k) != cfg.get(k)]
+            if differ:
+                raise ConfigError(f'{run_dir} holds another run ({differ[0]}={saved.get(differ[0])!r} there, '
+                                  f'{cfg.get(differ[0])!r} here): --resume it, use another run_name, or set '
+                                  f'overwrite=True to replace it')
+        atomic_write(config, lambda tmp: tmp.write_text(json.dumps({**cfg, 'resume': False}, indent=2) + '\n'))
+        lines = log.read_text(errors='replace').splitlines() if resumed_step is not None and log.exists() else []
+        kept = ''.join(l + '\n' for l in lines if logged_step(l) <= resumed_step)
+        atomic_write(log, lambda tmp: tmp.write_text(kept))
+        yield
+
+
+def resumed_config(ckpt, overrides):
+    """A resumed run's config: the checkpoint's, with the keys given now. A key outside RESUMABLE given with a
+    value other than the run's (its config's, else its model's) is refused, by name."""
+    saved = ckpt['config']
+    cfg = resolve({**saved, **overrides})
+    for key in overrides:
+        before = saved[key] if key in saved else ckpt['model_args'].get(key)
+        if key not in RESUMABLE and cfg[key] != before:
+            raise ConfigError(f'--resume cannot change {key} ({before!r} in the run, {cfg[key]!r} given): it fixes '
+                              f'the model, the data or the optimizer state. Drop it, or start a new run')
+    return cfg
+
+
+def wandb_run(cfg, run_dir):
+    """A Weights & Biases run, imported only when asked for; WANDB_MODE=offline keeps it on this machine."""
+    try:
+        import wandb
+    except ImportError:
+        raise ConfigError('wandb_log=True needs the wandb package: pip install wandb') from None
+    return wandb.init(project=cfg['wandb_project'], name=cfg['wandb_run_name'] or run_dir.name, config=cfg)
 
 
 def train(config=None):
-    """Trains one run; returns its final metrics. `config` holds the keys to override (see --help)."""
+    """Trains one run; returns its final metrics. `config` holds the keys to override (see --help). Everything is
+    checked before the run's folder is touched: the keys, the checkpoint, the data, the model."""
     overrides = dict(config or {})
-    cfg = resolve(overrides)
+    cfg, ckpt = resolve(overrides), None
     run_dir = run_dir_of(cfg)
-    ckpt = None
     if cfg['resume']:
+        run_dir = find_run(cfg)
         if not (run_dir / 'ckpt.pt').exists():
-            raise ConfigError(f'cannot resume: {run_dir / "ckpt.pt"} does not exist (check out_dir and run_name)')
-        cfg = resolve({**json.loads((run_dir / 'config.json').read_text()), **overrides})
-        ckpt = torch.load(run_dir / 'ckpt.pt', map_location='cpu', weights_only=False)
+            raise ConfigError(f'cannot resume: {run_dir / "ckpt.pt"} does not exist (give the keys the run was '
+                              f'trained with, or its out_dir and run_name)')
+        ckpt = load_checkpoint(run_dir / 'ckpt.pt')
+        cfg = resumed_config(ckpt, overrides)
 
     ddp, rank, world, device, own_group = processes(cfg)
     master, device_type = rank == 0, device.split(':')[0]
     dtype, ctx = compute_dtype(cfg, device_type)
     meta, train_data, (x_val, y_val), T = load_data(cfg, master, ddp)
+    # a resumed run goes on with its own data: the meta.json saved with it, its source and encoding included
+    changed = [k for k in {**meta, **ckpt['meta']} if k != 'date' and meta.get(k) != ckpt['meta'].get(k)] if ckpt else []
+    if changed:
+        raise ConfigError(f"the {cfg['task']} data is not what this run trained on ({changed[0]}: "
+                          f"{ckpt['meta'].get(changed[0])!r} then, {meta.get(changed[0])!r} now): prepare it again as "
+                          f'it was, or start a new run')
     batch = batches(cfg, train_data, T, device, rank, world)
     gas = cfg['gradient_accumulation_steps']  # micro-batches per step over all processes: local_steps each
     global_batch, local_steps = cfg['batch_size'] * gas, gas // world
@@ -321,9 +487,11 @@ def train(config=None):
                                                (cfg['beta1'], cfg['beta2']), device_type)
     scaler = torch.amp.GradScaler(device_type, enabled=dtype == 'float16')
     if ckpt is not None:
-        for part, state in ((raw_model, 'model'), (optimizer, 'optimizer'), (scaler, 'scaler')):
-            part.load_state_dict(ckpt[state])
-    step = ckpt['step'] if ckpt else 0
+        raw_model.load_state_dict(ckpt['model'])
+        optimizer.load_state_dict(ckpt['optimizer'])
+        if ckpt['scaler'] and scaler.is_enabled():  # float16 before and now: its loss scale goes on
+            scaler.load_state_dict(ckpt['scaler'])
+    step = saved_step = ckpt['step'] if ckpt else 0
     if dtype != 'float32':
         raw_model.fixed_to(getattr(torch, dtype))  # the fixed matrices in the compute dtype: no cast per step
     compile_ = cfg['compile'] if cfg['compile'] is not None else device_type == 'cuda'
@@ -335,61 +503,67 @@ def train(config=None):
     trained = [p for p in raw_model.parameters() if p.requires_grad]
 
     tokens = isinstance(train_data, np.memmap)  # a corpus's token stream; else fixed-length examples
-    if master:
-        start_run_dir(run_dir, cfg, ckpt['step'] if ckpt else None)
-        data = 'a fresh training batch every step' if cfg['online'] else f'{len(train_data):,} training tokens' \
-            if tokens else f'{len(train_data[0]):,} training examples'
-        print(f"{cfg['task']} / {model_label(cfg)}: {raw_model.get_num_params():,} trained of "
-              f"{raw_model.get_num_params(False):,} parameters, {data}, length {T}, {device} {dtype}, "
-              f"{world} process(es)")
-    progress = Progress(cfg, step, master and cfg['progress'], raw_model, global_batch, T)
-    t_start = time.time()
-    metrics, train_loss = None, float('nan')
-    nonfinite = torch.zeros((), dtype=torch.bool, device=device)  # read at log and eval steps: no sync per step
-    while step < cfg['max_iters']:
-        lr = get_lr(step, cfg)
-        for group in optimizer.param_groups:
-            group['lr'] = lr
-        logged = (step + 1) % cfg['log_interval'] == 0 or step + 1 == cfg['max_iters']
-        for micro, (xb, yb) in enumerate(batch(step)):
-            if cfg['dropout'] > 0:  # dropout masks as a function of (seed, step, micro-batch) too
-                torch.manual_seed(zlib.crc32(f"{cfg['seed']}:{step}:{rank * local_steps + micro}".encode()))
-            if ddp:  # all-reduce the gradients once, on the last micro-batch
-                model.require_backward_grad_sync = micro == local_steps - 1
-            with ctx:
-                logits, loss = model(xb, yb)
-                loss = loss / local_steps
-            # the logits (B, T, vocab) are not kept through the backward pass: only their argmax, when logging
-            predicted = logits.argmax(-1) if logged and micro == local_steps - 1 else None
-            del logits
-            scaler.scale(loss).backward()
-            nonfinite |= ~torch.isfinite(loss.detach())
-        if cfg['grad_clip']:
-            scaler.unscale_(optimizer)
-            torch.nn.utils.clip_grad_norm_(trained, cfg['grad_clip'])
-        scaler.step(optimizer)
-        scaler.update()
-        optimizer.zero_grad(set_to_none=True)
-        step += 1
+    with run_folder(run_dir, cfg, ckpt and ckpt['step']) if master else nullcontext():
+        wandb = wandb_run(cfg, run_dir) if master and cfg['wandb_log'] else None
+        if master:
+            data = 'a fresh training batch every step' if cfg['online'] else f'{len(train_data):,} training tokens' \
+                if tokens else f'{len(train_data[0]):,} training examples'
+            print(f"{cfg['task']} / {model_label(cfg)}: {raw_model.get_num_params():,} trained of "
+                  f"{raw_model.get_num_params(False):,} parameters, {data}, length {T}, {device} {dtype}, "
+                  f"{world} process(es), in {run_dir}")
+        progress = Progress(cfg, step, master and cfg['progress'], raw_model, global_batch, T)
+        t_start = time.time()
+        metrics, train_loss = None, float('nan')
+        nonfinite = torch.zeros((), dtype=torch.bool, device=device)  # read at log and eval steps: no sync per step
+        while step < cfg['max_iters']:
+            lr = get_lr(step, cfg)
+            for group in optimizer.param_groups:
+                group['lr'] = lr
+            logged = (step + 1) % cfg['log_interval'] == 0 or step + 1 == cfg['max_iters']
+            for micro, (xb, yb) in enumerate(batch(step)):
+                if cfg['dropout'] > 0:  # dropout masks as a function of (seed, step, micro-batch) too
+                    torch.manual_seed(zlib.crc32(f"{cfg['seed']}:{step}:{rank * local_steps + micro}".encode()))
+                if ddp:  # all-reduce the gradients once, on the last micro-batch
+                    model.require_backward_grad_sync = micro == local_steps - 1
+                with ctx:
+                    logits, loss = model(xb, yb)
+                    loss = loss / local_steps
+                # the logits (B, T, vocab) are not kept through the backward pass: only their argmax, when logging
+                predicted = logits.argmax(-1) if logged and micro == local_steps - 1 else None
+                del logits
+                scaler.scale(loss).backward()
+                nonfinite |= ~torch.isfinite(loss.detach())
+            if cfg['grad_clip']:
+                scaler.unscale_(optimizer)
+                torch.nn.utils.clip_grad_norm_(trained, cfg['grad_clip'])
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad(set_to_none=True)
+            step += 1
 
-        if logged:
-            train_loss = loss.item() * local_steps
-            if nonfinite.item():
-                raise non_finite(step, run_dir)
-            progress.log(step, train_loss, predicted, yb)
-        if step % cfg['eval_interval'] == 0 or step == cfg['max_iters']:
-            ev = evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world)
-            if not math.isfinite(ev['val_loss']) or nonfinite.item():  # never overwrite good weights with bad ones
-                raise non_finite(step, run_dir)
-            metrics = dict(step=step, tokens=step * global_batch * T, train_loss=train_loss, **ev, lr=lr,
-                           elapsed_s=time.time() - t_start)
-            if master:
-                with open(run_dir / 'log.jsonl', 'a') as f:
-                    f.write(json.dumps(metrics) + '\n')
-                atomic_save(dict(model=raw_model.state_dict(), optimizer=optimizer.state_dict(),
-                                 scaler=scaler.state_dict(), model_args=asdict(raw_model.config),
-                                 step=step, config=cfg, meta=meta), run_dir / 'ckpt.pt')
-    progress.bar.close()
+            if logged:
+                train_loss = loss.item() * local_steps
+                if nonfinite.item():
+                    raise non_finite(step, run_dir, saved_step)
+                progress.log(step, train_loss, predicted, yb)
+            if step % cfg['eval_interval'] == 0 or step == cfg['max_iters']:
+                ev = evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world)
+                if not math.isfinite(ev['val_loss']) or nonfinite.item():  # never overwrite good weights with bad
+                    raise non_finite(step, run_dir, saved_step)
+                metrics = dict(step=step, tokens=step * global_batch * T, train_loss=train_loss, **ev, lr=lr,
+                               elapsed_s=time.time() - t_start)
+                if master:
+                    with open(run_dir / 'log.jsonl', 'a') as f:
+                        f.write(json.dumps(metrics) + '\n')
+                    save_checkpoint(dict(model=raw_model.state_dict(), optimizer=optimizer.state_dict(),
+                                         scaler=scaler.state_dict(), model_args=asdict(raw_model.config),
+                                         step=step, config=cfg, meta=meta), run_dir / 'ckpt.pt')
+                    saved_step = step
+                if wandb:
+                    wandb.log(metrics, step=step)
+        progress.bar.close()
+        if wandb:
+            wandb.finish()
     if metrics is None:  # nothing left to train: report the checkpoint's weights
         metrics = dict(step=step, train_loss=train_loss,
                        **evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world))
@@ -417,12 +591,10 @@ def sample_text(config=None):
     """Continues `prompt` num_samples times with the weights of a run's ckpt.pt; -> the texts, prompt
     included. The run is found from its keys, as train() names it: pass the keys it was trained with."""
     cfg = resolve(dict(config or {}))
-    path = run_dir_of(cfg) / 'ckpt.pt'
+    path = find_run(cfg) / 'ckpt.pt'
     if not path.exists():
         raise ConfigError(f'{path} does not exist: train the run first, or give the keys it was trained with')
-    ckpt = torch.load(path, map_location='cpu', weights_only=False)
-    if 'meta' not in ckpt:
-        raise ConfigError(f'{path} was written by an older train.py that did not save the vocabulary: train it again')
+    ckpt = load_checkpoint(path)
     meta, device = ckpt['meta'], pick_device(cfg['device'])
     model = GPT(GPTConfig(**ckpt['model_args']))
     model.load_state_dict(ckpt['model'])

@@ -11,6 +11,7 @@ N-fold gradient accumulation computes, and a resumed run sees the batches an uni
 import ctypes
 import difflib
 import json
+import zipfile
 import zlib
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +21,8 @@ import torch
 import torch.distributed as dist
 
 from data import corpus, synthetic
+
+ENCODING_SIZES = dict(gpt2=50257, bytes=257)  # tokens of each encoding of data/corpus.py
 
 
 class ConfigError(ValueError):
@@ -31,6 +34,17 @@ def unknown(what, name, choices):
     close = difflib.get_close_matches(name, choices, n=1)
     hint = f"; did you mean '{close[0]}'?" if close else ''
     return ConfigError(f"unknown {what} '{name}'{hint} (python train.py --help lists them all)")
+
+
+def read_json(path, fix):
+    """A JSON object from a file the user or a run wrote; anything else is a ConfigError that says `fix`."""
+    try:
+        value = json.loads(Path(path).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ConfigError(f'cannot read {path} ({getattr(e, "strerror", None) or e}): {fix}') from None
+    if not isinstance(value, dict):
+        raise ConfigError(f'{path} holds a JSON {type(value).__name__}, not an object of keys: {fix}')
+    return value
 
 
 def task_module(name):
@@ -72,26 +86,42 @@ def load_data(cfg, master=True, ddp=False):
                 synthetic.prepare(task, args, directory)
             except ValueError as e:  # settings the task cannot satisfy
                 raise ConfigError(str(e)) from None
+            except OSError as e:
+                raise ConfigError(f'cannot write {task} data to {directory} ({e.strerror}): set data_dir') from None
         if ddp:
             dist.barrier()
-    meta = json.loads((directory / 'meta.json').read_text())
+    again = (f'delete {directory / "meta.json"}; the data is regenerated' if hasattr(module, 'generate') else
+             f'run python data/{task}/prepare.py again')
+    meta = read_json(directory / 'meta.json', again)
+    if not {'task', 'args', 'vocab_size', 'eval_split'} <= meta.keys() or meta['task'] != task:
+        raise ConfigError(f'{directory / "meta.json"} is not the meta.json of {task} data '
+                          f'(it says task {meta.get("task")!r}): {again}, or set data_dir to the folder of {task}')
     if meta['args'] != args:
         raise ConfigError(f'{directory} holds {task} data made with {meta["args"]}, not {args}: '
                           f'delete the folder or set data_dir to another one')
     if hasattr(module, 'generate') and meta.get('version') != synthetic.VERSION:
         raise ConfigError(f'{directory} holds {task} data made by an older data/synthetic.py (version '
                           f'{meta.get("version", 1)}, now {synthetic.VERSION}): delete the folder; it is regenerated')
+    if 'encoding' in meta and meta['vocab_size'] != ENCODING_SIZES.get(meta['encoding']):
+        raise ConfigError(f'{directory / "meta.json"} says encoding {meta["encoding"]!r} with {meta["vocab_size"]} '
+                          f'tokens, which do not go together: {again}')
     split = cfg['eval_split'] or meta['eval_split']
+    splits = list(meta.get('tokens') or meta.get('examples') or (s for s in ('train', 'val') if f'n_{s}' in meta))
+    if split not in splits:
+        raise ConfigError(f"{task} data has no {split!r} split (it has {', '.join(splits)}): set eval_split to one "
+                          f'of them, or leave it empty for {meta["eval_split"]!r}')
     ext = 'bin' if meta.get('format') == 'tokens' else 'npz'
     for s in ('train', split):
         if not (directory / f'{s}.{ext}').exists():
-            raise ConfigError(f'{directory / f"{s}.{ext}"} is missing (the splits are train and '
-                              f'{meta["eval_split"]}): delete {directory / "meta.json"} and run '
-                              f'python data/{task}/prepare.py again')
+            raise ConfigError(f'{directory / f"{s}.{ext}"} is missing: {again}')
     held = slice(cfg['eval_examples'] or None)
     if ext == 'npz':
-        train_x, train_y = (torch.from_numpy(a) for a in synthetic.load_split(directory, 'train'))
-        x_val, y_val = (torch.from_numpy(a[held]) for a in synthetic.load_split(directory, split))
+        try:
+            (train_x, train_y), (x_val, y_val) = (map(torch.from_numpy, synthetic.load_split(directory, s))
+                                                  for s in ('train', split))
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+            raise ConfigError(f'{directory} holds a damaged .npz file ({type(e).__name__}): {again}') from None
+        x_val, y_val = x_val[held], y_val[held]
         T = train_x.shape[1]
         if cfg['block_size'] and cfg['block_size'] < T:
             raise ConfigError(f"block_size={cfg['block_size']} is shorter than the task's examples ({T} tokens): "
@@ -102,7 +132,7 @@ def load_data(cfg, master=True, ddp=False):
     for s, tokens in streams.items():
         if len(tokens) != meta['tokens'][s]:  # a prepare that stopped half-way, or files mixed up
             raise ConfigError(f'{directory / f"{s}.bin"} has {len(tokens):,} tokens, meta.json says '
-                              f'{meta["tokens"][s]:,}: run python data/{task}/prepare.py again')
+                              f'{meta["tokens"][s]:,}: {again}')
     if len(streams['train']) <= T:
         raise ConfigError(f'train.bin has {len(streams["train"]):,} tokens, too few for windows of '
                           f'block_size={T}: use more text or a smaller block_size')
@@ -187,9 +217,17 @@ def batches(cfg, train, T, device, rank=0, world=1):
 
 
 def pick_device(name):
-    if name != 'auto':
-        return name
-    return 'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'
+    """'auto' -> the best device here; any other name is checked against what this machine has."""
+    if name == 'auto':
+        return 'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'
+    kind, colon, index = name.partition(':')
+    if name not in ('cpu', 'mps', 'cuda') and not (kind == 'cuda' and index.isdigit()):
+        raise ConfigError(f"device={name!r} is not one of 'auto', 'cpu', 'cuda', 'cuda:N', 'mps'")
+    available = dict(cpu=1, cuda=torch.cuda.device_count(), mps=int(torch.backends.mps.is_available()))[kind]
+    if int(index or 0) >= available:
+        raise ConfigError(f'device={name!r}, but this machine has {available or "no"} {kind} device'
+                          f'{"s" if available != 1 else ""}: use device=auto or cpu')
+    return name
 
 
 def keep_freed_memory():

@@ -16,7 +16,6 @@ import platform
 import shlex
 import sys
 import time
-import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,20 +57,13 @@ def task_dir(args, **config):
     return synthetic.task_dir(config['task'], settings, module.DEFAULTS, root=data_root(args))
 
 
-# where a run is written and how it is shown, not what it trains: left out of the folder name, so that a resumed
-# run, or one evaluated on another split, continues its folder (a data_dir the file gives, e.g. --text's, is named)
-NOT_NAMED = ('device', 'progress', 'out_dir', 'resume', 'eval_split')
-
-
 def run(args, name, **config):
     """Trains one run of experiment `name` and returns its metrics. `config` holds train.py's keys, all those
-    the run changes from train.py's DEFAULTS. The run is written to OUT_DIR/<name>/<task>-<variant>-<crc32
-    of its config>, a folder per setting; its task files are under the data root (task_dir)."""
-    named = json.dumps({k: v for k, v in config.items() if k not in NOT_NAMED}, sort_keys=True)
-    run_name = f"{config['task']}-{config.get('variant', 'standard')}-{zlib.crc32(named.encode()):08x}"
+    the run changes from train.py's DEFAULTS. The run is written to OUT_DIR/<name>/, in the folder train.py
+    names after its config (one per setting); its task files are under the data root (task_dir)."""
     if args.data_dir and 'data_dir' not in config:
         config['data_dir'] = str(task_dir(args, **config))
-    return train({**config, 'device': args.device, 'progress': args.mode != 'smoke', 'run_name': run_name,
+    return train({**config, 'device': args.device, 'progress': args.mode != 'smoke',
                   'out_dir': str(Path(args.out_dir) / name)})
 
 

@@ -34,6 +34,7 @@ import common  # noqa: E402
 from data.loader import task_data  # noqa: E402
 from data.synthetic import load_split  # noqa: E402
 from model import GPT, GPTConfig, apply_rope  # noqa: E402
+from train import load_checkpoint  # noqa: E402
 
 NAME = 'induction_heads_map'
 PAPER = {1: 'a previous-token head: each token attends to the one before it',
@@ -102,7 +103,7 @@ def main():
     args = common.parse_args(__doc__)
     setting = PROTOCOL[args.mode]
     m = common.run(args, NAME, task='retrieval', variant='frozen_qk', **setting)
-    ckpt = torch.load(common.Path(m['run_dir']) / 'ckpt.pt', map_location='cpu', weights_only=False)
+    ckpt = load_checkpoint(common.Path(m['run_dir']) / 'ckpt.pt')
     model = GPT(GPTConfig(**ckpt['model_args']))
     model.load_state_dict(ckpt['model'])
     model.eval()

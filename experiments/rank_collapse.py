@@ -37,6 +37,7 @@ import torch
 import common
 from data.loader import pick_device
 from model import GPT, GPTConfig
+from train import load_checkpoint
 
 NAME = 'rank_collapse'
 PAPER = {'random': {2: 0.218, 4: 1.450, 8: 2.075, 16: 1.946, 32: 5.438},
@@ -103,7 +104,7 @@ def main():
     for variant in ('random', 'mixit'):
         for depth in protocol['depths']:
             m = common.run(args, NAME, **setting, **data, variant=variant, n_layer=depth)
-            ckpt = torch.load(Path(m['run_dir']) / 'ckpt.pt', map_location='cpu', weights_only=False)
+            ckpt = load_checkpoint(Path(m['run_dir']) / 'ckpt.pt')
             init = GPT(GPTConfig(**ckpt['model_args']))  # the same seed: the weights before step 0
             trained = GPT(GPTConfig(**ckpt['model_args']))
             trained.load_state_dict(ckpt['model'])
