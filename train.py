@@ -107,8 +107,11 @@ NOT_NAMED = ('out_dir', 'run_name', 'resume', 'overwrite', 'progress', 'log_inte
 # what --resume may change besides those: how long the run goes on, its learning-rate schedule and clipping (to
 # extend a run, or to go on more gently after a loss spike), its evaluations and the compute dtype. Every other key
 # fixes the model, the data (the batch of step s) or the meaning of the optimizer state (betas, weight decay).
+# A moved data_dir is fine: its meta.json must be the run's.
 RESUMABLE = NOT_NAMED + ('max_iters', 'lr_decay_iters', 'learning_rate', 'min_lr', 'warmup_iters', 'grad_clip',
-                         'eval_interval', 'eval_examples', 'eval_split', 'dtype')
+                         'eval_interval', 'eval_examples', 'eval_split', 'dtype', 'data_dir')
+RENAMED = dict(trainable="frozen_blocks=True (trainable='embeddings' was the random variant)",
+               freeze_qk='frozen_qk', freeze_mlp='frozen_mlp')  # keys of older versions
 # the smallest value of each number (model.check_config checks the model's, each task's prepare.py its own)
 AT_LEAST = dict(seed=0, data_seed=0, block_size=0, max_iters=0, batch_size=1, gradient_accumulation_steps=1,
                 learning_rate=0, min_lr=0, warmup_iters=0, lr_decay_iters=0, weight_decay=0, grad_clip=0,
@@ -137,6 +140,8 @@ def resolve(overrides):
     known = {**{k: f.default for k, f in MODEL_KEYS.items()}, **DEFAULTS, **tkeys}
     checked = {}
     for key, value in overrides.items():
+        if key in RENAMED:
+            raise ConfigError(f'{key} is now {RENAMED[key]} (python train.py --help lists every key)')
         if key not in known:
             raise unknown('key', key, known)
         checked[key] = check_type(key, value, known[key])
@@ -609,8 +614,9 @@ def sample_text(config=None):
     return [decode([t for t in row if t < meta['vocab_size']]) for row in out.tolist()]
 
 
-if __name__ == '__main__':
-    argv = sys.argv[1:]
+def main(argv):
+    """The command line: any mistake in it, or in a file it reads, ends in one line 'error: ...' and exit code 2."""
+    synthetic.sigterm_exits()  # a kill cleans up as Ctrl-C does: no temporary files, the run folder unlocked
     try:
         overrides = parse_args([a for a in argv if a not in ('--help', '-h')])
         if '--help' in argv or '-h' in argv:
@@ -620,4 +626,9 @@ if __name__ == '__main__':
         else:
             train(overrides)
     except (ConfigError, FloatingPointError) as e:
-        sys.exit(f'error: {e}')
+        print(f'error: {e}', file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == '__main__':
+    main(sys.argv[1:])

@@ -11,9 +11,10 @@ its own prepare.py, which defines
 and calls main(__file__). A document may come in several pieces (a 1 GB text file does);
 end_of_document marks its last piece, after which the end-of-text token is written, so documents
 are always separated, never silently concatenated. Files written to the corpus directory:
-    train.bin, val.bin (test.bin)  uint16 token ids, nanoGPT's format, streamed in chunks to a
-                                   temporary name and renamed when complete
-    meta.json                      written last, so its presence means the directory is complete
+    train.bin, val.bin (test.bin)  uint16 token ids, nanoGPT's format, streamed in chunks
+    meta.json                      moved in last, so its presence means the directory is complete
+All of them are first written to a directory of this process's own and moved in together when complete
+(synthetic.new_files): an error, Ctrl-C or SIGTERM at any point leaves the previous complete data or the new.
 
 The default encoding is GPT-2's BPE (tiktoken downloads its files on first use); 'bytes' is an
 offline byte-level tiktoken encoding: the 256 byte values plus <|endoftext|> = 256.
@@ -21,13 +22,12 @@ offline byte-level tiktoken encoding: the 256 byte values plus <|endoftext|> = 2
 import argparse
 import datetime
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
-from data.synthetic import load_task, task_dir, write_meta
+from data.synthetic import load_task, new_files, sigterm_exits, task_dir, write_meta
 
 ENCODINGS = ('gpt2', 'bytes')
 BLOCK_SIZE = 256  # the papers' sequence length for every corpus (reference.md section 1)
@@ -139,11 +139,11 @@ def records(path, field='text'):
 
 def write_tokens(out, splits, documents, enc, total_bytes=None):
     """Tokenizes the (split, text, end_of_document) stream into out/<split>.bin, a batch of pieces at
-    a time; -> the counts for meta.json. Nothing is renamed unless all went well."""
+    a time; -> the counts for meta.json. out is prepare's directory of new files, which are deleted
+    unless all goes well."""
     if enc.n_vocab > 2**16:
         raise ValueError(f'encoding {enc.name} has {enc.n_vocab} tokens; uint16 files hold at most 65536')
-    tmp = {s: out / f'{s}.bin.tmp' for s in splits}
-    files = {s: open(p, 'wb') for s, p in tmp.items()}
+    files = {s: open(out / f'{s}.bin', 'wb') for s in splits}
     tokens, docs = dict.fromkeys(splits, 0), dict.fromkeys(splits, 0)
     bar = tqdm(total=total_bytes, unit='B', unit_scale=True, desc=f'tokenizing ({enc.name})')
 
@@ -167,19 +167,13 @@ def write_tokens(out, splits, documents, enc, total_bytes=None):
                 flush(batch)
                 batch, chars = [], 0
         flush(batch)
+    finally:
+        bar.close()
         for f in files.values():
             f.close()
-        empty = [s for s in splits if tokens[s] == 0]
-        if empty:
-            raise ValueError(f'no {" or ".join(empty)} documents: the input is too small for these settings')
-        (out / 'meta.json').unlink(missing_ok=True)  # the files below are new: incomplete until meta.json is
-        for s in splits:
-            os.replace(tmp[s], out / f'{s}.bin')
-    finally:  # an interrupted run leaves neither a half-written .bin nor its temporary file
-        bar.close()
-        for s, f in files.items():
-            f.close()
-            tmp[s].unlink(missing_ok=True)
+    empty = [s for s in splits if tokens[s] == 0]
+    if empty:
+        raise ValueError(f'no {" or ".join(empty)} documents: the input is too small for these settings')
     return dict(tokens=tokens, documents=docs)
 
 
@@ -197,13 +191,14 @@ def prepare(task, overrides=None, source=None, out_dir=None):
     total = sum(f.stat().st_size for f in files) if plain else None
     splits = getattr(module, 'SPLITS', ('train', 'val'))
     write = getattr(module, 'write', write_tokens)  # Yelp writes examples instead of a token stream
-    counts = write(out, splits, module.documents(args, source), enc, total)
-    meta = dict(task=task, args=args, format='examples' if 'examples' in counts else 'tokens', encoding=enc.name,
-                vocab_size=enc.n_vocab, eot=enc.eot_token, block_size=BLOCK_SIZE,
-                eval_split=getattr(module, 'EVAL_SPLIT', 'val'), **counts,
-                source=str(Path(source).resolve()) if source else module.SOURCE,
-                date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'))
-    write_meta(out, meta)
+    with new_files(out) as new:
+        counts = write(new, splits, module.documents(args, source), enc, total)
+        meta = dict(task=task, args=args, format='examples' if 'examples' in counts else 'tokens', encoding=enc.name,
+                    vocab_size=enc.n_vocab, eot=enc.eot_token, block_size=BLOCK_SIZE,
+                    eval_split=getattr(module, 'EVAL_SPLIT', 'val'), **counts,
+                    source=str(Path(source).resolve()) if source else module.SOURCE,
+                    date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'))
+        write_meta(new, meta)
     return out, meta
 
 
@@ -220,6 +215,7 @@ def main(task_file):
     parser.add_argument('--out_dir', default=None, help='where to write (default: data/<task>/[settings])')
     ns = vars(parser.parse_args())
     source, out_dir = ns.pop('input'), ns.pop('out_dir')
+    sigterm_exits()
     try:
         out, meta = prepare(task, ns, source, out_dir)
     except ValueError as e:

@@ -1,7 +1,8 @@
 """
 Shared plumbing for the synthetic tasks (data/<task>/prepare.py): command-line flags,
 train/held-out splits (i.i.d. draws; held-out inputs kept out of train unless the task says otherwise),
-atomic writes and meta.json. Each task's format lives in its own prepare.py, which defines
+atomic writes, meta.json, and replacing a directory's data set as a whole. Each task's format lives in its
+own prepare.py, which defines
 
     DEFAULTS = dict(...)               # the paper-scale settings; every key is a --flag
     def generate(rng, n, **args)       # n random examples -> (x, y), int arrays of shape (n, T)
@@ -11,13 +12,21 @@ atomic writes and meta.json. Each task's format lives in its own prepare.py, whi
 
 An example is an input row x and a target row y of the same length; y is -1 where a position is
 not scored (nanoGPT's ignore index). Files written to the task directory:
-    train.npz, val.npz    arrays x (uint16) and y (int16 or int32), written to a temporary name and renamed
-    meta.json             written last, so its presence means the directory is complete
+    train.npz, val.npz    arrays x (uint16) and y (int16 or int32)
+    meta.json             moved in last, so its presence means the directory is complete
+All of them are first written to a directory of this process's own (new.tmp<pid>/ in the task directory) and
+moved in together when complete (new_files): an error, Ctrl-C or SIGTERM at any point leaves the previous
+complete data or the new, never a mix or temporary files, and two processes preparing the same data both succeed.
 """
 import argparse
 import importlib.util
 import json
 import os
+import shutil
+import signal
+import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -92,17 +101,60 @@ def default_splits(module, args, rng, meta):
     return {'train': (np.concatenate(xs), np.concatenate(ys)), 'val': val}
 
 
+def temporary(path):
+    """path's temporary name, <name>.tmp<pid>: unique to this process, so two processes never share one."""
+    path = Path(path)
+    return path.with_name(f'{path.name}.tmp{os.getpid()}')
+
+
 def atomic_write(path, write):
     """Calls write(tmp) on a temporary name unique to this process, then renames it to path: a reader sees the
     old file or the new one, never half of one, and two processes writing the same file never share a name.
     The temporary file is removed if write fails or is interrupted."""
     path = Path(path)
-    tmp = path.with_name(f'{path.name}.tmp{os.getpid()}')
+    tmp = temporary(path)
     try:
         write(tmp)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def new_files(out):
+    """-> a directory in out to write a complete new data set into, meta.json included. If the block ends
+    normally, its files replace out's (commit); if it fails or is interrupted, they are deleted and out keeps
+    its previous files. The directory is this process's own, so concurrent prepares of the same data (the same
+    files: the output is deterministic) do not disturb each other."""
+    new = temporary(Path(out) / 'new')
+    try:
+        shutil.rmtree(new, ignore_errors=True)  # left by a killed process whose pid this one reuses (containers do)
+        new.mkdir()
+        yield new
+        commit(new, out)
+    finally:
+        shutil.rmtree(new, ignore_errors=True)
+
+
+def commit(new, out):
+    """Moves every file of the directory `new` into out, meta.json last, with SIGINT and SIGTERM held until all
+    are in place (the signal takes effect right after): an interruption leaves out's old data or the new, both
+    complete. Only SIGKILL or a crash in these few microseconds can leave new data files beside the old meta.json
+    (data/loader.py catches that for a corpus: the .bin token counts disagree with meta.json) and `new` behind."""
+    held = []
+    # Handlers, not pthread_sigmask: a signal blocked in this thread goes to another one (tqdm's monitor,
+    # OpenBLAS's workers), and Python runs the handler here all the same. Only the main thread can set them.
+    main = threading.current_thread() is threading.main_thread()
+    old = {s: signal.signal(s, lambda s, _: held.append(s)) for s in (signal.SIGINT, signal.SIGTERM)} if main else {}
+    try:
+        for f in sorted(Path(new).iterdir(), key=lambda f: (f.name == 'meta.json', f.name)):
+            os.replace(f, Path(out) / f.name)
+        Path(new).rmdir()
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+        if held:
+            signal.raise_signal(held[0])
 
 
 def save_npz(path, x, y):
@@ -124,7 +176,8 @@ def load_split(directory, split):
 
 def prepare(task, overrides=None, out_dir=None):
     """Generates data/<task>/ (or out_dir) from the task's DEFAULTS updated with overrides; returns
-    (directory, meta). Deterministic: the same settings give byte-identical files."""
+    (directory, meta). Deterministic: the same settings give byte-identical files. Until the new files are
+    complete, the directory keeps its previous ones."""
     module = load_task(task)
     args = {**module.DEFAULTS, **(overrides or {})}
     out = Path(out_dir) if out_dir else task_dir(task, args, module.DEFAULTS)
@@ -135,17 +188,24 @@ def prepare(task, overrides=None, out_dir=None):
     data = split_fn(args, rng) if split_fn else default_splits(module, args, rng, meta)
     meta['block_size'] = int(data['train'][0].shape[1])
     meta['eval_split'] = 'val' if 'val' in data else 'train'
-    for split, (x, y) in data.items():
-        assert x.shape == y.shape and x.max() < meta['vocab_size'] and y.max() < meta['vocab_size']
-        save_npz(out / f'{split}.npz', x, y)
-        meta[f'n_{split}'] = len(x)
-    write_meta(out, meta)
+    with new_files(out) as new:
+        for split, (x, y) in data.items():
+            assert x.shape == y.shape and x.max() < meta['vocab_size'] and y.max() < meta['vocab_size']
+            save_npz(new / f'{split}.npz', x, y)
+            meta[f'n_{split}'] = len(x)
+        write_meta(new, meta)
     return out, meta
 
 
 def write_meta(out, meta):
     """meta.json, atomically; written last, so that its presence means the directory is complete."""
     atomic_write(out / 'meta.json', lambda tmp: tmp.write_text(json.dumps(meta, indent=2) + '\n'))
+
+
+def sigterm_exits():
+    """Makes SIGTERM raise SystemExit (exit status 143, as a kill's), so that cleanup code runs: by default it ends
+    Python on the spot, leaving temporary files behind. For a command line's main thread."""
+    signal.signal(signal.SIGTERM, lambda s, _: sys.exit(128 + s))
 
 
 def decode(meta, row):
@@ -164,6 +224,7 @@ def main(task_file):
     parser.add_argument('--out_dir', default=None, help='where to write (default: data/<task>/[settings])')
     ns = vars(parser.parse_args())
     out_dir = ns.pop('out_dir')
+    sigterm_exits()
     try:
         out, meta = prepare(task, ns, out_dir)
     except ValueError as e:

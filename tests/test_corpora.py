@@ -4,13 +4,19 @@ source's own format, and of train.py's token-stream path: evaluation against a w
 reference, reproducible batches, sampling. Tokens are byte-level (tiktoken's GPT-2 files need
 internet); where text is cut into pieces, an encoding with GPT-2's own pre-tokenizer stands in.
 """
+import contextlib
 import csv
+import http.server
 import io
 import json
 import random
+import signal
 import subprocess
 import sys
 import tarfile
+import threading
+import time
+import types
 from pathlib import Path
 
 import numpy as np
@@ -282,7 +288,7 @@ def test_token_batches_are_a_function_of_seed_and_step(text_dir):
 
 def test_corpus_training_reports_the_log_perplexity_of_the_whole_split(tmp_path, text_dir):
     metrics = train(dict(TINY, task='text', data_dir=str(text_dir), out_dir=str(tmp_path)))
-    ckpt = torch.load(Path(metrics['run_dir']) / 'ckpt.pt', weights_only=False)
+    ckpt = torch.load(Path(metrics['run_dir']) / 'ckpt.pt', weights_only=True)
     model = GPT(GPTConfig(**ckpt['model_args']))
     model.load_state_dict(ckpt['model'])
     model.eval()
@@ -303,7 +309,7 @@ def test_corpus_resume_is_exact(tmp_path, text_dir):
     run(run_name='whole')
     run(run_name='split', max_iters=3, eval_interval=3, lr_decay_iters=6)  # the same schedule as 'whole'
     run(run_name='split', resume=True)
-    a, b = (torch.load(tmp_path / n / 'ckpt.pt', weights_only=False)['model'] for n in ('whole', 'split'))
+    a, b = (torch.load(tmp_path / n / 'ckpt.pt', weights_only=True)['model'] for n in ('whole', 'split'))
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
@@ -322,7 +328,7 @@ def test_yelp_accuracy_is_over_the_whole_test_split(tmp_path):
     make_yelp(tmp_path / 'csv')
     out, _ = corpus.prepare('yelp', {'encoding': 'bytes'}, tmp_path / 'csv', tmp_path / 'data')
     metrics = train(dict(TINY, task='yelp', data_dir=str(out), out_dir=str(tmp_path), block_size=0))
-    ckpt = torch.load(Path(metrics['run_dir']) / 'ckpt.pt', weights_only=False)
+    ckpt = torch.load(Path(metrics['run_dir']) / 'ckpt.pt', weights_only=True)
     model = GPT(GPTConfig(**ckpt['model_args']))
     model.load_state_dict(ckpt['model'])
     x, y = (torch.from_numpy(a) for a in load_split(out, 'test'))
@@ -343,3 +349,193 @@ def test_missing_or_damaged_corpus_says_what_to_run(tmp_path, text_dir):
     (damaged / 'val.bin').write_bytes((text_dir / 'val.bin').read_bytes()[:-2])
     with pytest.raises(ConfigError, match='meta.json says'):
         train(dict(TINY, task='text', data_dir=str(damaged), out_dir=str(tmp_path)))
+
+
+# ----------------------------------------------------------------------------- the download paths
+# No test machine reaches the Hub or S3, so each download path runs against a local stand-in that
+# serves rows (or the archive) in the real source's format; the tests check that the scripts ask for
+# the real dataset names and write exactly the stand-in's documents.
+
+def fake_datasets(monkeypatch, rows):
+    """Installs a stand-in for Hugging Face's `datasets` whose load_dataset yields rows[split] one at a
+    time; -> its calls, each a dict of the arguments and of how many rows were read."""
+    calls = []
+
+    def load_dataset(path, name=None, split=None, streaming=False, **others):
+        call = dict(path=path, name=name, split=split, streaming=streaming, **others, read=0)
+        calls.append(call)
+
+        def stream():
+            for row in rows[split]:
+                call['read'] += 1
+                yield row
+        return stream()
+    fake = types.ModuleType('datasets')
+    fake.load_dataset = load_dataset
+    monkeypatch.setitem(sys.modules, 'datasets', fake)
+    return calls
+
+
+def byte_stream(texts):
+    """The expected token stream, by hand: each document's UTF-8 bytes, then end-of-text."""
+    return [t for text in texts for t in [*text.encode('utf-8'), EOT]]
+
+
+def tokens_of(path):
+    return np.fromfile(path, dtype=np.uint16).tolist()
+
+
+def test_wikitext_download(tmp_path, monkeypatch):
+    arts = make_wikitext(tmp_path / 'raw')
+    rows = {}
+    for split, name in {'train': 'train', 'validation': 'valid', 'test': 'test'}.items():
+        lines = io.StringIO((tmp_path / 'raw' / f'wiki.{name}.raw').read_text(encoding='utf-8'))
+        rows[split] = [{'text': line if line.strip() else ''} for line in lines]  # the Hub's blank lines are ''
+    calls = fake_datasets(monkeypatch, rows)
+    out, _ = prepared('wikitext', tmp_path, None)
+    assert calls == [dict(path='Salesforce/wikitext', name='wikitext-103-raw-v1', split=split, streaming=False,
+                          read=len(rows[split])) for split in ('train', 'validation', 'test')]
+    for split in ('train', 'val', 'test'):
+        expected = [' \n' + arts[split][0], *arts[split][1:]]  # as from the released files: blank lines kept
+        assert tokens_of(out / f'{split}.bin') == byte_stream(expected)
+
+
+def test_fineweb_download(tmp_path, monkeypatch):
+    texts = [f'Lesson {i}.\n\nPhotosynthesis: 6 CO₂ + 6 H₂O → C₆H₁₂O₆ + 6 O₂. ' * (i + 1) for i in range(8)]
+    rows = [dict(text=t, id=f'<urn:uuid:{i}>', dump='CC-MAIN-2024-10', url=f'https://example.org/{i}',
+                 language='en', score=3.2, int_score=3) for i, t in enumerate(texts)]
+    calls = fake_datasets(monkeypatch, {'train': rows})
+    out, _ = prepared('fineweb_edu', tmp_path, None, n_val_docs=2, n_train_docs=4)
+    # sample-10BT is far larger than any run needs: the stream is read only as far as the documents kept
+    assert calls == [dict(path='HuggingFaceFW/fineweb-edu', name='sample-10BT', split='train', streaming=True, read=6)]
+    assert tokens_of(out / 'val.bin') == byte_stream(texts[:2])
+    assert tokens_of(out / 'train.bin') == byte_stream(texts[2:6])
+
+
+def test_openwebtext_download(tmp_path, monkeypatch):
+    texts = [f'Page {i}\n\nA “quoted” line — and an emoji 😀.\n' * (i + 1) for i in range(9)]
+    calls = fake_datasets(monkeypatch, {'train': [{'text': t} for t in texts]})
+    out, _ = prepared('openwebtext', tmp_path, None, val_fraction=0.25)
+    assert calls == [dict(path='Skylion007/openwebtext', name=None, split='train', streaming=True, read=9)]
+    assert tokens_of(out / 'val.bin') == byte_stream(texts[0::4])
+    assert tokens_of(out / 'train.bin') == byte_stream([t for i, t in enumerate(texts) if i % 4])
+
+
+@pytest.mark.parametrize('task', ['wikitext', 'fineweb_edu', 'openwebtext'])
+def test_download_without_datasets_says_what_to_install(tmp_path, monkeypatch, task):
+    monkeypatch.setitem(sys.modules, 'datasets', None)  # `import datasets` raises ImportError, as when not installed
+    with pytest.raises(ValueError, match=r'pip install datasets\); or give --input'):
+        prepared(task, tmp_path, None)
+
+
+@contextlib.contextmanager
+def http_server(directory):
+    """Serves directory on 127.0.0.1 from a background thread; yields (base URL, paths requested). A path
+    under /cut/ gets a response that stops short of its Content-Length, as when a connection drops."""
+    requested = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(directory), **kwargs)
+
+        def do_GET(self):
+            requested.append(self.path)
+            if self.path.startswith('/cut/'):
+                self.send_response(200)
+                self.send_header('Content-Length', '1000')
+                self.end_headers()
+                self.wfile.write(bytes(10))
+                return
+            super().do_GET()
+
+        def log_message(self, *args):  # keeps pytest's output to the tests' own
+            pass
+
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f'http://127.0.0.1:{server.server_port}', requested
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_yelp_download(tmp_path, monkeypatch):
+    rows = make_yelp(tmp_path / 'yelp_review_polarity_csv')
+    (tmp_path / 'yelp_review_polarity_csv' / 'readme.txt').write_text('The release has a readme too.\n')
+    (tmp_path / 'srv').mkdir()
+    archive = tmp_path / 'srv' / 'yelp_review_polarity_csv.tgz'
+    with tarfile.open(archive, 'w:gz') as tar:
+        tar.add(tmp_path / 'yelp_review_polarity_csv', 'yelp_review_polarity_csv')
+    monkeypatch.setenv('no_proxy', '127.0.0.1')  # a proxy configured on the machine would get the request instead
+    with http_server(tmp_path / 'srv') as (base, requested):
+        monkeypatch.setenv('YELP_URL', f'{base}/{archive.name}')
+        monkeypatch.setenv('YELP_CACHE', str(tmp_path / 'cache'))
+        out, meta = prepared('yelp', tmp_path, None)
+        prepared('yelp', tmp_path, None, name='again')
+        assert requested == [f'/{archive.name}'], 'fetched once, then read from the cache'
+        assert meta['source'] == f'{base}/{archive.name}'
+        assert [p.name for p in (tmp_path / 'cache').iterdir()] == [archive.name], 'no temporary file left'
+        assert (tmp_path / 'cache' / archive.name).read_bytes() == archive.read_bytes()
+        # a download cut short: an error that says what to do instead, and nothing kept to be mistaken for the file
+        monkeypatch.setenv('YELP_URL', f'{base}/cut/{archive.name}')
+        monkeypatch.setenv('YELP_CACHE', str(tmp_path / 'cut_cache'))
+        with pytest.raises(ValueError, match='could not download .*retrieval incomplete.*--input'):
+            prepared('yelp', tmp_path, None, name='cut')
+        assert list((tmp_path / 'cut_cache').iterdir()) == []
+    for split in ('train', 'test'):
+        x, y = load_split(out, split)
+        assert len(x) == len(rows[split])
+        for (label, text), xi, yi in zip(rows[split], x, y):
+            ids = list(text.replace('\\n', '\n').encode('utf-8'))[:255]
+            assert xi[:len(ids)].tolist() == ids and (xi[len(ids):] == EOT).all()
+            assert np.flatnonzero(yi != -1).tolist() == [len(ids)] and yi[len(ids)] == ord('-+'[label == '2'])
+
+
+# ----------------------------------------------------------------------------- interrupted prepares
+
+def text_prepare(source, out):
+    return subprocess.Popen([sys.executable, 'data/text/prepare.py', f'--input={source}', '--encoding=bytes',
+                             f'--out_dir={out}'], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def complete_data(d):
+    """The data set in d, checked complete (meta.json's token counts are the .bin files'), as comparable values:
+    the .bin files' bytes and meta.json but its date."""
+    assert sorted(p.name for p in d.iterdir()) == ['meta.json', 'train.bin', 'val.bin']
+    meta = json.loads((d / 'meta.json').read_text())
+    assert all(2 * meta['tokens'][s] == (d / f'{s}.bin').stat().st_size for s in ('train', 'val'))
+    del meta['date']
+    return meta, {s: (d / f'{s}.bin').read_bytes() for s in ('train', 'val')}
+
+
+def test_a_killed_prepare_leaves_the_old_data_or_the_new(tmp_path):
+    """SIGINT or SIGTERM at any time in a prepare of ~1 s (imports, tokenizing, writing, the commit) leaves no
+    temporary file and either the previous complete data or the new complete data."""
+    rng = random.Random(0)
+    words = [''.join(rng.choices('abcdefgh ', k=rng.randint(1, 9))) for _ in range(2000)]
+    duration, versions = float('inf'), {}
+    for v in 'ab':  # two different texts of 3.6 MB, prepared to completion: the two complete versions
+        (tmp_path / f'{v}.txt').write_text('\n'.join(' '.join(rng.choices(words, k=20)) for _ in range(30_000)))
+        start = time.perf_counter()
+        assert text_prepare(tmp_path / f'{v}.txt', tmp_path / v).wait() == 0
+        duration = min(duration, time.perf_counter() - start)
+        versions[v] = complete_data(tmp_path / v)
+    out, have, n, kills = tmp_path / 'a', 'a', 14, []
+    for i in range(n):  # the i-th kill at a random time in the i-th of n equal stretches of the run
+        want = 'b' if have == 'a' else 'a'
+        p = text_prepare(tmp_path / f'{want}.txt', out)
+        time.sleep(duration * (i + rng.random()) / n)
+        sig = rng.choice([signal.SIGINT, signal.SIGTERM])
+        p.send_signal(sig)
+        err = p.communicate(timeout=60)[1].decode()
+        kills.append((sig.name, p.returncode))
+        assert not [f.name for f in out.rglob('*') if '.tmp' in f.name], kills
+        now = complete_data(out)
+        assert now in (versions[have], versions[want]), f'neither complete version: {kills}'
+        assert p.returncode != 0 or now == versions[want], err  # exit 0 only if it finished before the signal
+        have = want if now == versions[want] else have
+        kills[-1] += (have,)
+    assert {k[0] for k in kills} == {'SIGINT', 'SIGTERM'}

@@ -3,6 +3,8 @@ Checks of the synthetic tasks (data/<task>/prepare.py) at small settings: every 
 re-derived by a plain-Python reference, plus the split/determinism/CLI contract of data/synthetic.py.
 """
 import json
+import os
+import signal
 import subprocess
 import sys
 from collections import Counter
@@ -238,7 +240,7 @@ def test_deterministic_and_seeded(prepared, task, tmp_path):
     for f in sorted(p.name for p in Path(d).iterdir()):
         assert (Path(d) / f).read_bytes() == (again / f).read_bytes(), f
     assert (Path(d) / 'train.npz').read_bytes() != (other / 'train.npz').read_bytes()
-    assert not list(tmp_path.rglob('*.tmp'))
+    assert not list(tmp_path.rglob('*.tmp*'))
 
 
 def test_errors(tmp_path):
@@ -284,3 +286,35 @@ def test_khop_fixed_k():
     assert (x[:, 0] == 3 + 2 + 2).all()
     with pytest.raises(ValueError, match='min_hops'):
         module.generate(np.random.default_rng(0), 2, length=12, letters=3, max_hops=1, min_hops=2)
+
+
+def test_a_signal_during_the_commit_takes_effect_after_it(tmp_path, monkeypatch):
+    """Ctrl-C while the new files are moved in (a kill at the very end of a prepare) waits for the last one:
+    the folder then holds the complete new data, not new .npz files beside the old meta.json."""
+    out, _ = prepare('khop', {**SMALL['khop'], 'seed': 1}, out_dir=tmp_path / 'khop')
+    new, _ = prepare('khop', SMALL['khop'], out_dir=tmp_path / 'new')
+    replace = os.replace
+
+    def interrupted_replace(src, dst):
+        if Path(dst).parent == out:  # moving a file in, not writing one in the directory of new files
+            os.kill(os.getpid(), signal.SIGINT)
+        replace(src, dst)
+    monkeypatch.setattr(os, 'replace', interrupted_replace)
+    with pytest.raises(KeyboardInterrupt):
+        prepare('khop', SMALL['khop'], out_dir=out)
+    assert sorted(p.name for p in out.iterdir()) == ['meta.json', 'train.npz', 'val.npz']
+    assert all((out / f).read_bytes() == (new / f).read_bytes() for f in ('meta.json', 'train.npz', 'val.npz'))
+
+
+def test_concurrent_prepares_of_the_same_data_both_succeed(tmp_path):
+    args = dict(length=20, n_train=20_000, n_test=100)
+    procs = [subprocess.Popen([sys.executable, 'data/khop/prepare.py', *(f'--{k}={v}' for k, v in args.items()),
+                               f'--out_dir={tmp_path / "khop"}'], cwd=ROOT, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for p in procs:
+        err = p.communicate(timeout=120)[1]
+        assert p.returncode == 0, err
+    reference, _ = prepare('khop', args, out_dir=tmp_path / 'reference')
+    assert sorted(p.name for p in (tmp_path / 'khop').iterdir()) == ['meta.json', 'train.npz', 'val.npz']
+    for f in reference.iterdir():
+        assert (tmp_path / 'khop' / f.name).read_bytes() == f.read_bytes(), f.name

@@ -35,7 +35,9 @@ def download(split):
                          '--input with the unzipped wikitext-103-raw-v1 files') from None
     hf_split = {'val': 'validation'}.get(split, split)
     for row in load_dataset('Salesforce/wikitext', 'wikitext-103-raw-v1', split=hf_split):
-        yield row['text']  # one line of the raw file, its '\n' included
+        # a row is one line of the raw file, its '\n' included, except that the Hub's conversion turned
+        # each blank line (' \n' in the release) into '': put back, so both paths give the released text
+        yield row['text'] or ' \n'
 
 
 def read_lines(source, split):

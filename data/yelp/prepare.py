@@ -14,6 +14,9 @@ read by a causal model's prediction at the separator.
     python data/yelp/prepare.py --input=yelp_review_polarity_csv/   # train.csv/test.csv, or the .tgz
     python train.py --task=yelp --variant=mixit
 
+The download is kept in data/yelp/raw/ and reused; the environment variables YELP_URL (a mirror of
+the .tgz) and YELP_CACHE (another folder to keep it in) change where it comes from and goes to.
+
 The CSVs have no header; each row is "label","text" with label 1 (negative) or 2 (positive) and the
 review's line breaks written as a backslash and 'n'. About 300 MB for x and as much for y on disk.
 """
@@ -33,7 +36,8 @@ from data import corpus, synthetic
 DEFAULTS = dict(encoding='gpt2')
 SPLITS = ('train', 'test')
 EVAL_SPLIT = 'test'
-URL = 'https://s3.amazonaws.com/fast-ai-nlp/yelp_review_polarity_csv.tgz'
+URL = os.environ.get('YELP_URL') or 'https://s3.amazonaws.com/fast-ai-nlp/yelp_review_polarity_csv.tgz'
+CACHE = Path(os.environ.get('YELP_CACHE') or synthetic.DATA_ROOT / 'yelp' / 'raw')
 SOURCE = URL
 SUFFIXES = ('.csv', '.tgz')
 INPUT_HELP = 'a directory with train.csv and test.csv, or yelp_review_polarity_csv.tgz'
@@ -41,13 +45,15 @@ LABELS = ('-', '+')  # the label tokens: CSV label 1 -> '-', 2 -> '+'
 
 
 def download():
-    """Fetches the archive once into data/yelp/raw/ (to a temporary name, then renamed)."""
-    path = synthetic.DATA_ROOT / 'yelp' / 'raw' / URL.rsplit('/', 1)[1]
+    """Fetches the archive once into CACHE; a failed or interrupted download leaves nothing there."""
+    path = CACHE / URL.rsplit('/', 1)[1]
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         print(f'downloading {URL}')
-        urllib.request.urlretrieve(URL, path.with_name(path.name + '.tmp'))
-        os.replace(path.with_name(path.name + '.tmp'), path)
+        try:
+            synthetic.atomic_write(path, lambda tmp: urllib.request.urlretrieve(URL, tmp))
+        except OSError as e:  # urllib's errors too: a message, not a traceback
+            raise ValueError(f'could not download {URL} ({e}); or give --input with train.csv and test.csv') from None
     return path
 
 
@@ -79,10 +85,11 @@ def documents(args, source):
 
 def write(out, splits, documents, enc, total_bytes=None):
     """Writes <split>.npz examples (format above), encoding 10,000 reviews at a time. Rows go to a
-    temporary file as they are made and are zipped from there, so memory holds a batch, not a split."""
+    temporary file as they are made and are zipped from there, so memory holds a batch, not a split.
+    out is prepare's directory of new files (corpus.prepare)."""
     T = corpus.BLOCK_SIZE
     label_ids = [enc.encode_single_token(s) for s in LABELS]
-    tmp = {s: (out / f'{s}.x.tmp', out / f'{s}.y.tmp') for s in splits}
+    tmp = {s: (synthetic.temporary(out / f'{s}.x'), synthetic.temporary(out / f'{s}.y')) for s in splits}
     files = {s: open(tmp[s][0], 'wb') for s in splits}
     targets = {s: [] for s in splits}  # (separator position, label id) of each example
 
@@ -99,7 +106,6 @@ def write(out, splits, documents, enc, total_bytes=None):
             batches[split].append((text, label))
             if len(batches[split]) == 10_000:
                 flush(split, batches[split])
-        (out / 'meta.json').unlink(missing_ok=True)  # the files below are new: incomplete until meta.json is
         for s in splits:
             flush(s, batches[s])
             files[s].close()
@@ -110,7 +116,7 @@ def write(out, splits, documents, enc, total_bytes=None):
             y[np.arange(len(x)), pos] = label
             synthetic.save_npz(out / f'{s}.npz', x, y)
             del x, y
-    finally:  # an interrupted run leaves no temporary files behind
+    finally:  # whatever is left in out is moved into the corpus directory, so not these
         for s in splits:
             files[s].close()
             for path in tmp[s]:
