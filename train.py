@@ -222,24 +222,28 @@ def run_dir_of(cfg):
     return Path(cfg['out_dir']) / f"{cfg['task']}-{readable}-{digest}"
 
 
-def find_run(cfg):
-    """The folder of an existing run (--resume, --sample): run_name's, else the config's own name, else the one
-    folder in out_dir whose config.json agrees with cfg on every key that --resume cannot change (so a run
-    extended with max_iters is still found)."""
-    run_dir = run_dir_of(cfg)
-    if cfg['run_name'] or (run_dir / 'ckpt.pt').exists():
-        return run_dir
-    fixed = lambda c: {k: v for k, v in c.items() if k not in RESUMABLE}
-    found = []
-    for path in sorted(Path(cfg['out_dir']).glob('*/config.json')):
-        try:
-            found += [path.parent] if fixed(json.loads(path.read_text())) == fixed(cfg) else []
-        except (OSError, ValueError, AttributeError):  # not a run's config: not this run
-            pass
+def find_checkpoint(overrides, action):
+    """The ckpt.pt of an existing run, to `action` it (--resume, --sample): run_name's (the task and every other key
+    then come from the checkpoint), else the config's own folder, else the one folder in out_dir whose config.json
+    agrees with the keys on all that --resume cannot change (so a run extended with max_iters is still found)."""
+    named = resolve({k: v for k, v in overrides.items() if k in ('out_dir', 'run_name')})
+    cfg = named if named['run_name'] else resolve(overrides)
+    found = [run_dir_of(cfg)]
+    if not cfg['run_name'] and not (found[0] / 'ckpt.pt').exists():
+        fixed = lambda c: {k: v for k, v in c.items() if k not in RESUMABLE}
+        found = []
+        for path in sorted(Path(cfg['out_dir']).glob('*/config.json')):
+            try:
+                found += [path.parent] if fixed(json.loads(path.read_text())) == fixed(cfg) else []
+            except (OSError, ValueError, AttributeError):  # not a run's config, so not this run
+                pass
     if len(found) > 1:
-        raise ConfigError(f"several runs in {cfg['out_dir']} have these keys ({', '.join(p.name for p in found)}): "
-                          f'name one with run_name')
-    return found[0] if found else run_dir
+        raise ConfigError(f"cannot {action}: several runs in {cfg['out_dir']} have these keys "
+                          f"({', '.join(p.name for p in found)}); name one with run_name")
+    if not found or not (found[0] / 'ckpt.pt').exists():
+        raise ConfigError(f"cannot {action}: no run in {cfg['out_dir']} has a ckpt.pt with these keys"
+                          f"{f' ({found[0]})' if found else ''}; give the keys it was trained with, or its run_name")
+    return found[0] / 'ckpt.pt'
 
 
 def processes(cfg):
@@ -459,15 +463,13 @@ def train(config=None):
     """Trains one run; returns its final metrics. `config` holds the keys to override (see --help). Everything is
     checked before the run's folder is touched: the keys, the checkpoint, the data, the model."""
     overrides = dict(config or {})
-    cfg, ckpt = resolve(overrides), None
-    run_dir = run_dir_of(cfg)
-    if cfg['resume']:
-        run_dir = find_run(cfg)
-        if not (run_dir / 'ckpt.pt').exists():
-            raise ConfigError(f'cannot resume: {run_dir / "ckpt.pt"} does not exist (give the keys the run was '
-                              f'trained with, or its out_dir and run_name)')
-        ckpt = load_checkpoint(run_dir / 'ckpt.pt')
+    if overrides.get('resume'):
+        path = find_checkpoint(overrides, 'resume')
+        ckpt, run_dir = load_checkpoint(path), path.parent
         cfg = resumed_config(ckpt, overrides)
+    else:
+        cfg, ckpt = resolve(overrides), None
+        run_dir = run_dir_of(cfg)
 
     ddp, rank, world, device, own_group = processes(cfg)
     master, device_type = rank == 0, device.split(':')[0]
@@ -594,12 +596,9 @@ def train(config=None):
 @torch.no_grad()
 def sample_text(config=None):
     """Continues `prompt` num_samples times with the weights of a run's ckpt.pt; -> the texts, prompt
-    included. The run is found from its keys, as train() names it: pass the keys it was trained with."""
-    cfg = resolve(dict(config or {}))
-    path = find_run(cfg) / 'ckpt.pt'
-    if not path.exists():
-        raise ConfigError(f'{path} does not exist: train the run first, or give the keys it was trained with')
-    ckpt = load_checkpoint(path)
+    included. The run is found from its keys, as --resume finds it: its run_name, or the keys it was trained with."""
+    ckpt = load_checkpoint(find_checkpoint(dict(config or {}), 'sample'))
+    cfg = resolve({**ckpt['config'], **(config or {})})
     meta, device = ckpt['meta'], pick_device(cfg['device'])
     model = GPT(GPTConfig(**ckpt['model_args']))
     model.load_state_dict(ckpt['model'])

@@ -1,0 +1,308 @@
+"""Runs a researcher can trust: every input a user can type and every damaged file under out/ or data/ ends in one
+line 'error: ...' with exit code 2 and nothing written; checkpoints run no code; resume keeps its run; run folders
+are per config, locked, and never replace another run."""
+import io
+import json
+import os
+import pickletools
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import types
+import zipfile
+from pathlib import Path
+
+import pytest
+import torch
+
+import train as train_module
+from train import load_checkpoint, train
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = dict(task='addition', digits=2, n_train=600, n_test=100, n_layer=1, n_embd=32, batch_size=16,
+            max_iters=6, eval_interval=3, warmup_iters=2, progress=False)
+
+
+@pytest.fixture(scope='module')
+def base(tmp_path_factory):
+    """A data folder and a finished run 'done' in out/, made once and copied for each case."""
+    d = tmp_path_factory.mktemp('base')
+    train({**TINY, 'out_dir': str(d / 'out'), 'data_dir': str(d / 'data'), 'run_name': 'done'})
+    return d
+
+
+def flags(d, **kw):
+    return [f'--{k}={v}' for k, v in {**TINY, 'out_dir': d / 'out', 'data_dir': d / 'data', **kw}.items()]
+
+
+def done(d, *more):
+    """The finished run's folder named, for --resume and --sample."""
+    return [f'--out_dir={d / "out"}', '--run_name=done', f'--data_dir={d / "data"}', *more]
+
+
+def write(path, content):
+    Path(path).write_bytes(content if isinstance(content, bytes) else content.encode())
+
+
+class Doctored:
+    """Pickled as a call of os.system: whoever unpickles it with weights_only=False runs the command."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return os.system, (f'touch {self.marker}',)
+
+
+def doctor(d):
+    torch.save({'model': Doctored(d / 'pwned'), 'step': 6}, d / 'out' / 'done' / 'ckpt.pt')
+
+
+def change_one_weight(d):
+    """A checkpoint that still unzips and loads, with one weight changed after it was saved."""
+    path = d / 'out' / 'done' / 'ckpt.pt'
+    ckpt = torch.load(path, weights_only=True)
+    ckpt['model']['wte.weight'][0, 0] += 1.0
+    torch.save(ckpt, path)
+
+
+def text_corpus(d):
+    """A prepared byte-level text task in d/text, its train.bin then cut short."""
+    (d / 'book.txt').write_text('In the beginning was the word.\n' * 4000)
+    subprocess.run([sys.executable, 'data/text/prepare.py', f'--input={d / "book.txt"}', '--encoding=bytes',
+                    f'--out_dir={d / "text"}'], cwd=ROOT, check=True, capture_output=True)
+    with open(d / 'text' / 'train.bin', 'r+b') as f:
+        f.truncate(100)
+
+
+# (case, argv from the case's folder d, what to break first, what the message must say)
+CASES = [
+    # keys, names and types
+    ('unknown key', lambda d: flags(d, lerning_rate=0.1), None, "did you mean 'learning_rate'"),
+    ('renamed key', lambda d: ['--trainable=embeddings'], None, 'frozen_blocks=True'),
+    ('unknown variant', lambda d: flags(d, variant='mixt'), None, "did you mean 'mixit'"),
+    ('unknown task', lambda d: ['--task=adition'], None, "did you mean 'addition'"),
+    ('wrong type', lambda d: flags(d, max_iters='ten'), None, 'max_iters=.ten. should be of type int'),
+    ('bool for a size', lambda d: flags(d, batch_size=True), None, 'should be of type int'),
+    ('not a flag', lambda d: ['foo'], None, 'neither --key=value nor'),
+    # sizes and intervals
+    ('zero layers', lambda d: flags(d, n_layer=0), None, 'n_layer=0 must be at least 1'),
+    ('zero heads', lambda d: flags(d, n_head=0), None, 'n_head=0 must be at least 1'),
+    ('negative width', lambda d: flags(d, n_embd=-8), None, 'n_embd=-8 must be at least 1'),
+    ('width not a multiple of heads', lambda d: flags(d, n_embd=30, n_head=4), None, 'multiple of n_head'),
+    ('zero batch', lambda d: flags(d, batch_size=0), None, 'batch_size=0 must be at least 1'),
+    ('zero accumulation', lambda d: flags(d, gradient_accumulation_steps=0), None, 'must be at least 1'),
+    ('zero eval_interval', lambda d: flags(d, eval_interval=0), None, 'eval_interval=0 must be at least 1'),
+    ('negative log_interval', lambda d: flags(d, log_interval=-1), None, 'log_interval=-1 must be at least 1'),
+    ('negative max_iters', lambda d: flags(d, max_iters=-5), None, 'max_iters=-5 must be at least 0'),
+    ('negative block_size', lambda d: flags(d, block_size=-1), None, 'block_size=-1 must be at least 0'),
+    ('short block_size', lambda d: flags(d, block_size=4), None, 'block_size=4 is shorter'),
+    ('zero eval batch', lambda d: flags(d, eval_batch_size=0), None, 'eval_batch_size=0 must be at least 1'),
+    ('negative eval_examples', lambda d: flags(d, eval_examples=-1), None, 'eval_examples=-1 must be at least 0'),
+    ('negative warm-up', lambda d: flags(d, warmup_iters=-1), None, 'warmup_iters=-1 must be at least 0'),
+    ('negative seed', lambda d: flags(d, seed=-1), None, 'seed=-1 must be at least 0'),
+    ('no training examples', lambda d: flags(d, n_train=0), None, 'n_train=0 must be at least 1'),
+    ('task setting out of range', lambda d: flags(d, digits=0, data_dir=d / 'new'), None, 'digits must be at least 1'),
+    ('small vocab_size', lambda d: flags(d, vocab_size=8), None, 'vocab_size=8 is smaller'),
+    ('zero mixit_std', lambda d: flags(d, variant='mixit', mixit_std=0.0), None, 'mixit_std=0.0 must be positive'),
+    # optimization
+    ('negative learning rate', lambda d: flags(d, learning_rate=-0.001), None, 'learning_rate=-0.001 must be at'),
+    ('negative grad_clip', lambda d: flags(d, grad_clip=-1.0), None, 'grad_clip=-1.0 must be at least 0'),
+    ('dropout of one', lambda d: flags(d, dropout=1.0), None, r'dropout=1.0 must be in \[0, 1\)'),
+    ('beta2 above one', lambda d: flags(d, beta2=1.5), None, r'beta2=1.5 must be in \[0, 1\)'),
+    # sampling
+    ('negative temperature', lambda d: done(d, '--sample', '--temperature=-1'), None, 'temperature=-1.0 must be'),
+    ('zero samples', lambda d: done(d, '--sample', '--num_samples=0'), None, 'num_samples=0 must be at least 1'),
+    ('negative top_k', lambda d: done(d, '--sample', '--top_k=-1'), None, 'top_k=-1 must be at least 0'),
+    ('no new tokens', lambda d: done(d, '--sample', '--max_new_tokens=0'), None, 'max_new_tokens=0 must be'),
+    ('prompt outside the vocabulary', lambda d: done(d, '--sample', '--prompt=zz'), None, "the task's tokens"),
+    ('sample before training', lambda d: flags(d, sample=True, seed=5), None, 'cannot sample: no run in .* has a ckpt'),
+    # devices and dtypes
+    ('device gpu', lambda d: flags(d, device='gpu'), None, "device='gpu' is not one of"),
+    ('a GPU that is not there', lambda d: flags(d, device='cuda:99'), None, 'use device=auto or cpu'),
+    ('unknown dtype', lambda d: flags(d, dtype='float8'), None, "dtype='float8' is not one of"),
+    # config files
+    ('malformed config file', lambda d: [str(d / 'c.json')], lambda d: write(d / 'c.json', '{"task": '), 'cannot read'),
+    ('config file not an object', lambda d: [str(d / 'c.json')], lambda d: write(d / 'c.json', '[1, 2]'), 'JSON list'),
+    ('missing config file', lambda d: [str(d / 'nope.json')], None, 'neither --key=value nor an existing'),
+    # damaged or doctored files under out/
+    ('truncated checkpoint', lambda d: done(d, '--resume'),
+     lambda d: write(d / 'out/done/ckpt.pt', (d / 'out/done/ckpt.pt').read_bytes()[:2000]), 'is damaged'),
+    ('checkpoint of random bytes', lambda d: done(d, '--sample'),
+     lambda d: write(d / 'out/done/ckpt.pt', os.urandom(5000)), 'ckpt.pt'),
+    ('doctored checkpoint, resume', lambda d: done(d, '--resume'), doctor, 'could run code'),
+    ('doctored checkpoint, sample', lambda d: done(d, '--sample'), doctor, 'could run code'),
+    ('one weight changed', lambda d: done(d, '--resume'), change_one_weight, 'differ from the checksum'),
+    ('damaged config.json', lambda d: flags(d, run_name='done', seed=1),
+     lambda d: write(d / 'out/done/config.json', '{"task"'), 'overwrite=True'),
+    ('out_dir inside a file', lambda d: flags(d, out_dir=d / 'file' / 'out'), lambda d: write(d / 'file', 'x'),
+     'cannot write to'),
+    # damaged files under data/
+    ('malformed meta.json', lambda d: flags(d), lambda d: write(d / 'data/meta.json', '{oops'), 'cannot read'),
+    ('meta.json not an object', lambda d: flags(d), lambda d: write(d / 'data/meta.json', '"x"'), 'JSON str'),
+    ('meta.json of another task', lambda d: ['--task=dyck', f'--data_dir={d / "dyck"}'],
+     lambda d: shutil.copytree(d / 'data', d / 'dyck'), 'not the meta.json of dyck data .it says task .addition.'),
+    ('damaged train.npz', lambda d: flags(d), lambda d: write(d / 'data/train.npz', b'PK\x03\x04garbage'),
+     'damaged .npz'),
+    ('truncated train.bin', lambda d: ['--task=text', '--encoding=bytes', f'--data_dir={d / "text"}',
+                                       f'--out_dir={d / "out"}'], text_corpus, 'train.bin has 50 tokens, meta.json says 117,832'),
+    ('missing split', lambda d: flags(d, eval_split='test'), None, "no 'test' split .it has train, val."),
+    ('corpus not prepared', lambda d: ['--task=wikitext', f'--data_dir={d / "none"}'], None,
+     'python data/wikitext/prepare.py'),
+    # run folders
+    ('run_name up and out', lambda d: flags(d, run_name='../escape'), None, 'plain folder name inside out_dir'),
+    ('absolute run_name', lambda d: flags(d, run_name='/tmp/x'), None, 'plain folder name inside out_dir'),
+    ('another run in the folder', lambda d: flags(d, run_name='done', seed=1), None,
+     r'holds another run \(seed=0 there, 1 here\): --resume it, use another run_name, or set overwrite=True'),
+    # resume
+    ('resume as another variant', lambda d: done(d, '--resume', '--variant=mixit'), None,
+     "--resume cannot change variant .'standard' in the run, 'mixit' given."),
+    ('resume deeper', lambda d: done(d, '--resume', '--n_layer=3'), None, '--resume cannot change n_layer'),
+    ('resume with another batch', lambda d: done(d, '--resume', '--batch_size=8'), None, 'cannot change batch_size'),
+    ('resume on other task data', lambda d: done(d, '--resume', '--digits=3'), None, 'cannot change digits'),
+    ('resume what never ran', lambda d: flags(d, resume=True, run_name='never'), None, 'cannot resume: no run'),
+]
+
+
+@pytest.mark.parametrize('argv, setup, message', [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_input_is_one_line_with_exit_code_2(base, tmp_path, capsys, argv, setup, message):
+    d = tmp_path / 'case'
+    shutil.copytree(base, d)
+    if setup:
+        setup(d)
+    before = {p: p.read_bytes() for p in (d / 'out').rglob('*') if p.is_file()}
+    with pytest.raises(SystemExit) as exit_:
+        train_module.main([str(a) for a in argv(d)])
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 2
+    assert err.startswith('error: ') and err.count('\n') == 1 and 'Traceback' not in out + err, err
+    assert re.search(message, err), err
+    assert {p: p.read_bytes() for p in (d / 'out').rglob('*') if p.is_file()} == before, 'nothing written'
+    assert not (d / 'pwned').exists()
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason='this machine has CUDA')
+def test_cuda_without_cuda(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        train_module.main(flags(tmp_path, device='cuda'))
+    assert "device='cuda', but this machine has no cuda device" in capsys.readouterr().err
+
+
+def test_the_process_exits_2_with_one_line(base, tmp_path):
+    """The same through a real process: the exit code and stderr that a shell sees."""
+    shutil.copytree(base, tmp_path / 'case')
+    doctor(tmp_path / 'case')
+    for argv in (['--n_layer=0'], done(tmp_path / 'case', '--resume'), done(tmp_path / 'case', '--sample')):
+        r = subprocess.run([sys.executable, 'train.py', *map(str, argv)], cwd=ROOT, capture_output=True, text=True)
+        assert r.returncode == 2 and r.stderr.startswith('error: ') and r.stderr.count('\n') == 1, r.stderr
+    assert not (tmp_path / 'case' / 'pwned').exists()
+
+
+def test_checkpoints_hold_only_tensors_and_plain_values(base):
+    ckpt = load_checkpoint(base / 'out' / 'done' / 'ckpt.pt')
+    with zipfile.ZipFile(base / 'out' / 'done' / 'ckpt.pt') as z:
+        pickle = next(z.read(n) for n in z.namelist() if n.endswith('data.pkl'))
+    names = {arg for op, arg, _ in pickletools.genops(pickle) if op.name == 'GLOBAL'}  # what unpickling imports
+    assert names and all(n.split()[0] in ('collections', 'torch._utils', 'torch') for n in names), names
+    assert ckpt['step'] == 6 and ckpt['model_args']['n_layer'] == 1
+
+
+def test_temperature_zero_is_greedy_and_a_number_is_a_prompt(base, capsys):
+    train_module.main(done(base, '--sample', '--temperature=0', '--prompt=12', '--num_samples=2',
+                           '--max_new_tokens=3'))
+    a, b = capsys.readouterr().out.strip().split('\n---------------\n')
+    assert a == b and a.startswith('12')  # greedy: both samples the same; --prompt=12 the text '12'
+
+
+def test_two_fresh_runs_that_differ_only_in_seed_keep_both(tmp_path):
+    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'max_iters': 3}
+    a, b = train({**keys, 'seed': 0}), train({**keys, 'seed': 1})
+    assert a['run_dir'] != b['run_dir'] and Path(b['run_dir']).name.startswith('addition-standard,')
+    assert 'seed=1' in Path(b['run_dir']).name
+    seeds = [load_checkpoint(Path(m['run_dir']) / 'ckpt.pt')['config']['seed'] for m in (a, b)]
+    assert seeds == [0, 1]
+    again = train({**keys, 'seed': 1})  # the same config again: its own folder, replaced by the same run
+    assert again['run_dir'] == b['run_dir'] and again['val_loss'] == b['val_loss']
+
+
+def test_resume_finds_an_extended_run_and_refuses_changes_before_writing(tmp_path):
+    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data')}
+    first = train(keys)
+    folder = Path(first['run_dir'])
+    extended = train({**keys, 'resume': True, 'max_iters': 9})  # another max_iters: found by its fixed keys
+    assert extended['run_dir'] == str(folder) and extended['step'] == 9
+    assert json.loads((folder / 'config.json').read_text())['max_iters'] == 9
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    with pytest.raises(train_module.ConfigError, match='cannot change variant'):
+        train({**keys, 'resume': True, 'max_iters': 12, 'variant': 'mixit', 'run_name': folder.name})
+    with pytest.raises(train_module.ConfigError, match='cannot resume: no run'):  # not a run of these keys
+        train({**keys, 'resume': True, 'max_iters': 12, 'variant': 'mixit'})
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before
+    assert train({**keys, 'resume': True, 'max_iters': 12})['step'] == 12  # the refused key did not stick
+
+
+def test_resume_refuses_data_that_changed_under_the_run(tmp_path):
+    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
+    train(keys)
+    meta = json.loads((tmp_path / 'data' / 'meta.json').read_text())
+    (tmp_path / 'data' / 'meta.json').write_text(json.dumps({**meta, 'n_train': 601}))
+    with pytest.raises(train_module.ConfigError, match='not what this run trained on .n_train: 600 then, 601 now'):
+        train({**keys, 'resume': True, 'max_iters': 9})
+
+
+def test_overwrite_replaces_another_run_only_when_asked(tmp_path):
+    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
+    train(keys)
+    with pytest.raises(train_module.ConfigError, match='holds another run'):
+        train({**keys, 'seed': 1})
+    assert train({**keys, 'seed': 1, 'overwrite': True})['run_dir'].endswith('r')
+    assert load_checkpoint(tmp_path / 'out' / 'r' / 'ckpt.pt')['config']['seed'] == 1
+
+
+def test_a_second_process_on_a_run_folder_is_refused_and_the_first_stays_intact(tmp_path):
+    args = [f'--{k}={v}' for k, v in {**TINY, 'out_dir': tmp_path / 'out', 'data_dir': tmp_path / 'data',
+                                       'run_name': 'r', 'max_iters': 100_000, 'eval_interval': 5}.items()]
+    first = subprocess.Popen([sys.executable, 'train.py', *args], cwd=ROOT, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    log = tmp_path / 'out' / 'r' / 'log.jsonl'
+    try:
+        deadline = time.time() + 120
+        while not (log.exists() and log.read_text().count('\n') >= 2) and time.time() < deadline:
+            time.sleep(0.2)
+        second = subprocess.run([sys.executable, 'train.py', *args, '--seed=1'], cwd=ROOT, capture_output=True,
+                                text=True)
+        assert second.returncode == 2 and 'another process is running in' in second.stderr, second.stderr
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.wait(timeout=60)
+    steps = [json.loads(line)['step'] for line in log.read_text().splitlines()]
+    assert steps == list(range(5, 5 * len(steps) + 1, 5))  # one run's evaluations, in order
+    ckpt = load_checkpoint(tmp_path / 'out' / 'r' / 'ckpt.pt')
+    assert ckpt['config']['seed'] == 0 and ckpt['step'] == steps[-1]
+    assert not list((tmp_path / 'out' / 'r').glob('*.tmp*'))
+    resumed = train({'out_dir': str(tmp_path / 'out'), 'run_name': 'r', 'resume': True,
+                     'max_iters': ckpt['step'] + 5})  # the lock went with the killed process
+    assert resumed['step'] == ckpt['step'] + 5
+
+
+def test_wandb_logs_each_evaluation_when_asked(tmp_path, monkeypatch):
+    calls = []
+
+    class Run:
+        def log(self, metrics, step):
+            calls.append(('log', step, metrics['val_loss']))
+
+        def finish(self):
+            calls.append(('finish',))
+    fake = types.ModuleType('wandb')
+    fake.init = lambda **kw: calls.append(('init', kw['project'], kw['name'], kw['config']['seed'])) or Run()
+    monkeypatch.setitem(sys.modules, 'wandb', fake)
+    m = train({**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'wandb_log': True,
+               'run_name': 'w'})
+    log = [json.loads(line) for line in (tmp_path / 'out' / 'w' / 'log.jsonl').read_text().splitlines()]
+    assert calls == [('init', 'frozen-transformers', 'w', 0), *[('log', e['step'], e['val_loss']) for e in log],
+                     ('finish',)]
+    assert log[-1]['val_loss'] == m['val_loss']
