@@ -4,7 +4,8 @@ Trains any variant of model.py on any task, on a CPU, a GPU, or many GPUs:
     python train.py                                    # the embedded default, a few minutes on a CPU
     python train.py --task=retrieval --variant=frozen_qk --m_max=10
     torchrun --standalone --nproc_per_node=4 train.py --task=khop --variant=mixit
-    python train.py out/addition-standard/config.json  # run again from a saved config
+    python train.py out/<run>/config.json              # run again from a saved config
+    python train.py --resume --run_name=<run> --max_iters=2000   # continue a run from its ckpt.pt, extended
     python data/text/prepare.py --input=book.txt && python train.py --task=text --variant=frozen_qk
     python train.py --task=text --variant=frozen_qk --sample --prompt='Once upon'  # text from its ckpt.pt
     python train.py --help                             # every key, its default and meaning
@@ -411,7 +412,8 @@ def run_folder(run_dir, cfg, resumed_step):
     """Holds the run's folder while the run writes to it. A lock (flock, which the kernel drops when the process
     ends, so a crash leaves none behind) refuses a second process instead of mixing two runs' files; a fresh
     run does not replace another run's files unless overwrite=True. Then config.json (what reruns the run) is
-    written and log.jsonl started: empty, or for a resumed run cut back to the checkpoint's step, atomically."""
+    written (resuming and overwriting are actions, not part of the run) and log.jsonl started: empty, or for a
+    resumed run cut back to the checkpoint's step, atomically."""
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         lock = open(run_dir / '.lock', 'a')
@@ -430,7 +432,7 @@ def run_folder(run_dir, cfg, resumed_step):
                 raise ConfigError(f'{run_dir} holds another run ({differ[0]}={saved.get(differ[0])!r} there, '
                                   f'{cfg.get(differ[0])!r} here): --resume it, use another run_name, or set '
                                   f'overwrite=True to replace it')
-        atomic_write(config, lambda tmp: tmp.write_text(json.dumps({**cfg, 'resume': False}, indent=2) + '\n'))
+        atomic_write(config, lambda tmp: tmp.write_text(json.dumps({**cfg, 'resume': False, 'overwrite': False}, indent=2) + '\n'))
         lines = log.read_text(errors='replace').splitlines() if resumed_step is not None and log.exists() else []
         kept = ''.join(l + '\n' for l in lines if logged_step(l) <= resumed_step)
         atomic_write(log, lambda tmp: tmp.write_text(kept))
