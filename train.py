@@ -423,7 +423,8 @@ def run_folder(run_dir, cfg, resumed_step):
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise ConfigError(f'another process is running in {run_dir}: wait for it, or use another run_name') from None
+            raise ConfigError(f'another process is running in {run_dir}: wait for it, or use another '
+                              f'run_name') from None
         config, log = run_dir / 'config.json', run_dir / 'log.jsonl'
         if resumed_step is None and not cfg['overwrite'] and (config.exists() or (run_dir / 'ckpt.pt').exists()):
             saved = read_json(config, 'use overwrite=True to replace this folder\'s files, or another run_name')
@@ -432,7 +433,8 @@ def run_folder(run_dir, cfg, resumed_step):
                 raise ConfigError(f'{run_dir} holds another run ({differ[0]}={saved.get(differ[0])!r} there, '
                                   f'{cfg.get(differ[0])!r} here): --resume it, use another run_name, or set '
                                   f'overwrite=True to replace it')
-        atomic_write(config, lambda tmp: tmp.write_text(json.dumps({**cfg, 'resume': False, 'overwrite': False}, indent=2) + '\n'))
+        text = json.dumps({**cfg, 'resume': False, 'overwrite': False}, indent=2) + '\n'
+        atomic_write(config, lambda tmp: tmp.write_text(text))
         lines = log.read_text(errors='replace').splitlines() if resumed_step is not None and log.exists() else []
         kept = ''.join(l + '\n' for l in lines if logged_step(l) <= resumed_step)
         atomic_write(log, lambda tmp: tmp.write_text(kept))
@@ -477,12 +479,12 @@ def train(config=None):
     master, device_type = rank == 0, device.split(':')[0]
     dtype, ctx = compute_dtype(cfg, device_type)
     meta, train_data, (x_val, y_val), T = load_data(cfg, master, ddp)
-    # a resumed run goes on with its own data: the meta.json saved with it, its source and encoding included
-    changed = [k for k in {**meta, **ckpt['meta']} if k != 'date' and meta.get(k) != ckpt['meta'].get(k)] if ckpt else []
+    saved = ckpt['meta'] if ckpt else meta  # a resumed run goes on with the data it was trained on: its meta.json
+    changed = [k for k in {**saved, **meta} if k != 'date' and saved.get(k) != meta.get(k)]  # source, encoding, sizes
     if changed:
         raise ConfigError(f"the {cfg['task']} data is not what this run trained on ({changed[0]}: "
-                          f"{ckpt['meta'].get(changed[0])!r} then, {meta.get(changed[0])!r} now): prepare it again as "
-                          f'it was, or start a new run')
+                          f'{saved.get(changed[0])!r} then, {meta.get(changed[0])!r} now): prepare it again as it '
+                          f'was, or start a new run')
     batch = batches(cfg, train_data, T, device, rank, world)
     gas = cfg['gradient_accumulation_steps']  # micro-batches per step over all processes: local_steps each
     global_batch, local_steps = cfg['batch_size'] * gas, gas // world

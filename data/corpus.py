@@ -29,7 +29,7 @@ from tqdm import tqdm
 
 from data.synthetic import load_task, new_files, sigterm_exits, task_dir, write_meta
 
-ENCODINGS = ('gpt2', 'bytes')
+ENCODINGS = dict(gpt2=50257, bytes=257)  # name -> number of tokens (loader.py checks meta.json against it)
 BLOCK_SIZE = 256  # the papers' sequence length for every corpus (reference.md section 1)
 PIECE_CHARS = 1 << 20  # a long document is tokenized this many characters at a time
 

@@ -22,8 +22,6 @@ import torch.distributed as dist
 
 from data import corpus, synthetic
 
-ENCODING_SIZES = dict(gpt2=50257, bytes=257)  # tokens of each encoding of data/corpus.py
-
 
 class ConfigError(ValueError):
     """Bad input: an unknown key, a wrong type, an impossible combination, missing data."""
@@ -102,7 +100,7 @@ def load_data(cfg, master=True, ddp=False):
     if hasattr(module, 'generate') and meta.get('version') != synthetic.VERSION:
         raise ConfigError(f'{directory} holds {task} data made by an older data/synthetic.py (version '
                           f'{meta.get("version", 1)}, now {synthetic.VERSION}): delete the folder; it is regenerated')
-    if 'encoding' in meta and meta['vocab_size'] != ENCODING_SIZES.get(meta['encoding']):
+    if 'encoding' in meta and meta['vocab_size'] != corpus.ENCODINGS.get(meta['encoding']):
         raise ConfigError(f'{directory / "meta.json"} says encoding {meta["encoding"]!r} with {meta["vocab_size"]} '
                           f'tokens, which do not go together: {again}')
     split = cfg['eval_split'] or meta['eval_split']

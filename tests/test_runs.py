@@ -148,7 +148,7 @@ CASES = [
     ('damaged train.npz', lambda d: flags(d), lambda d: write(d / 'data/train.npz', b'PK\x03\x04garbage'),
      'damaged .npz'),
     ('truncated train.bin', lambda d: ['--task=text', '--encoding=bytes', f'--data_dir={d / "text"}',
-                                       f'--out_dir={d / "out"}'], text_corpus, 'train.bin has 50 tokens, meta.json says 117,832'),
+                                       f'--out_dir={d / "out"}'], text_corpus, 'train.bin has 50 tokens, meta.json says'),
     ('missing split', lambda d: flags(d, eval_split='test'), None, "no 'test' split .it has train, val."),
     ('corpus not prepared', lambda d: ['--task=wikitext', f'--data_dir={d / "none"}'], None,
      'python data/wikitext/prepare.py'),
