@@ -226,18 +226,21 @@ def run_dir_of(cfg):
 def find_checkpoint(overrides, action):
     """The ckpt.pt of an existing run, to `action` it (--resume, --sample): run_name's (the task and every other key
     then come from the checkpoint), else the config's own folder, else the one folder in out_dir whose config.json
-    agrees with the keys on all that --resume cannot change (so a run extended with max_iters is still found)."""
+    agrees with the keys on all that --resume cannot change (so a run extended with max_iters is still found), else
+    the one that differs least, in keys given now only (so that resume can name the key it cannot change)."""
     named = resolve({k: v for k, v in overrides.items() if k in ('out_dir', 'run_name')})
     cfg = named if named['run_name'] else resolve(overrides)
     found = [run_dir_of(cfg)]
     if not cfg['run_name'] and not (found[0] / 'ckpt.pt').exists():
-        fixed = lambda c: {k: v for k, v in c.items() if k not in RESUMABLE}
-        found = []
+        near = []  # (number of keys that differ, all of them given now; folder)
         for path in sorted(Path(cfg['out_dir']).glob('*/config.json')):
             try:
-                found += [path.parent] if fixed(json.loads(path.read_text())) == fixed(cfg) else []
+                saved = json.loads(path.read_text())
+                differ = {k for k in {**saved, **cfg} if k not in RESUMABLE and saved.get(k) != cfg.get(k)}
             except (OSError, ValueError, AttributeError):  # not a run's config, so not this run
-                pass
+                continue
+            near += [(len(differ), path.parent)] if differ <= overrides.keys() else []
+        found = [folder for n, folder in near if n == min(n for n, _ in near)]
     if len(found) > 1:
         raise ConfigError(f"cannot {action}: several runs in {cfg['out_dir']} have these keys "
                           f"({', '.join(p.name for p in found)}); name one with run_name")

@@ -119,7 +119,8 @@ CASES = [
     ('negative top_k', lambda d: done(d, '--sample', '--top_k=-1'), None, 'top_k=-1 must be at least 0'),
     ('no new tokens', lambda d: done(d, '--sample', '--max_new_tokens=0'), None, 'max_new_tokens=0 must be'),
     ('prompt outside the vocabulary', lambda d: done(d, '--sample', '--prompt=zz'), None, "the task's tokens"),
-    ('sample before training', lambda d: flags(d, sample=True, seed=5), None, 'cannot sample: no run in .* has a ckpt'),
+    ('sample before training', lambda d: ['--sample', '--task=addition', f'--out_dir={d / "out"}'], None,
+     'cannot sample: no run in .* has a ckpt'),
     # devices and dtypes
     ('device gpu', lambda d: flags(d, device='gpu'), None, "device='gpu' is not one of"),
     ('a GPU that is not there', lambda d: flags(d, device='cuda:99'), None, 'use device=auto or cpu'),
@@ -236,10 +237,11 @@ def test_resume_finds_an_extended_run_and_refuses_changes_before_writing(tmp_pat
     assert extended['run_dir'] == str(folder) and extended['step'] == 9
     assert json.loads((folder / 'config.json').read_text())['max_iters'] == 9
     before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
-    with pytest.raises(train_module.ConfigError, match='cannot change variant'):
-        train({**keys, 'resume': True, 'max_iters': 12, 'variant': 'mixit', 'run_name': folder.name})
-    with pytest.raises(train_module.ConfigError, match='cannot resume: no run'):  # not a run of these keys
-        train({**keys, 'resume': True, 'max_iters': 12, 'variant': 'mixit'})
+    for named in ({'run_name': folder.name}, {}):  # found by its name, or as the run that differs in that key only
+        with pytest.raises(train_module.ConfigError, match="cannot change variant .'standard' in the run"):
+            train({**keys, 'resume': True, 'max_iters': 12, 'variant': 'mixit', **named})
+    with pytest.raises(train_module.ConfigError, match='cannot resume: no run'):  # n_layer, not given, differs
+        train({**{k: v for k, v in keys.items() if k != 'n_layer'}, 'resume': True, 'variant': 'mixit'})
     assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before
     assert train({**keys, 'resume': True, 'max_iters': 12})['step'] == 12  # the refused key did not stick
 
