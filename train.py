@@ -207,6 +207,11 @@ def model_label(cfg):
     return ','.join([cfg['variant']] + [f'{k}={cfg[k]}' for k in MODEL_KEYS if k in cfg and k not in DEFAULTS])
 
 
+def differing(a, b, ignored=()):
+    """The keys whose values differ between two configs (or two meta.json), a key one lacks included."""
+    return [k for k in {**a, **b} if k not in ignored and a.get(k) != b.get(k)]
+
+
 def run_dir_of(cfg):
     """out_dir/run_name, or a name of the config's own: the task, the variant, the keys not at their default (but a
     data_dir path) as far as they fit, and a hash of every key that NOT_NAMED leaves in, so that runs of different
@@ -236,7 +241,7 @@ def find_checkpoint(overrides, action):
         for path in sorted(Path(cfg['out_dir']).glob('*/config.json')):
             try:
                 saved = json.loads(path.read_text())
-                differ = {k for k in {**saved, **cfg} if k not in RESUMABLE and saved.get(k) != cfg.get(k)}
+                differ = set(differing(saved, cfg, RESUMABLE))
             except (OSError, ValueError, AttributeError):  # not a run's config, so not this run
                 continue
             near += [(len(differ), path.parent)] if differ <= overrides.keys() else []
@@ -431,7 +436,7 @@ def run_folder(run_dir, cfg, resumed_step):
         config, log = run_dir / 'config.json', run_dir / 'log.jsonl'
         if resumed_step is None and not cfg['overwrite'] and (config.exists() or (run_dir / 'ckpt.pt').exists()):
             saved = read_json(config, 'use overwrite=True to replace this folder\'s files, or another run_name')
-            differ = [k for k in {**saved, **cfg} if k not in NOT_NAMED and saved.get(k) != cfg.get(k)]
+            differ = differing(saved, cfg, NOT_NAMED)
             if differ:
                 raise ConfigError(f'{run_dir} holds another run ({differ[0]}={saved.get(differ[0])!r} there, '
                                   f'{cfg.get(differ[0])!r} here): --resume it, use another run_name, or set '
@@ -483,7 +488,7 @@ def train(config=None):
     dtype, ctx = compute_dtype(cfg, device_type)
     meta, train_data, (x_val, y_val), T = load_data(cfg, master, ddp)
     saved = ckpt['meta'] if ckpt else meta  # a resumed run goes on with the data it was trained on: its meta.json
-    changed = [k for k in {**saved, **meta} if k != 'date' and saved.get(k) != meta.get(k)]  # source, encoding, sizes
+    changed = differing(saved, meta, ('date',))  # source, encoding, sizes
     if changed:
         raise ConfigError(f"the {cfg['task']} data is not what this run trained on ({changed[0]}: "
                           f'{saved.get(changed[0])!r} then, {meta.get(changed[0])!r} now): prepare it again as it '

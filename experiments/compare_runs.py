@@ -31,13 +31,10 @@ from matplotlib.ticker import EngFormatter, PercentFormatter  # noqa: E402
 
 import common  # noqa: E402  (puts the repository root on sys.path)
 import train  # noqa: E402
+from data.loader import ConfigError, read_json  # noqa: E402  (what the user has to fix: one line, exit 2)
 from data.synthetic import atomic_write  # noqa: E402
 
 COLUMNS = ['run', 'step', 'tokens', 'val_loss', 'val_acc', 'val_exact', 'wall_s']
-
-
-class BadInput(Exception):
-    """What the user has to fix; main() prints it as one line and exits with 2."""
 
 
 def is_run(folder):
@@ -51,22 +48,22 @@ def run_dirs(paths):
     for arg in paths:
         matches = sorted(glob.glob(arg)) if glob.has_magic(arg) else [arg]
         if glob.has_magic(arg) and not matches:
-            raise BadInput(f"'{arg}' matches nothing: give run folders written by train.py (out/<run>/)")
+            raise ConfigError(f"'{arg}' matches nothing: give run folders written by train.py (out/<run>/)")
         for p in map(Path, matches):
             if glob.has_magic(arg) and not p.is_dir():
                 continue
             if p.is_file() and p.name in ('log.jsonl', 'config.json'):
                 p = p.parent
             if not p.is_dir():
-                raise BadInput(f'{p} is not a folder: give run folders written by train.py (out/<run>/)')
+                raise ConfigError(f'{p} is not a folder: give run folders written by train.py (out/<run>/)')
             children = [] if is_run(p) else sorted(d for d in p.iterdir() if d.is_dir() and is_run(d))
             if not is_run(p) and not children:
-                raise BadInput(f'{p} has no log.jsonl and no run folders holding one: give the folders that '
+                raise ConfigError(f'{p} has no log.jsonl and no run folders holding one: give the folders that '
                                f'train.py wrote (out_dir/<run_name>/)')
             found += children or [p]
     unique = list(dict.fromkeys(d.resolve() for d in found))  # a run given twice is drawn once
     if not unique:
-        raise BadInput('no run folders found: give run folders written by train.py (out/<run>/)')
+        raise ConfigError('no run folders found: give run folders written by train.py (out/<run>/)')
     return [next(d for d in found if d.resolve() == u) for u in unique]
 
 
@@ -74,7 +71,7 @@ def read_log(run_dir):
     """-> the evaluations of log.jsonl as dicts; blank lines (none that train.py writes) are skipped."""
     path = run_dir / 'log.jsonl'
     if not path.exists():
-        raise BadInput(f'{run_dir} has no log.jsonl: train.py writes one at its first evaluation '
+        raise ConfigError(f'{run_dir} has no log.jsonl: train.py writes one at its first evaluation '
                        f'(every eval_interval steps); leave this folder out or wait for it')
     lines = []
     for i, text in enumerate(path.read_text().splitlines(), 1):
@@ -85,27 +82,18 @@ def read_log(run_dir):
         except json.JSONDecodeError:
             line = None
         if not isinstance(line, dict) or not isinstance(line.get('step'), int):
-            raise BadInput(f'{path} line {i} is not a JSON object with a step ({text[:60]!r}): delete or repair '
+            raise ConfigError(f'{path} line {i} is not a JSON object with a step ({text[:60]!r}): delete or repair '
                            f'that line, or leave the run out')
         lines.append(line)
     if not lines:
-        raise BadInput(f'{path} is empty: the run has not finished its first evaluation (every eval_interval '
+        raise ConfigError(f'{path} is empty: the run has not finished its first evaluation (every eval_interval '
                        f'steps); wait for it or leave the run out')
     return lines
 
 
 def read_config(run_dir):
     path = run_dir / 'config.json'
-    if not path.exists():
-        return {}
-    try:
-        config = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        raise BadInput(f'{path} is not valid JSON ({e}): repair it or delete it (the run is then named by its '
-                       f'folder)') from None
-    if not isinstance(config, dict):
-        raise BadInput(f'{path} is not a JSON object: repair it or delete it (the run is then named by its folder)')
-    return config
+    return read_json(path, 'repair it or delete it (the run is then named by its folder)') if path.exists() else {}
 
 
 def wall_time(log):
@@ -189,7 +177,7 @@ def main(argv=None):
     try:
         dirs = run_dirs(args.runs)
         runs = [dict(dir=d, config=read_config(d), log=read_log(d)) for d in dirs]
-    except BadInput as e:
+    except ConfigError as e:
         print(f'error: {e}', file=sys.stderr)
         return 2
     for r, label in zip(runs, labels(dirs, [r['config'] for r in runs])):
