@@ -62,8 +62,14 @@ class GPTConfig:
     frozen_blocks: bool = False  # keep every block and the final norm: only embeddings and LM head trained
     identity_query: bool = False  # W_Q = I: no query projection
     attn_scale: Optional[float] = None  # softmax scale; None = 1/sqrt(head_dim), 1/(2 sqrt(head_dim)) for W_Q = I
-    mixit_std: Optional[float] = None  # std of MixiT's M; None = 1/sqrt(block_size * head_dim)
-    mixit_sink: bool = False  # the authors' code: head 0 of every layer is a fixed "sink" pattern
+    mixit_std: Optional[float] = None  # std of MixiT's M in every head; None = each head its own (authors' code)
+    mixit_sink: bool = False  # head 0 of every layer the authors' fixed "sink" (the mixit variant sets it)
+    # the authors' MixiT block (their modeling_llama.py, which uses it for MixiT only); off = the paper's Llama block
+    shaped_gate: Optional[float] = None  # c: the gate is gain * LeakyReLU(1 + c/sqrt(n)) instead of SiLU (they: -1)
+    skip_scaling: Optional[float] = None  # s: x <- s x + sqrt(1 - s^2) f(x) around both sublayers (they: sqrt(0.5))
+    base_width: int = 0  # every linear's output times sqrt(base_width / fan_in), down_proj's 1/sqrt(fan_in); 0 = off
+    scaled_init: bool = True  # o_proj, down_proj drawn with std 0.02/sqrt(2 n_layer) (GPT-2); False: 0.02 (their code)
+    n_classes: int = 0  # > 0: the head has n_classes outputs, a classifier read at the scored positions (their Yelp)
     universal: str = ''  # '' | 'sparse' | 'random': the fixed universal backbone (universal_* variants)
     universal_k: int = 4  # query/key width k of each universal head
     universal_d: int = 0  # width d of the simulated class T(H, L, d, k); 0 = vocab_size (+ block_size if pos='learned')
@@ -76,7 +82,7 @@ VARIANTS = {
     'standard': dict(),
     'frozen_qk': dict(frozen_qk=True),
     'frozen_mlp': dict(frozen_mlp=True),
-    'mixit': dict(mixing='mixit', pos='learned'),  # no q/k for RoPE to rotate (Sec. 2, "Positional embedding")
+    'mixit': dict(mixing='mixit', pos='learned', mixit_sink=True),  # no q/k for RoPE (Sec. 2); sink: class MixiT
     'identity_query': dict(identity_query=True),
     'random': dict(frozen_blocks=True, pos='learned'),
     'universal_sparse': dict(universal='sparse', frozen_blocks=True, pos='learned', norm='none', mlp='none',
@@ -88,7 +94,8 @@ VARIANTS = {
 
 def check_config(c):
     """Rejects sizes and combinations that cannot be built, with a message that says what to do."""
-    sizes = dict(block_size=1, vocab_size=1, n_layer=1, n_head=1, n_embd=1, universal_k=1, universal_d=0)
+    sizes = dict(block_size=1, vocab_size=1, n_layer=1, n_head=1, n_embd=1, universal_k=1, universal_d=0, base_width=0,
+                 n_classes=0)
     for key, low in sizes.items():
         if getattr(c, key) < low:
             raise ValueError(f'{key}={getattr(c, key)} must be at least {low}')
@@ -97,6 +104,12 @@ def check_config(c):
             raise ValueError(f'{key}={getattr(c, key)} must be positive')
     if not 0 <= c.dropout < 1:
         raise ValueError(f'dropout={c.dropout} must be in [0, 1)')
+    if c.skip_scaling is not None and not (0 < c.skip_scaling < 1 and c.residual):
+        raise ValueError(f'skip_scaling={c.skip_scaling} must be in (0, 1), with residual=True (None = x + f(x))')
+    if c.shaped_gate is not None and c.mlp != 'gated':
+        raise ValueError("shaped_gate replaces the gated MLP's SiLU: it needs mlp='gated'")
+    if c.n_classes and c.tie_embeddings:
+        raise ValueError('a classifier head (n_classes > 0) cannot be tied to the token embedding: tie_embeddings=False')
     choices = dict(norm=('rmsnorm', 'layernorm', 'none'), mlp=('gated', 'gelu', 'none'),
                    pos=('rope', 'learned', 'none'), mixing=('softmax', 'mixit'), universal=('', 'sparse', 'random'))
     for key, allowed in choices.items():
@@ -112,8 +125,6 @@ def check_config(c):
         raise ValueError('MixiT has no W_Q or W_K: identity_query and frozen_qk do not apply to it')
     if c.mixit_sink and c.mixing != 'mixit':
         raise ValueError("mixit_sink needs mixing='mixit'")
-    if c.mixing == 'mixit' and not c.causal:
-        raise ValueError('MixiT matrices are causal: causal=False does not apply to them')
     if c.universal:
         if c.pos == 'rope' or c.mixing == 'mixit' or c.identity_query or c.frozen_qk:
             raise ValueError("the universal backbones have their own fixed attention: use pos='learned' or 'none', "
@@ -227,6 +238,29 @@ def make_norm(config):
     return nn.Identity()
 
 
+class ScaledLinear(nn.Linear):
+    """nn.Linear with its output (bias included) times a fixed width multiplier, the authors' ScaledLinear
+    (modeling_llama.py): with the multiplier sqrt(base / fan_in) a layer's output keeps the scale it has at the
+    base width, whatever the width (a muP-style parametrization)."""
+
+    def __init__(self, fan_in, fan_out, bias, multiplier):
+        super().__init__(fan_in, fan_out, bias=bias)
+        self.multiplier = multiplier
+
+    def forward(self, x):
+        return super().forward(x) * self.multiplier
+
+
+def linear(config, fan_in, fan_out, base=None, bias=None):
+    """A linear layer of the model: nn.Linear, or with base_width > 0 the authors' ScaledLinear with the multiplier
+    sqrt(base / fan_in), base = base_width (their base_hidden_size, 512 in every driver) except for down_proj,
+    whose base is their base_intermediate_size, 1.0: a multiplier 1/sqrt(4n) (0.022 at n = 512)."""
+    bias = config.bias if bias is None else bias
+    if not config.base_width:
+        return nn.Linear(fan_in, fan_out, bias=bias)
+    return ScaledLinear(fan_in, fan_out, bias, math.sqrt((base or config.base_width) / fan_in))
+
+
 def seeded(seed, name):
     """The generator of the tensor called `name`: each weight and fixed matrix is a function of (seed, name)."""
     return torch.Generator().manual_seed(zlib.crc32(f'{seed}:{name}'.encode()))
@@ -241,10 +275,10 @@ class Attention(nn.Module):
         n, self.n_head, self.head_dim = config.n_embd, config.n_head, config.n_embd // config.n_head
         self.identity_query = config.identity_query
         if not config.identity_query:
-            self.q_proj = nn.Linear(n, n, bias=config.bias)
-        self.k_proj = nn.Linear(n, n, bias=config.bias)
-        self.v_proj = nn.Linear(n, n, bias=config.bias)
-        self.o_proj = nn.Linear(n, n, bias=config.bias)
+            self.q_proj = linear(config, n, n)
+        self.k_proj = linear(config, n, n)
+        self.v_proj = linear(config, n, n)
+        self.o_proj = linear(config, n, n)
         default = 1 / (2 * math.sqrt(self.head_dim)) if config.identity_query else 1 / math.sqrt(self.head_dim)
         self.scale = config.attn_scale or default
         self.dropout = config.dropout
@@ -267,38 +301,56 @@ class Attention(nn.Module):
 class MixiT(nn.Module):
     """MixiT (seed Sec. 2, Eq. 2.3): no W_Q, W_K and no softmax; each head mixes its values with a fixed,
     input-independent random matrix A = I + C*(M - rowmean_causal(M)), drawn once from (seed, layer) and kept
-    as a persistent buffer, so it is in every checkpoint and never trained."""
+    as a persistent buffer, so it is in every checkpoint and never trained.
+
+    By default it is the MixiT of the authors' code (modeling_llama.py, shaped_attention='mixing'), which made the
+    papers' numbers: each head draws its own std of M, and head 0 is a fixed "sink". mixit_std=<value> and
+    mixit_sink=False give the paper text's Eq. 2.3 with one std (the authors' GPT-2 path: 1/sqrt(m head_dim))."""
 
     def __init__(self, config, layer):
         super().__init__()
         n, self.n_head, self.head_dim = config.n_embd, config.n_head, config.n_embd // config.n_head
-        std = config.mixit_std or self.default_std(config.block_size, self.head_dim)
-        self.register_buffer('mix', self.matrix(config.block_size, config.n_head, std,
-                                                seeded(config.seed, f'h.{layer}.attn.mix'), config.mixit_sink))
-        self.v_proj = nn.Linear(n, n, bias=config.bias)
-        self.o_proj = nn.Linear(n, n, bias=config.bias)
+        g = seeded(config.seed, f'h.{layer}.attn.mix')
+        m = config.block_size
+        if config.mixit_std is None:  # their Llama path: head h's std uniform in [1/sqrt(m head_dim), 1/sqrt(m)]
+            low, high = 1 / math.sqrt(m * self.head_dim), 1 / math.sqrt(m)
+            std = low + torch.rand(config.n_head, generator=g) * (high - low)
+        else:
+            std = torch.full((config.n_head,), config.mixit_std)
+        self.register_buffer('std', std)  # (nh,), saved with the matrices it drew
+        self.register_buffer('mix', self.matrix(m, std, g, config.mixit_sink, config.causal))
+        self.causal = config.causal
+        self.v_proj = linear(config, n, n)
+        self.o_proj = linear(config, n, n)
         self.resid_dropout = nn.Dropout(config.dropout)
 
     @staticmethod
-    def default_std(block_size, head_dim):
-        """1/sqrt(m * head_dim), as the authors' GPT-2 path (the paper's text writes 1/sqrt(n m); their Llama
-        path draws each head's std uniformly in [1/sqrt(m head_dim), 1/sqrt(m)]: reference.md sections 1, 4)."""
+    def fixed_std(block_size, head_dim):
+        """1/sqrt(m * head_dim): Eq. 2.3 with one std, as the authors' GPT-2 path (the paper's text writes
+        1/sqrt(n m), n the width; reference.md sections 1, 4)."""
         return 1 / math.sqrt(block_size * head_dim)
 
     @staticmethod
-    def matrix(block_size, n_head, std, generator, sink=False):
-        """The fixed mixing matrices of one layer, Eq. 2.3: A = I + C*(M - rowmean_causal(M)), (n_head, m, m).
-        M_ij ~ N(0, std^2); C is the causal mask; row i's mean is over j <= i only, so every row sums to
-        exactly one and row i depends on columns j <= i only: the top-left T x T block of A is the matrix
-        for any shorter length T."""
-        m = block_size
-        M = torch.randn(n_head, m, m, generator=generator) * std
+    def matrix(block_size, std, generator, sink=False, causal=True):
+        """The fixed mixing matrices of one layer, (n_head, m, m) for the per-head stds std (n_head,), Eq. 2.3:
+        A = I + C*(M - rowmean_causal(M)), M_ij ~ N(0, std^2), C the causal mask; row i's mean is over j <= i
+        only, so every row sums to exactly one and depends on columns j <= i only: the top-left T x T block of
+        A is the matrix for any shorter length T.
+        causal=False (the authors' classifier, is_causal=False) keeps all of M. Their code still subtracts
+        sum_j M_ij / (i + 1), the causal row's mean, over all m columns; it is followed here, so that those rows
+        do not sum to one (row i sums to 1 + (1 - m/(i+1)) sum_j M_ij).
+        sink: head 0 is their code's sink_matrix, 0.5 on the diagonal, then column 0 set to 0.5, so row 0 is
+        (0.5, 0, ...) and sums to 0.5 (reference.md says 1: the code assigns column 0, it does not add to it)."""
+        m, n_head = block_size, len(std)
+        M = torch.randn(n_head, m, m, generator=generator) * std.view(-1, 1, 1)
         C = torch.tril(torch.ones(m, m))
-        row_mean = (M * C).sum(-1, keepdim=True) / C.sum(-1, keepdim=True)
-        A = torch.eye(m) + C * (M - row_mean)
-        if sink:  # the authors' code overwrites head 0: half on the token itself, half on the first token
+        if causal:
+            A = torch.eye(m) + C * (M - (M * C).sum(-1, keepdim=True) / C.sum(-1, keepdim=True))
+        else:
+            A = torch.eye(m) + M - M.sum(-1, keepdim=True) / torch.arange(1, m + 1).view(-1, 1)
+        if sink:  # their code overwrites head 0: half on the token itself, half on the first token
             A[0] = 0.5 * torch.eye(m)
-            A[0, :, 0] += 0.5
+            A[0, :, 0] = 0.5
         return A
 
     def forward(self, x, rope=None):
@@ -306,6 +358,9 @@ class MixiT(nn.Module):
         # out (nh, T, B * hd). Broadcasting (nh, T, T) @ (B, nh, T, hd) instead would copy the matrix B times
         # and keep the copy for the backward pass.
         B, T, C = x.shape
+        if not self.causal and T != self.mix.size(-1):
+            raise ValueError(f'bidirectional MixiT mixes all {self.mix.size(-1)} positions of its matrix: give inputs '
+                             f'of exactly block_size tokens (pad them), or build the model with block_size={T}')
         v = self.v_proj(x).view(B, T, self.n_head, self.head_dim).permute(2, 1, 0, 3).reshape(self.n_head, T, -1)
         A = self.mix[:, :T, :T].to(v.dtype)  # no copy: train.py casts the buffer to the compute dtype once
         y = torch.bmm(A, v).view(self.n_head, T, B, self.head_dim).permute(2, 1, 0, 3).reshape(B, T, C)
@@ -339,20 +394,28 @@ class UniversalAttention(nn.Module):
 
 
 class MLP(nn.Module):
+    """The gated MLP W_D(phi(W_G h) * W_U h) of the Llama block (Eq. 2.2, phi = SiLU), or GPT-2's W_D gelu(W_U h).
+    shaped_gate = c is the authors' MixiT gate (LlamaMLP.create_shaped_activation): phi = gain * LeakyReLU with
+    negative slope 1 + c/sqrt(n), gain = torch's calculate_gain('leaky_relu', slope), nearly linear at large n."""
 
     def __init__(self, config):
         super().__init__()
         n, hidden = config.n_embd, int(config.mlp_ratio * config.n_embd)
         self.gated = config.mlp == 'gated'
         if self.gated:
-            self.gate_proj = nn.Linear(n, hidden, bias=config.bias)
-        self.up_proj = nn.Linear(n, hidden, bias=config.bias)
-        self.down_proj = nn.Linear(hidden, n, bias=config.bias)
+            self.gate_proj = linear(config, n, hidden)
+        self.up_proj = linear(config, n, hidden)
+        self.down_proj = linear(config, hidden, n, base=1.0)
         self.dropout = nn.Dropout(config.dropout)
+        self.slope = None if config.shaped_gate is None else 1 + config.shaped_gate / math.sqrt(n)
+        self.gain = None if self.slope is None else nn.init.calculate_gain('leaky_relu', self.slope)
 
     def forward(self, x):
-        h = F.silu(self.gate_proj(x)) * self.up_proj(x) if self.gated else F.gelu(self.up_proj(x))
-        return self.dropout(self.down_proj(h))
+        if not self.gated:
+            return self.dropout(self.down_proj(F.gelu(self.up_proj(x))))
+        g = self.gate_proj(x)
+        g = F.silu(g) if self.slope is None else self.gain * F.leaky_relu(g, self.slope)
+        return self.dropout(self.down_proj(g * self.up_proj(x)))
 
 
 class Block(nn.Module):
@@ -360,6 +423,9 @@ class Block(nn.Module):
     def __init__(self, config, layer):
         super().__init__()
         self.residual = config.residual
+        # the authors' MixiT block (LlamaDecoderLayer): s x + sqrt(1 - s^2) f(x); the plain residual is 1, 1
+        s = config.skip_scaling
+        self.skip, self.branch = (1.0, 1.0) if s is None else (s, math.sqrt(1 - s * s))
         self.norm1 = make_norm(config)
         if config.universal:
             self.attn = UniversalAttention(config, layer)
@@ -373,10 +439,10 @@ class Block(nn.Module):
 
     def forward(self, x, rope=None):
         a = self.attn(self.norm1(x), rope)
-        x = x + a if self.residual else a
+        x = self.skip * x + self.branch * a if self.residual else a
         if hasattr(self, 'mlp'):
             m = self.mlp(self.norm2(x))
-            x = x + m if self.residual else m
+            x = self.skip * x + self.branch * m if self.residual else m
         return x
 
 
@@ -399,7 +465,7 @@ class GPT(nn.Module):
         self.drop = nn.Dropout(config.dropout)
         self.h = nn.ModuleList([Block(config, layer) for layer in range(config.n_layer)])
         self.norm_f = make_norm(config)
-        self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
+        self.lm_head = linear(config, config.n_embd, config.n_classes or config.vocab_size, bias=False)
         if config.tie_embeddings:
             self.lm_head.weight = self.wte.weight
         self._init_weights()
@@ -408,7 +474,8 @@ class GPT(nn.Module):
 
     def _init_weights(self):
         """nanoGPT's init (N(0, 0.02), residual projections scaled by 1/sqrt(2 n_layer), zero biases,
-        unit norms), each tensor from its own generator seeded by (seed, name)."""
+        unit norms), each tensor from its own generator seeded by (seed, name). scaled_init=False drops the
+        1/sqrt(2 n_layer), as the authors' Llama code (HF's _init_weights: N(0, 0.02) for every weight)."""
         with torch.no_grad():
             for name, p in self.named_parameters():
                 if name.endswith('bias'):
@@ -416,7 +483,7 @@ class GPT(nn.Module):
                 elif 'norm' in name:
                     p.fill_(1.0)
                 else:  # the projections back into the residual stream get the 1/sqrt(2 n_layer) of GPT-2
-                    residual_out = name.endswith(('o_proj.weight', 'down_proj.weight'))
+                    residual_out = self.config.scaled_init and name.endswith(('o_proj.weight', 'down_proj.weight'))
                     std = 0.02 / math.sqrt(2 * self.config.n_layer) if residual_out else 0.02
                     p.copy_(torch.randn(p.shape, generator=seeded(self.config.seed, name)) * std)
 

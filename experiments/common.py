@@ -26,6 +26,7 @@ import torch  # noqa: E402
 
 from data import corpus, synthetic  # noqa: E402
 from data.loader import task_data  # noqa: E402
+from model import MixiT  # noqa: E402
 from train import resolve, train  # noqa: E402
 
 
@@ -203,6 +204,38 @@ def byte_text(args, name):
         print(f"prepared {source} in {out}: {info['tokens']['train']:,} training and {info['tokens']['val']:,} "
               f'held-out bytes')
     return out
+
+
+# ----------------------------------------------------------------------------- the authors' code
+# The MixiT papers' numbers come from the authors' code (github princeton-pli/MixiT), which differs from the papers'
+# text (reference.md section 4). A full protocol follows the code, each setting marked in its docstring as "authors'
+# code" or "paper text". What every driver of theirs sets, for every variant (their Llama path, modeling_llama.py):
+# HF Trainer's AdamW with betas (0.9, 0.999); N(0, 0.02) for every weight, no 1/sqrt(2L) on the residual projections;
+# biases on the attention and MLP linears; the schedule decays to 0. (HF's grad clipping at 1.0 is ours too.)
+AUTHORS = dict(beta1=0.9, beta2=0.999, min_lr=0.0, scaled_init=False, bias=True)
+# MixiT only, their MixiT block (their shaped_attention='mixing'): the LeakyReLU gate with c = activation_cminus = -1,
+# residual scaling s = sqrt(0.5) (0.5 in their language-modeling trainer), width multipliers at base width 512
+MIXIT_BLOCK = dict(shaped_gate=-1.0, skip_scaling=0.5 ** 0.5, base_width=512)
+# per driver of theirs: weight decay, warm-up, schedule, data regime
+DRIVERS = {
+    'depth.py': dict(weight_decay=1e-3, warmup_iters=500, lr_schedule='cosine', online=True),  # algorithmic tasks
+    'hdmemorize_exp.py': dict(weight_decay=1e-4, warmup_iters=500, lr_schedule='cosine'),  # Table 4
+    'modadd_exp.py': dict(weight_decay=1e-3, warmup_iters=50, lr_schedule='cosine'),  # modular addition
+    'trainer.py': dict(weight_decay=0.01, lr_schedule='linear'),  # language modeling; warm-up max(4%, 500) steps
+    'trainer_classifier.py': dict(weight_decay=0.01, lr_schedule='linear', classify=True),  # Yelp, the same warm-up
+}
+
+
+def authors(driver, variant, **keys):
+    """train.py's keys of a run as the authors' `driver` runs `variant`: AUTHORS, the driver's settings, MixiT's block
+    for MixiT, then `keys` (the experiment's own: task, architecture, budget)."""
+    return {**AUTHORS, **DRIVERS[driver], **(MIXIT_BLOCK if variant == 'mixit' else {}), 'variant': variant, **keys}
+
+
+def plain_mixit(block_size, head_dim):
+    """The keys of MixiT as the paper's text writes Eq. 2.3: one std for every head (1/sqrt(m head_dim), the
+    authors' GPT-2 path) and no sink head; the mixit variant is their Llama path's (model.MixiT)."""
+    return dict(variant='mixit', mixit_sink=False, mixit_std=MixiT.fixed_std(block_size, head_dim))
 
 
 def pct(x):

@@ -63,7 +63,7 @@ def mixing(kind, S, n, m, gen):
         M = torch.randn(S, m, m, generator=gen, dtype=torch.float64)
         return torch.eye(m, dtype=torch.float64) + (M - M.mean(-1, keepdim=True)) / math.sqrt(n * m)
     if kind == 'causal':  # the matrix model.py's MixiT uses (S matrices = S "heads"), std 1/sqrt(n m)
-        return MixiT.matrix(m, S, MixiT.default_std(m, n), gen).double()
+        return MixiT.matrix(m, torch.full((S,), 1 / math.sqrt(n * m)), gen).double()
     if kind == 'softmax':  # unshaped: softmax of fixed random scores, row-stochastic
         return torch.softmax(torch.randn(S, m, m, generator=gen, dtype=torch.float64), -1)
     if kind == 'gaussian':  # unshaped: plain N(0, 1/m) matrix

@@ -120,29 +120,74 @@ def test_same_seed_same_weights_shared_across_variants():
 
 
 def test_mixit_matrix_rows_sum_to_one_and_causal():
-    A = MixiT.matrix(12, 3, std=0.3, generator=torch.Generator().manual_seed(0))
+    std = torch.tensor([0.3, 0.1, 0.5])
+    A = MixiT.matrix(12, std, generator=torch.Generator().manual_seed(0))
     assert A.shape == (3, 12, 12)
     torch.testing.assert_close(A.sum(-1), torch.ones(3, 12), rtol=0, atol=1e-6)
     assert torch.all(A.triu(1) == 0)
-    # Eq. 2.3 entry by entry: A_ij = delta_ij + M_ij - mean_{k<=i} M_ik for j <= i
-    M = torch.randn(3, 12, 12, generator=torch.Generator().manual_seed(0)) * 0.3
+    # Eq. 2.3 entry by entry: A_ij = delta_ij + M_ij - mean_{k<=i} M_ik for j <= i, head h's M with std[h]
+    M = torch.randn(3, 12, 12, generator=torch.Generator().manual_seed(0)) * std.view(3, 1, 1)
     for i in range(12):
         for j in range(i + 1):
             ref = (i == j) + M[:, i, j] - M[:, i, :i + 1].mean(-1)
             torch.testing.assert_close(A[:, i, j], ref, rtol=0, atol=1e-6)
     for T in (1, 5):  # the top-left block is itself a valid mixing matrix
         torch.testing.assert_close(A[:, :T, :T].sum(-1), torch.ones(3, T), rtol=0, atol=1e-6)
-    sink = MixiT.matrix(12, 3, std=0.3, generator=torch.Generator().manual_seed(0), sink=True)
-    torch.testing.assert_close(sink.sum(-1), torch.ones(3, 12), rtol=0, atol=1e-6)
-    assert sink[0, 5, 0] == 0.5 and sink[0, 5, 5] == 0.5 and sink[0, 0, 0] == 1.0
 
 
-def test_mixit_default_std_and_checkpoint_round_trip():
+def test_mixit_sink_is_the_authors_head_zero():
+    """Head 0 is their sink_matrix: 0.5 I, then column 0 set to 0.5; the other heads are untouched. Rows 1.. sum
+    to one (half on the token, half on the first token); row 0 is (0.5, 0, ...), as their assignment makes it."""
+    std = torch.tensor([0.3, 0.1, 0.5])
+    plain = MixiT.matrix(12, std, generator=torch.Generator().manual_seed(0))
+    sink = MixiT.matrix(12, std, generator=torch.Generator().manual_seed(0), sink=True)
+    ref = 0.5 * torch.eye(12)
+    ref[:, 0] = 0.5
+    assert torch.equal(sink[0], ref) and torch.equal(sink[1:], plain[1:])
+    torch.testing.assert_close(sink[:, 1:].sum(-1), torch.ones(3, 11), rtol=0, atol=1e-6)
+    assert sink[0, 0].sum() == 0.5
+    ref16 = 0.5 * torch.eye(16)
+    ref16[:, 0] = 0.5
+    assert torch.equal(build('mixit').h[1].attn.mix[0], ref16)  # in every layer, by default
+    assert not torch.equal(build('mixit', mixit_sink=False).h[1].attn.mix[0][:, 0], torch.full((16,), 0.5))
+
+
+def test_mixit_bidirectional_matrix_is_the_authors_formula():
+    """causal=False (their classifier): A = I + M - (sum_j M_ij) / (i + 1) over all m columns, as their code."""
+    std = torch.tensor([0.3, 0.2])
+    A = MixiT.matrix(6, std, generator=torch.Generator().manual_seed(1), causal=False)
+    M = torch.randn(2, 6, 6, generator=torch.Generator().manual_seed(1)) * std.view(2, 1, 1)
+    for i in range(6):
+        for j in range(6):
+            torch.testing.assert_close(A[:, i, j], (i == j) + M[:, i, j] - M[:, i].sum(-1) / (i + 1))
+    assert (A[:, ~torch.ones(6, 6).tril().bool()] != 0).all()  # above the diagonal too
+    model = build('mixit', causal=False)
+    with pytest.raises(ValueError, match='exactly block_size'):
+        model(torch.zeros(1, 9, dtype=torch.long))
+    idx = torch.randint(0, 50, (1, 16), generator=torch.Generator().manual_seed(0))
+    changed = idx.clone()
+    changed[0, -1] = (idx[0, -1] + 1) % 50
+    assert not torch.allclose(full_logits(model, idx)[0, 0], full_logits(model, changed)[0, 0])  # sees the future
+
+
+def test_mixit_per_head_std_range_and_checkpoint_round_trip():
+    """Each head's std is uniform in [1/sqrt(m head_dim), 1/sqrt(m)] (their Llama path), drawn from (seed, layer),
+    and the matrix's off-diagonal entries have about that std; mixit_std fixes one std for all heads."""
+    m, hd = 16, 8
+    low, high = 1 / math.sqrt(m * hd), 1 / math.sqrt(m)
+    stds = torch.cat([build('mixit', seed=s, n_head=32, n_embd=256, mixit_sink=False).h[0].attn.std
+                      for s in range(4)])
+    hd = 256 // 32
+    low, high = 1 / math.sqrt(m * hd), 1 / math.sqrt(m)
+    assert low <= stds.min() and stds.max() <= high
+    assert stds.min() < low + 0.1 * (high - low) and stds.max() > high - 0.1 * (high - low)  # fills the range
+    model = build('mixit', n_head=32, n_embd=256, mixit_sink=False)
+    for h in (0, 7):
+        M = (model.h[0].attn.mix[h] - torch.eye(m)).tril(-1)
+        assert 0.7 < M[M != 0].std() / model.h[0].attn.std[h] < 1.3
+    fixed = build('mixit', mixit_std=0.05).h[0].attn.std
+    assert torch.equal(fixed, torch.full((4,), 0.05))
     model = build('mixit')
-    mix = model.h[0].attn.mix
-    hd = 32 // 4
-    M_std = (mix - torch.eye(16)).tril(-1)  # off-diagonal entries of A are M_ij minus a row mean
-    assert 0.5 / math.sqrt(16 * hd) < M_std[M_std != 0].std() < 1.5 / math.sqrt(16 * hd)
     assert not torch.equal(model.h[0].attn.mix, model.h[1].attn.mix)
     assert torch.equal(build('mixit').h[1].attn.mix, model.h[1].attn.mix)  # same seed, same matrices
     assert not torch.equal(build('mixit', seed=3).h[1].attn.mix, model.h[1].attn.mix)
@@ -152,6 +197,48 @@ def test_mixit_default_std_and_checkpoint_round_trip():
     other = build('mixit', seed=3)
     other.load_state_dict(torch.load(buf))
     assert torch.equal(other.h[1].attn.mix, model.h[1].attn.mix)
+    assert torch.equal(other.h[1].attn.std, model.h[1].attn.std)
+
+
+def test_mixit_block_options_against_their_formulas():
+    """The authors' MixiT block, option by option, against the formula written out."""
+    x = torch.randn(2, 16, 32, generator=torch.Generator().manual_seed(0))
+    # the gate: gain * LeakyReLU(slope) with slope 1 + c/sqrt(n), gain = sqrt(2 / (1 + slope^2))
+    mlp = build('mixit', shaped_gate=-1.0).h[0].mlp
+    slope = 1 - 1 / math.sqrt(32)
+    gain = math.sqrt(2 / (1 + slope ** 2))
+    g = mlp.gate_proj(x)
+    ref = mlp.down_proj(gain * torch.where(g > 0, g, slope * g) * mlp.up_proj(x))
+    torch.testing.assert_close(mlp(x), ref)
+    # residual scaling: s x + sqrt(1 - s^2) f(x) around both sublayers
+    block = build('mixit', skip_scaling=0.6).h[0]
+    h = 0.6 * x + 0.8 * block.attn(block.norm1(x))
+    torch.testing.assert_close(block(x), 0.6 * h + 0.8 * block.mlp(block.norm2(h)))
+    # width multipliers: every linear's output times sqrt(base / fan_in); down_proj's base is 1
+    wide, plain = build('mixit', base_width=512, bias=True), build('mixit', bias=True)
+    for name in ('h.0.attn.v_proj', 'h.0.attn.o_proj', 'h.1.mlp.gate_proj', 'h.1.mlp.up_proj', 'lm_head'):
+        a, b = wide.get_submodule(name), plain.get_submodule(name)
+        torch.testing.assert_close(a(x), math.sqrt(512 / 32) * b(x))
+    a, b = wide.get_submodule('h.0.mlp.down_proj'), plain.get_submodule('h.0.mlp.down_proj')
+    u = torch.randn(2, 16, 128)
+    torch.testing.assert_close(a(u), b(u) / math.sqrt(128))
+    # init: scaled_init=False draws o_proj and down_proj with std 0.02 like every other weight
+    for flag, std in ((True, 0.02 / math.sqrt(4)), (False, 0.02)):
+        w = build('mixit', n_embd=256, n_head=4, scaled_init=flag).h[0].mlp.down_proj.weight
+        assert abs(w.std().item() / std - 1) < 0.05
+
+
+def test_classifier_head():
+    """n_classes > 0: the head has one output per class, and the loss is read at the scored positions only."""
+    model = build('standard', n_classes=2, causal=False)
+    idx = torch.randint(0, 50, (3, 16), generator=torch.Generator().manual_seed(0))
+    y = torch.full((3, 16), -1)
+    y[:, -1] = torch.tensor([0, 1, 1])
+    logits, loss = model(idx, y)
+    assert logits.shape == (3, 16, 2)
+    torch.testing.assert_close(loss, F.cross_entropy(logits[:, -1], y[:, -1]))
+    with pytest.raises(ValueError, match='tie_embeddings'):
+        build('standard', n_classes=2, tie_embeddings=True)
 
 
 def reference_attention(attn, x, rope=None, identity_query=False):
