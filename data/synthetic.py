@@ -8,7 +8,8 @@ own prepare.py, which defines
     def generate(rng, n, **args)       # n random examples -> (x, y), int arrays of shape (n, T)
     def describe(args) -> dict         # vocab_size, itos (token id -> text), what is scored
     def splits(args, rng) -> dict      # optional: {'train': (x, y), 'val': (x, y)}; default below
-    EXCLUDE_HELD_OUT = False           # optional: let held-out inputs occur in train (default_splits)
+    EXCLUDE_HELD_OUT = False           # optional: let held-out inputs occur in train (default_splits); or a
+                                       # function of the settings, when that depends on them (Dyck-1's format)
 
 An example is an input row x and a target row y of the same length; y is -1 where a position is
 not scored (nanoGPT's ignore index). Files written to the task directory:
@@ -62,19 +63,29 @@ def task_dir(task, args, defaults, root=DATA_ROOT):
     return root / task / name if name else root / task
 
 
+def excludes_held_out(module, args):
+    """Whether default_splits redraws training examples that repeat a held-out input: the task's EXCLUDE_HELD_OUT
+    (default True), a bool or a function of the settings."""
+    rule = getattr(module, 'EXCLUDE_HELD_OUT', True)
+    return rule(args) if callable(rule) else rule
+
+
 def default_splits(module, args, rng, meta):
     """Both splits are i.i.d. draws from the task's generator, as in the papers' streaming data. Training
-    draws that repeat a held-out input are rejected and redrawn (paper: "4,000 test pairs not in train"),
-    unless the task sets EXCLUDE_HELD_OUT = False (Dyck-1: see its prepare.py). Training inputs may repeat
-    each other: requiring them distinct would skew the training distribution wherever the task has few
-    distinct inputs of some kind (Dyck-1 at length 16 has ~2,000 balanced strings, so 100,000 distinct
-    strings would be 1% balanced instead of ~45%). meta.json records what the rule cost: the share of
-    training draws rejected (a warning is printed above 1%), or the share of held-out inputs that also
-    occur in train. A finite table split without replacement defines its own splits() (modular addition)."""
+    draws that repeat a held-out input are rejected and redrawn (paper: "4,000 test pairs not in train";
+    the authors' code: depth.py), unless the task's EXCLUDE_HELD_OUT says otherwise (Dyck-1's paper-text
+    format: see its prepare.py). Training inputs may repeat each other: requiring them distinct would skew
+    the training distribution wherever the task has few distinct inputs of some kind (Dyck-1 at length 16
+    has ~2,000 balanced strings, so 100,000 distinct strings would be 1% balanced instead of ~45%). meta.json
+    records what the rule cost: the share of training draws rejected (a warning is printed above 1%), or the
+    share of held-out inputs that also occur in train. A finite table split without replacement defines its
+    own splits() (modular addition)."""
+    if args['n_train'] < 1 or args['n_test'] < 1:
+        raise ValueError(f"n_train={args['n_train']} and n_test={args['n_test']} must both be at least 1")
     gen_args = {k: v for k, v in args.items() if k not in ('n_train', 'n_test', 'seed')}
     val = module.generate(rng, args['n_test'], **gen_args)
     held_out = {row.tobytes() for row in val[0]}
-    if not getattr(module, 'EXCLUDE_HELD_OUT', True):
+    if not excludes_held_out(module, args):
         train = module.generate(rng, args['n_train'], **gen_args)
         seen = {row.tobytes() for row in train[0]}
         meta['held_out_in_train'] = float(np.mean([row.tobytes() in seen for row in val[0]]))

@@ -4,6 +4,7 @@ re-derived by a plain-Python reference, plus the split/determinism/CLI contract 
 """
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -13,14 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from data.synthetic import decode, load_split, load_task, prepare, tasks
+from data.synthetic import decode, excludes_held_out, load_split, load_task, prepare, tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = {
     'addition': dict(digits=3, n_train=2000, n_test=300),
     'modular_addition': dict(p=23, n_train=300, n_test=100),
     'dyck': dict(length=20, n_train=1500, n_test=300),
-    'retrieval': dict(m_max=5, vocab=16, n_train=1500, n_test=300),
+    'retrieval': dict(m_max=5, vocab=24, n_train=1500, n_test=300),  # authors' format: vocab/2 + 2*m_max <= vocab
     'memorization': dict(size=16),
     'khop': dict(length=20, letters=3, max_hops=5, n_train=1500, n_test=100),
 }
@@ -68,29 +69,59 @@ def test_contract(prepared, task):
             assert ((y != -1).sum(1) == SCORED[task]).all()
     if 'val' in data:
         train = {r.tobytes() for r in data['train'][0]}
-        if getattr(load_task(task), 'EXCLUDE_HELD_OUT', True):
+        if excludes_held_out(load_task(task), meta['args']):
             assert not any(r.tobytes() in train for r in data['val'][0]), 'val input seen in train'
         assert len(data['val'][0]) == SMALL[task]['n_test'] and len(data['train'][0]) == SMALL[task]['n_train']
     assert not list(Path(d).glob('*.tmp'))
 
 
+def addition_reference(a, b, digits, format):
+    """(x, y) of a + b, written out from the definition in data/addition/prepare.py: the sum starts at
+    c = 2*digits+2 and <stop> follows it. Authors' format: the positions of the sum digits and <stop>
+    are scored (the first sum digit is never a target, a final <pad> is); text: the positions from '=' on
+    whose target is a sum digit or <stop>."""
+    PLUS, EQ, STOP, PAD, first = 10, 11, 12, 13, 14 if format == 'authors' else 0
+    total = [int(c) for c in str(a + b)[::-1]]
+    s = [int(c) for c in str(a)[::-1]] + [PLUS] + [int(c) for c in str(b)[::-1]] + [EQ]
+    s += [first + d for d in total] + [STOP] + [PAD] * (digits + 1 - len(total))
+    c, x = 2 * digits + 2, s[:-1]
+    scored = range(c, c + len(total) + 1) if format == 'authors' else range(c - 1, c + len(total))
+    return x, [s[i + 1] if i in scored else -1 for i in range(len(x))]
+
+
+def check_addition(meta, x, y, digits, format):
+    """Reads a and b off the row and compares the whole row with addition_reference; -> the sum's length."""
+    a = int(''.join(map(str, x[:digits][::-1])))
+    b = int(''.join(map(str, x[digits + 1:2 * digits + 1][::-1])))
+    assert len(str(a)) == len(str(b)) == digits
+    want_x, want_y = addition_reference(a, b, digits, format)
+    assert x.tolist() == want_x and y.tolist() == want_y
+    assert decode(meta, x).startswith(f'{str(a)[::-1]}+{str(b)[::-1]}=')
+    return len(str(a + b))
+
+
 def test_addition(prepared):
+    """The default, the authors' format: always digits+1 scored tokens, whatever the sum's length."""
     digits = SMALL['addition']['digits']
     lengths = Counter()
     for meta, x, y in rows(prepared, 'addition'):
-        text = decode(meta, x)
-        ra, rest = text.split('+')
-        rb, rs = rest.split('=')
-        a, b = int(ra[::-1]), int(rb[::-1])
-        assert len(ra) == len(rb) == digits and ra[-1] != '0' and rb[-1] != '0'
-        total = str(a + b)[::-1]
-        # x = s[:-1] drops the last token: <stop> after a digits+1 sum, else the trailing <pad>
-        assert rs == (total if len(total) > digits else total + '<stop>')
-        scored = np.flatnonzero(y != -1)
-        assert list(scored) == list(range(2 * digits + 1, 2 * digits + 2 + len(total)))
-        assert ''.join(meta['itos'][t] for t in y[scored]) == total + '<stop>'
-        lengths[len(total)] += 1
+        lengths[check_addition(meta, x, y, digits, 'authors')] += 1
+        assert (y != -1).sum() == digits + 1 and len(x) == 3 * digits + 3
     assert set(lengths) == {digits, digits + 1}  # both sum lengths occur
+    itos = prepared['addition'][1]['itos']
+    assert len(set(itos)) == len(itos) == 24, 'sum digits need names of their own (prompts map names to ids)'
+
+
+def test_addition_text_format():
+    """The paper text's format: sum digits share the operands' tokens, digits+1 or digits+2 scored tokens."""
+    module, digits = load_task('addition'), 4
+    meta = module.describe(dict(format='text'))
+    x, y = module.generate(np.random.default_rng(0), 2000, digits=digits, format='text')
+    scored = Counter()
+    for xi, yi in zip(x, y):
+        scored[(yi != -1).sum() - check_addition(meta, xi, yi, digits, 'text')] += 1
+        assert len(xi) == 3 * digits + 3
+    assert set(scored) == {1} and meta['vocab_size'] == 14  # the sum and <stop>
 
 
 def test_modular_addition(prepared):
@@ -98,6 +129,19 @@ def test_modular_addition(prepared):
     for meta, x, y in rows(prepared, 'modular_addition'):
         a, b = map(int, decode(meta, x).split(' '))
         assert 0 <= a < p and 0 <= b < p and y[0] == -1 and y[1] == (a + b) % p
+
+
+def test_modular_addition_whole_table(tmp_path):
+    """The defaults, the authors' code: all p^2 pairs, shuffled and split 95/5, so 37,620 training and
+    1,981 held-out pairs at p=199, and together they hold every pair exactly once."""
+    d, meta = prepare('modular_addition', {}, out_dir=tmp_path)
+    (tx, ty), (vx, vy) = load_split(d, 'train'), load_split(d, 'val')
+    p = meta['args']['p']
+    assert p == 199 and (len(tx), len(vx)) == (37_620, 1_981) == (meta['n_train'], meta['n_val'])
+    every = Counter((a, b) for a in range(p) for b in range(p))
+    assert Counter(map(tuple, np.concatenate([tx, vx]).tolist())) == every
+    for x, y in ((tx, ty), (vx, vy)):
+        assert (y[:, 0] == -1).all() and (y[:, 1] == x.sum(1) % p).all()
 
 
 def naive_balanced(s):
@@ -109,32 +153,104 @@ def naive_balanced(s):
     return depth == 0
 
 
+def check_dyck(meta, x, y, length):
+    """Checks one row against a brute-force balance check; -> the answer."""
+    string, after = decode(meta, x).split('?')
+    assert 1 <= len(string) <= length and set(string) <= set('()')
+    want = ')' if naive_balanced(string) else '('
+    assert np.flatnonzero(y != -1).tolist() == [len(string)]
+    assert meta['itos'][y[len(string)]] == want
+    assert after.replace('<pad>', '') in ('', want)  # x may end with the answer, then pads
+    return want
+
+
 def test_dyck(prepared):
+    """The default, the authors' format: 2*pairs+3 tokens, x one shorter; held-out strings not in train."""
     length = SMALL['dyck']['length']
     labels = Counter()
     for meta, x, y in rows(prepared, 'dyck'):
-        text = decode(meta, x)
-        string, after = text.split('?')
-        assert 1 <= len(string) <= length and set(string) <= set('()')
-        want = ')' if naive_balanced(string) else '('
-        assert np.flatnonzero(y != -1).tolist() == [len(string)]
-        assert meta['itos'][y[len(string)]] == want
-        assert after.replace('<pad>', '') in ('', want)  # x may end with the answer, then pads
-        labels[want] += 1
+        assert len(x) == length + 2
+        labels[check_dyck(meta, x, y, length)] += 1
     assert labels[')'] > 0.25 * sum(labels.values()) and labels['('] > 0.25 * sum(labels.values())
+    assert prepared['dyck'][1]['train_draws_rejected'] > 0  # the authors' exclusion of held-out strings
+
+
+def test_dyck_text_format():
+    module, length = load_task('dyck'), 20
+    meta = module.describe(dict(length=length, format='text'))
+    x, y = module.generate(np.random.default_rng(0), 3000, length=length, format='text')
+    assert x.shape[1] == length + 1
+    labels = Counter(check_dyck(meta, xi, yi, length) for xi, yi in zip(x, y))
+    assert 0.4 < labels[')'] / len(x) < 0.5
+
+
+def authors_dyck(r, pairs):
+    """One string of the authors' generator (task_dyckstream.py, gen_single up to the '?'), in plain
+    Python with their draws from random.Random r."""
+    def gen_balanced(t):
+        if t == 0:
+            return ''
+        if t == 1:
+            return '()'
+        if r.randint(0, 1):
+            return '(' + gen_balanced(t - 1) + ')'
+        u = r.randint(1, t - 1)
+        return gen_balanced(u) + gen_balanced(t - u)
+    mutate = r.randint(0, 3)
+    if r.randint(0, 2) == 0:
+        s = [r.choice('()') for _ in range(r.randint(1, 2 * pairs))]
+    else:
+        s = list(gen_balanced(r.randint(1, pairs)))
+        if r.randint(0, 1):
+            mutate = 0
+    if mutate & 1:
+        rep = 1
+        while r.randint(0, 1):
+            rep += 1
+        for _ in range(rep):
+            p, q = r.randint(0, len(s) - 1), r.randint(0, len(s) - 1)
+            if p < q:
+                s[p], s[q] = s[q], s[p]
+    if mutate & 2:
+        rep = 1
+        while r.randint(0, 1):
+            rep += 1
+        if r.randint(0, 2):
+            rep *= 2
+        for _ in range(rep):
+            p = r.randint(0, len(s) - 1)
+            s[p] = '(' if s[p] == ')' else ')'
+    return ''.join(s)
+
+
+def test_dyck_authors_distribution():
+    """The vectorized generator draws the strings of the authors' code with its probabilities: a two-sample
+    chi-square test against a plain-Python port at 3 pairs (all 126 strings of at most 6 brackets), and
+    at their 40 pairs the balanced share, 52.6% (the port, 4,000,000 draws: 52.57%; 200,000 draws here
+    give a standard error of 0.11 points)."""
+    module, n = load_task('dyck'), 200_000  # enough to see, e.g., swaps of any p != q instead of p < q
+    r = random.Random(0)
+    theirs = Counter(authors_dyck(r, 3) for _ in range(n))
+    x = module.generate(np.random.default_rng(0), n, length=6)[0].tolist()
+    ours = Counter(''.join('?()'[t] for t in row[:row.index(3)]) for row in x)
+    chi2 = sum((theirs[s] - ours[s]) ** 2 / (theirs[s] + ours[s]) for s in theirs | ours)
+    dof = len(theirs | ours) - 1
+    assert dof == 125 and chi2 < dof + 5 * (2 * dof) ** 0.5, chi2  # 5 standard deviations of chi2(dof)
+    y = module.generate(np.random.default_rng(1), 200_000, length=80)[1]
+    assert abs((y[y != -1] == 2).mean() - 0.526) < 0.005
 
 
 def test_splits_follow_the_generator(tmp_path):
     """Training examples are i.i.d. draws from the generator, conditioned on not repeating a held-out input
-    where the task excludes those, and meta.json says what that cost. Dyck-1 at length 12 has only 196
-    balanced strings: distinct training strings would be under 4% balanced instead of the generator's
-    ~45%. Retrieval with 4 keys of 8 excludes held-out inputs; the share of examples with m pairs in train
-    must be the generator's share among inputs outside the held-out set."""
+    where the task excludes those, and meta.json says what that cost. Dyck-1 in the paper text's format at
+    length 12 has only 196 balanced strings: distinct training strings would be under 4% balanced instead of
+    the generator's ~45%. Retrieval with 4 keys of 8 excludes held-out inputs; the share of examples with m
+    pairs in train must be the generator's share among inputs outside the held-out set."""
     rng = np.random.default_rng(1)
-    d, meta = prepare('dyck', dict(length=12, n_train=5000, n_test=500), out_dir=tmp_path / 'dyck')
+    d, meta = prepare('dyck', dict(length=12, format='text', n_train=5000, n_test=500), out_dir=tmp_path / 'dyck')
     (train_x, train_y), (val_x, _) = load_split(d, 'train'), load_split(d, 'val')
     balanced = lambda y: (y[y != -1] == 2).mean()  # the answer ')' means balanced
-    y = load_task('dyck').generate(rng, 50_000, length=12)[1]
+    y = load_task('dyck').generate(rng, 50_000, length=12, format='text')[1]
     assert 0.4 < balanced(y) < 0.5 and abs(balanced(train_y) - balanced(y)) < 0.025
     seen = {r.tobytes() for r in train_x}
     assert meta['held_out_in_train'] == np.mean([r.tobytes() in seen for r in val_x]) > 0.3
@@ -159,21 +275,56 @@ def test_dyck_words_uniform():
     assert all(800 < c < 1200 for c in counts.values())
 
 
+def check_retrieval(meta, x, y, m_max, vocab):
+    """One row of the authors' format, decoded: k v pairs with distinct keys, the query token q<k> of one
+    of them, its value; padding only at the end; only the value after the query scored. -> the values."""
+    assert len(x) == 2 * m_max + 2
+    n = np.count_nonzero(x)
+    assert (x[:n] != 0).all() and (x[n:] == 0).all()  # pad only at the end
+    *pairs, query, answer = decode(meta, x[:n]).split(' ')
+    keys, values = [int(k[1:]) for k in pairs[0::2]], [int(v) for v in pairs[1::2]]
+    assert all(k.startswith('k') for k in pairs[0::2]) and query.startswith('q')
+    assert 1 <= len(keys) == len(values) <= m_max and len(set(keys)) == len(keys)
+    assert all(0 <= k < m_max for k in keys) and all(1 <= v < vocab // 2 for v in values)
+    stored = dict(zip(keys, values))
+    assert int(query[1:]) in stored and int(answer) == stored[int(query[1:])]
+    assert np.flatnonzero(y != -1).tolist() == [len(pairs)] and y[len(pairs)] == stored[int(query[1:])]
+    return values
+
+
 def test_retrieval(prepared):
+    """The authors' format (the default) at small settings, and 500 rows at the defaults (length 62)."""
     m_max, vocab = SMALL['retrieval']['m_max'], SMALL['retrieval']['vocab']
+    values = set()
     for meta, x, y in rows(prepared, 'retrieval'):
-        toks = [t for t in decode(meta, x).split(' ') if t != '_']
-        assert len(toks) == np.count_nonzero(x) and toks == [meta['itos'][t] for t in x[:len(toks)]]
+        values.update(check_retrieval(meta, x, y, m_max, vocab))
+    assert values == set(range(1, vocab // 2))  # the whole range [1, V/2 - 1]
+    itos = prepared['retrieval'][1]['itos']
+    assert len(set(itos)) == vocab and itos[vocab // 2 + m_max + 3] == 'q3'
+    module = load_task('retrieval')
+    args = {k: v for k, v in module.DEFAULTS.items() if k not in ('n_train', 'n_test', 'seed')}
+    meta = module.describe(args)
+    x, y = module.generate(np.random.default_rng(0), 500, **args)
+    assert x.shape == (500, 62)
+    for xi, yi in zip(x, y):
+        check_retrieval(meta, xi, yi, args['m_max'], args['vocab'])
+
+
+def test_retrieval_text_format():
+    """The paper text's format: keys from [V/2, V), the query repeats one of them, x ends at the query."""
+    module, m_max, vocab = load_task('retrieval'), 5, 16
+    meta = module.describe(dict(m_max=m_max, vocab=vocab, format='text'))
+    x, y = module.generate(np.random.default_rng(0), 2000, m_max=m_max, vocab=vocab, format='text')
+    assert x.shape[1] == 2 * m_max + 1
+    for xi, yi in zip(x, y):
+        toks = [t for t in decode(meta, xi).split(' ') if t != '_']
+        assert len(toks) == np.count_nonzero(xi) and toks == [meta['itos'][t] for t in xi[:len(toks)]]
         *pairs, kq = map(int, toks)
         keys, values = pairs[0::2], pairs[1::2]
         assert 1 <= len(keys) <= m_max and len(keys) == len(values) and len(set(keys)) == len(keys)
         assert all(vocab // 2 <= k < vocab for k in keys) and all(1 <= v < vocab // 2 for v in values)
-        answer = None
-        for k, v in zip(keys, values):
-            if k == kq:
-                answer = v
-        assert answer is not None
-        assert np.flatnonzero(y != -1).tolist() == [len(pairs)] and y[len(pairs)] == answer
+        assert kq in keys
+        assert np.flatnonzero(yi != -1).tolist() == [len(pairs)] and yi[len(pairs)] == values[keys.index(kq)]
 
 
 def test_memorization(prepared):
@@ -250,6 +401,21 @@ def test_errors(tmp_path):
         prepare('retrieval', dict(m_max=9, vocab=16, n_train=10, n_test=10), out_dir=tmp_path / 'b')
     with pytest.raises(ValueError, match='vocab'):
         prepare('retrieval', dict(m_max=1, vocab=3, n_train=10, n_test=10), out_dir=tmp_path / 'c')
+    with pytest.raises(ValueError, match='vocab/2 \\+ 2\\*m_max'):  # the authors' keys and query tokens
+        prepare('retrieval', dict(m_max=5, vocab=16, n_train=10, n_test=10), out_dir=tmp_path / 'b')
+    with pytest.raises(ValueError, match="format='paper' must be"):
+        prepare('retrieval', dict(format='paper', n_train=10, n_test=10), out_dir=tmp_path / 'b')
+    with pytest.raises(ValueError, match='give both'):
+        prepare('modular_addition', dict(n_train=100), out_dir=tmp_path / 'a')
+    with pytest.raises(ValueError, match='train_frac=0.5 splits the whole table'):
+        prepare('modular_addition', dict(p=7, train_frac=0.5, n_train=10, n_test=10), out_dir=tmp_path / 'a')
+    with pytest.raises(ValueError, match='train_frac=1.0 leaves no'):
+        prepare('modular_addition', dict(p=7, train_frac=1.0), out_dir=tmp_path / 'a')
+    with pytest.raises(ValueError, match='length=7 must be even'):
+        prepare('dyck', dict(length=7, n_train=10, n_test=10), out_dir=tmp_path / 'd')
+    prepare('dyck', dict(length=7, format='text', n_train=10, n_test=10), out_dir=tmp_path / 'd')  # any length
+    with pytest.raises(ValueError, match='n_train=0 and n_test=10 must both be at least 1'):
+        prepare('addition', dict(digits=2, n_train=0, n_test=10), out_dir=tmp_path / 'e')
     with pytest.raises(ValueError, match='unknown task'):
         load_task('nope')
     assert not (tmp_path / 'a' / 'meta.json').exists()

@@ -1,18 +1,33 @@
 """
 Decimal addition with digits written least-significant first ("Attention Retrieves, MLP Memorizes",
-appendix B: 10-digit operands, 50,000 train and 4,000 test pairs).
+appendix B: 10-digit operands, 50,000 train and 4,000 test pairs; authors' code: task_additionstream.py,
+task additionstream_10).
 
 Each example is the token sequence
     rev(a) + rev(b) = rev(a+b) <stop> [<pad>]
 where a and b have exactly `digits` digits (leading digit nonzero), rev writes the least significant
 digit first, and the sum has no leading zeros (digits or digits+1 digits). Every sequence has
-3*digits+4 tokens; a sum of only `digits` digits leaves one <pad> at the end.
-x = s[:-1], y = s[1:], with y = -1 except at the sum digits and <stop> (positions from '=' on).
+3*digits+4 tokens; a sum of only `digits` digits leaves one <pad> at the end. x = s[:-1]
+(3*digits+3 tokens), y = s[1:] at the scored positions and -1 elsewhere. The two formats differ in
+the sum's tokens and in what is scored:
+
+format='authors' (default; authors' code): the sum digits are tokens of their own, ids 14-23 (written
+    '₀'..'₉'), apart from the operand digits 0-9. A position is scored when its own token is a sum
+    digit or <stop> (the authors' loss: the current token >= their first sum digit). So the first sum
+    digit, the target of '=', is neither trained nor scored, and the <pad> after <stop> is: always
+    digits+1 scored tokens per example.
+format='text' (paper text): the sum digits share ids 0-9 with the operands; scored are the positions
+    from '=' on whose target is not <pad>: the whole sum and <stop>, digits+1 or digits+2 tokens.
 Example, digits=3, 457 + 168 = 625:
-    s = 754+861=526<stop><pad>
-    x = 754+861=526<stop>                          (3*digits+3 = 12 tokens)
+    s = 754+861=₅₂₆<stop><pad>                      authors'
+    x = 754+861=₅₂₆<stop>                           (3*digits+3 = 12 tokens)
+    y = -1 x8, then ₂ ₆ <stop> <pad>
+    s = 754+861=526<stop><pad>                      text
+    x = 754+861=526<stop>
     y = -1 x7, then 5 2 6 <stop>, then -1
-Vocabulary (sep ''): digits 0-9 are ids 0-9, '+' 10, '=' 11, '<stop>' 12, '<pad>' 13.
+Vocabulary (sep ''): digits 0-9 are ids 0-9, '+' 10, '=' 11, '<stop>' 12, '<pad>' 13, and in the
+authors' format the sum digits '₀'..'₉' 14-23 (the authors number them 20-29, with <stop> 30 and
+<pad> 12; the ids differ, not the task).
 """
 import sys
 from pathlib import Path
@@ -21,13 +36,15 @@ from data.synthetic import main
 
 import numpy as np
 
-DEFAULTS = dict(digits=10, n_train=50_000, n_test=4_000, seed=0)
-PLUS, EQ, STOP, PAD = 10, 11, 12, 13
+DEFAULTS = dict(digits=10, format='authors', n_train=50_000, n_test=4_000, seed=0)
+PLUS, EQ, STOP, PAD, SUM = 10, 11, 12, 13, 14  # SUM + d: the authors' sum digit d
 
 
-def generate(rng, n, digits):
+def generate(rng, n, digits, format=DEFAULTS['format']):
     if digits < 1:
         raise ValueError('digits must be at least 1')
+    if format not in ('authors', 'text'):
+        raise ValueError(f"format={format!r} must be 'authors' (the authors' code) or 'text' (the paper text)")
     # operands as digit arrays, least significant first; the top digit is nonzero so that every
     # operand has exactly `digits` digits
     a = rng.integers(0, 10, (n, digits))
@@ -39,22 +56,31 @@ def generate(rng, n, digits):
     for i in range(digits):
         t = a[:, i] + b[:, i] + carry
         total[:, i], carry = t % 10, t // 10
+    first = SUM if format == 'authors' else 0  # the id of the sum digit 0
     s = np.full((n, 3 * digits + 4), PAD, dtype=np.int64)
     s[:, :digits], s[:, digits] = a, PLUS
     s[:, digits + 1:2 * digits + 1], s[:, 2 * digits + 1] = b, EQ
     c = 2 * digits + 2  # where the sum starts
-    s[:, c:c + digits] = total
+    s[:, c:c + digits] = first + total
     # a final carry is the (digits+1)-th sum digit; without one, <stop> moves up and a <pad> follows
-    s[:, c + digits] = np.where(carry == 1, 1, STOP)
+    s[:, c + digits] = np.where(carry == 1, first + 1, STOP)
     s[:, c + digits + 1] = np.where(carry == 1, STOP, PAD)
     x, y = s[:, :-1], s[:, 1:].copy()
-    y[:, :2 * digits + 1] = -1  # the operands are given, not predicted
-    y[y == PAD] = -1
+    if format == 'authors':
+        y[(x < SUM) & (x != STOP)] = -1  # scored where the current token is a sum digit or <stop>
+    else:
+        y[:, :2 * digits + 1] = -1  # the operands are given, not predicted
+        y[y == PAD] = -1
     return x, y
 
 
 def describe(args):
-    return dict(vocab_size=14, itos=[str(d) for d in range(10)] + ['+', '=', '<stop>', '<pad>'], sep='',
+    itos = [str(d) for d in range(10)] + ['+', '=', '<stop>', '<pad>']
+    if args['format'] == 'authors':
+        return dict(vocab_size=24, itos=itos + [chr(0x2080 + d) for d in range(10)], sep='',
+                    scored='the targets of the sum digits and <stop>: the sum but its first digit, <stop>, and '
+                           'the <pad> after <stop> where the sum has `digits` digits')
+    return dict(vocab_size=14, itos=itos, sep='',
                 scored='the digits of the sum and <stop>, i.e. the targets of the positions from "=" on')
 
 

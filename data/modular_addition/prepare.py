@@ -1,11 +1,19 @@
 """
 Modular addition: (a, b) -> (a + b) mod p, a and b uniform in [0, p) ("Attention Retrieves, MLP
 Memorizes", appendix B). The task is a finite table of p*p pairs, split without replacement: the
-held-out and training pairs are disjoint sets of distinct pairs (paper: 40,000 training pairs of the
-599^2 = 358,801), so n_train + n_test must not exceed p*p.
+held-out and training pairs are disjoint sets of distinct pairs. Two ways to split it:
+
+    n_train = n_test = 0 (default)   authors' code (modadd_exp.py, task modadds_199): the whole table is
+                                     shuffled, its first int(p*p*train_frac) pairs train and the rest are
+                                     held out: at p=199 and 0.95, 37,620 and 1,981, every pair once
+    both n_train and n_test given    paper text: 40,000 training and 4,000 held-out pairs of the
+                                     599^2 = 358,801 (--p=599 --n_train=40000 --n_test=4000); the rest of
+                                     the table is unused, so n_train + n_test must not exceed p*p
+The defaults p = 199 and train_frac = 0.95 are the authors' code; the paper text says p = 599. Only one
+of n_train and n_test, or a train_frac other than 0.95 beside them, is an error.
 
 Each example is the sequence [a, b, c] with c = (a + b) mod p; x = [a, b], y = [-1, c]: only the
-answer is scored. Example, p=7: s = 5 4 2, x = 5 4, y = -1 2.
+answer is scored (so is it in the authors' loss). Example, p=7: s = 5 4 2, x = 5 4, y = -1 2.
 Vocabulary (sep ' '): ids 0..p-1, written as the number.
 """
 import sys
@@ -15,7 +23,7 @@ from data.synthetic import main
 
 import numpy as np
 
-DEFAULTS = dict(p=599, n_train=40_000, n_test=4_000, seed=0)
+DEFAULTS = dict(p=199, train_frac=0.95, n_train=0, n_test=0, seed=0)
 
 
 def examples(pairs, p):
@@ -25,18 +33,31 @@ def examples(pairs, p):
     return pairs, np.stack([np.full(len(pairs), -1), pairs.sum(1) % p], 1)
 
 
-def generate(rng, n, p):
-    """n i.i.d. pairs (a stream; the files are made by splits())"""
+def generate(rng, n, p, train_frac=DEFAULTS['train_frac']):
+    """n i.i.d. pairs (a stream, for online training; the files are made by splits()). train_frac is
+    accepted because every setting is passed, and has no role here."""
     return examples(rng.integers(0, p, (n, 2)), p)
 
 
 def splits(args, rng):
-    p, n_train, n_test = args['p'], args['n_train'], args['n_test']
+    p, frac, n_train, n_test = args['p'], args['train_frac'], args['n_train'], args['n_test']
+    if n_train < 0 or n_test < 0 or (n_train == 0) != (n_test == 0):
+        raise ValueError(f'n_train={n_train}, n_test={n_test}: give both (paper text) or neither (authors\' code: '
+                         f'the whole table split by train_frac)')
+    if n_train and frac != DEFAULTS['train_frac']:
+        raise ValueError(f'train_frac={frac} splits the whole table, so only with n_train = n_test = 0: '
+                         f'drop it or set n_train=0 n_test=0')
     if n_train + n_test > p * p:
         raise ValueError(f'too few distinct inputs: p={p} has {p * p:,} pairs, fewer than n_train + n_test = '
                          f'{n_train + n_test:,}; lower n_train/n_test or raise p')
-    x, y = examples(np.stack(np.divmod(rng.permutation(p * p)[:n_test + n_train], p), 1), p)  # distinct pairs
-    return {'val': (x[:n_test], y[:n_test]), 'train': (x[n_test:], y[n_test:])}
+    x, y = examples(np.stack(np.divmod(rng.permutation(p * p), p), 1), p)  # the shuffled table
+    if n_train:  # paper text: the first n_test pairs are held out, the next n_train train
+        return {'val': (x[:n_test], y[:n_test]), 'train': (x[n_test:n_test + n_train], y[n_test:n_test + n_train])}
+    n_train = int(p * p * frac)  # authors' code: the first int(p*p*frac) pairs train, the rest are held out
+    if not 0 < n_train < p * p:
+        raise ValueError(f'train_frac={frac} leaves no training or no held-out pairs of the {p * p:,}: '
+                         f'set it between 0 and 1')
+    return {'train': (x[:n_train], y[:n_train]), 'val': (x[n_train:], y[n_train:])}
 
 
 def describe(args):
