@@ -56,7 +56,8 @@ task = 'dyck'  # a folder of data/ with a prepare.py; synthetic tasks are genera
 data_seed = 0  # seed of a synthetic task's data generator (its `--seed` flag)
 data_dir = ''  # where the task's files are; '' = data/<task>/ (a sub-folder when task settings differ)
 eval_split = ''  # the split to evaluate on; '' = the task's held-out split (meta.json), e.g. val, test
-online = False  # synthetic tasks: a fresh batch from the task's generator every step instead of the training split
+online = False  # synthetic tasks: a fresh batch from the task's generator every step, held-out inputs redrawn
+classify = False  # a classifier (the authors' Yelp): a head output per class, bidirectional; needs a task with classes
 # model
 variant = 'standard'  # one of model.VARIANTS; a GPTConfig field given as a key overrides the variant's value
 n_layer = 2  # blocks
@@ -70,9 +71,10 @@ max_iters = 600  # optimizer steps
 batch_size = 64  # examples per micro-batch per process
 gradient_accumulation_steps = 1  # micro-batches per optimizer step, over all processes together
 learning_rate = 3e-3  # peak learning rate
-min_lr = 3e-4  # learning rate at the end of the cosine decay
+lr_schedule = 'cosine'  # after the warm-up: 'cosine' to min_lr (nanoGPT) or 'linear' to min_lr (HF's, the authors')
+min_lr = 3e-4  # learning rate at the end of the decay
 warmup_iters = 100  # linear warm-up steps
-lr_decay_iters = 0  # step at which the cosine reaches min_lr; 0 = max_iters
+lr_decay_iters = 0  # step at which the decay reaches min_lr; 0 = max_iters
 weight_decay = 0.1  # AdamW weight decay of >= 2-D weights
 beta1 = 0.9  # AdamW beta1
 beta2 = 0.95  # AdamW beta2
@@ -109,15 +111,15 @@ NOT_NAMED = ('out_dir', 'run_name', 'resume', 'overwrite', 'progress', 'log_inte
 # extend a run, or to go on more gently after a loss spike), its evaluations and the compute dtype. Every other key
 # fixes the model, the data (the batch of step s) or the meaning of the optimizer state (betas, weight decay).
 # A moved data_dir is fine: its meta.json must be the run's.
-RESUMABLE = NOT_NAMED + ('max_iters', 'lr_decay_iters', 'learning_rate', 'min_lr', 'warmup_iters', 'grad_clip',
-                         'eval_interval', 'eval_examples', 'eval_split', 'dtype', 'data_dir')
+RESUMABLE = NOT_NAMED + ('max_iters', 'lr_decay_iters', 'learning_rate', 'min_lr', 'warmup_iters', 'lr_schedule',
+                         'grad_clip', 'eval_interval', 'eval_examples', 'eval_split', 'dtype', 'data_dir')
 RENAMED = dict(trainable="frozen_blocks=True (trainable='embeddings' was the random variant)",
                freeze_qk='frozen_qk', freeze_mlp='frozen_mlp')  # keys of older versions
 # the smallest value of each number (model.check_config checks the model's, each task's prepare.py its own)
 AT_LEAST = dict(seed=0, data_seed=0, block_size=0, max_iters=0, batch_size=1, gradient_accumulation_steps=1,
                 learning_rate=0, min_lr=0, warmup_iters=0, lr_decay_iters=0, weight_decay=0, grad_clip=0,
                 eval_interval=1, eval_examples=0, eval_batch_size=1, log_interval=1, num_samples=1, max_new_tokens=1,
-                temperature=0, top_k=0, n_train=1, n_test=1)
+                temperature=0, top_k=0, n_train=0, n_test=0)
 
 
 # ----------------------------------------------------------------------------- config handling
@@ -155,6 +157,14 @@ def resolve(overrides):
     for key in ('dropout', 'beta1', 'beta2'):
         if not 0 <= cfg[key] < 1:
             raise ConfigError(f'{key}={cfg[key]} must be in [0, 1)')
+    if cfg['lr_schedule'] not in ('cosine', 'linear'):
+        raise ConfigError(f"lr_schedule={cfg['lr_schedule']!r} is not one of 'cosine', 'linear'")
+    if cfg['classify'] and cfg['online']:
+        raise ConfigError('classify=True reads a prepared task with classes (yelp), which has no generator: '
+                          'drop online=True')
+    if cfg['classify'] and cfg['sample']:
+        raise ConfigError("--sample generates tokens, and a classify=True run's head outputs classes, not tokens: "
+                          'evaluate it with --resume instead')
     if cfg['run_name'] in ('.', '..') or any(c in cfg['run_name'] for c in '/\\'):
         raise ConfigError(f"run_name={cfg['run_name']!r} must be a plain folder name inside out_dir (no '/', "
                           f"'\\' or '..'): to write elsewhere, set out_dir")
@@ -289,14 +299,16 @@ def compute_dtype(cfg, device_type):
 
 
 def get_lr(step, cfg):
-    """Linear warm-up, then cosine decay to min_lr at lr_decay_iters (nanoGPT)."""
+    """Linear warm-up, then decay to min_lr at lr_decay_iters: cosine (nanoGPT) or linear (HF's
+    get_linear_schedule_with_warmup, the authors' language-modeling and Yelp trainers, whose min_lr is 0)."""
     decay_iters = cfg['lr_decay_iters'] or cfg['max_iters']
     if step < cfg['warmup_iters']:
         return cfg['learning_rate'] * (step + 1) / (cfg['warmup_iters'] + 1)
     if step >= decay_iters:
         return cfg['min_lr']
     ratio = (step - cfg['warmup_iters']) / max(1, decay_iters - cfg['warmup_iters'])
-    return cfg['min_lr'] + 0.5 * (1.0 + math.cos(math.pi * ratio)) * (cfg['learning_rate'] - cfg['min_lr'])
+    fraction = 1.0 - ratio if cfg['lr_schedule'] == 'linear' else 0.5 * (1.0 + math.cos(math.pi * ratio))
+    return cfg['min_lr'] + fraction * (cfg['learning_rate'] - cfg['min_lr'])
 
 
 def model_args_of(cfg, meta, T):
@@ -304,6 +316,15 @@ def model_args_of(cfg, meta, T):
     args = {**VARIANTS[cfg['variant']], **{k: cfg[k] for k in MODEL_KEYS if k in cfg}}
     args['block_size'] = cfg['block_size'] or T
     args['vocab_size'] = args.get('vocab_size') or meta['vocab_size']
+    if cfg['classify']:
+        # the authors' Yelp model (LlamaForSequenceClassification, is_causal=False): one head output per class, read
+        # at the scored position, bidirectional attention. They read the last review token; ours is the separator
+        # after it, and with bidirectional attention both positions see the whole review. The padding after the
+        # separator is attended to like any token (no attention mask): the same token in every padded position.
+        args.update(n_classes=len(meta['classes']), causal=False)
+    if not args.get('causal', True) and args.get('mixing') == 'mixit' and args['block_size'] != T:
+        raise ConfigError(f"bidirectional MixiT mixes all block_size positions: set block_size={T} (or 0), the "
+                          f'length of the examples')
     if args['vocab_size'] < meta['vocab_size']:
         raise ConfigError(f"vocab_size={args['vocab_size']} is smaller than the task's {meta['vocab_size']}: "
                           f'leave it unset or make it larger (padding, e.g. to a multiple of 64)')

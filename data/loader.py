@@ -5,8 +5,9 @@ batches live (the device, pinned memory, the CPU allocator).
 
 A batch is a function of (seed, step) only: examples by a fresh permutation per epoch, windows of a token
 stream at offsets drawn from a generator seeded by (seed, step) (nanoGPT's get_batch, made reproducible),
-or, online, fresh examples from the task's generator. So N processes compute exactly what one process with
-N-fold gradient accumulation computes, and a resumed run sees the batches an uninterrupted one would.
+or, online, fresh examples from the task's generator (held-out inputs redrawn). So N processes compute
+exactly what one process with N-fold gradient accumulation computes, and a resumed run sees the batches an
+uninterrupted one would.
 """
 import ctypes
 import difflib
@@ -103,6 +104,10 @@ def load_data(cfg, master=True, ddp=False):
     if 'encoding' in meta and meta['vocab_size'] != corpus.ENCODINGS.get(meta['encoding']):
         raise ConfigError(f'{directory / "meta.json"} says encoding {meta["encoding"]!r} with {meta["vocab_size"]} '
                           f'tokens, which do not go together: {again}')
+    if cfg.get('classify') and 'classes' not in meta:
+        raise ConfigError(f'{directory / "meta.json"} lists no classes (made by an older prepare.py): {again}'
+                          if hasattr(module, 'LABELS') else f'classify=True needs a task whose meta.json lists its '
+                          f'classes (yelp); {task} has none: drop classify')
     split = cfg['eval_split'] or meta['eval_split']
     splits = list(meta.get('tokens') or meta.get('examples') or (s for s in ('train', 'val') if f'n_{s}' in meta))
     if split not in splits:
@@ -119,6 +124,9 @@ def load_data(cfg, master=True, ddp=False):
                                                   for s in ('train', split))
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
             raise ConfigError(f'{directory} holds a damaged .npz file ({type(e).__name__}): {again}') from None
+        if cfg.get('classify'):  # once here, so training batches and evaluation both see class indices
+            for y, s in ((train_y, 'train'), (y_val, split)):
+                class_targets(y, meta['classes'], directory / f'{s}.npz', again)
         x_val, y_val = x_val[held], y_val[held]
         T = train_x.shape[1]
         if cfg['block_size'] and cfg['block_size'] < T:
@@ -136,6 +144,19 @@ def load_data(cfg, master=True, ddp=False):
                           f'block_size={T}: use more text or a smaller block_size')
     x_val, y_val = eval_windows(streams[split], T)
     return meta, streams['train'], (x_val[held], y_val[held]), T
+
+
+def class_targets(y, classes, path, again):
+    """Replaces y's scored targets, in place: token id classes[i] -> class index i (-1 stays: not scored)."""
+    scored = y != -1
+    ids, classes = y[scored], torch.tensor(classes, dtype=y.dtype)
+    match = ids[:, None] == classes  # (scored positions, classes)
+    if not match.any(1).all():
+        bad = ids[~match.any(1)][0].item()
+        raise ConfigError(f'{path} has a scored target {bad} that is none of the classes {classes.tolist()} '
+                          f'of meta.json: {again}')
+    y[scored] = match.int().argmax(1).to(y.dtype)
+    return y
 
 
 def eval_windows(tokens, T):
@@ -168,17 +189,34 @@ def batch_indices(n, step, global_batch, seed):
 def online_batches(cfg):
     """-> batches(step, n): n fresh examples from the task's generator, drawn from a numpy generator seeded by
     (data_seed, seed, step), so a function of the step as every batch here (online training, as the universal
-    transformer experiments). Held-out inputs are not excluded: evaluation still uses the held-out split."""
+    transformer experiments and the authors' depth.py). A draw whose input row equals an input of the task's
+    held-out split (all of it, not only eval_examples) is rejected and redrawn from the same generator, as
+    depth.py's `if tuple(x) in taskA_test_set: continue`, for every task (Dyck-1's EXCLUDE_HELD_OUT is about
+    its fixed training split), so held-out accuracy is on inputs never trained on."""
     module, args, _ = task_data(cfg)
     gen_args = {k: v for k, v in args.items() if k not in ('n_train', 'n_test', 'seed')}
-
-    def batches(step, n):
-        x, y = module.generate(np.random.default_rng([args['seed'], cfg['seed'], step]), n, **gen_args)
-        return torch.from_numpy(np.asarray(x, np.int64)), torch.from_numpy(np.asarray(y, np.int64))
+    meta, _, (x_held, _), _ = load_data({**cfg, 'eval_split': '', 'eval_examples': 0})  # the files, made if missing
     try:
-        batches(0, 1)
+        module.generate(np.random.default_rng(0), 1, **gen_args)
     except (AttributeError, NotImplementedError) as e:
         raise ConfigError(f"online=True needs a synthetic task with a generator; {cfg['task']}: {e}") from None
+    held_out = {row.tobytes() for row in x_held.numpy()} if meta['eval_split'] != 'train' else set()
+
+    def batches(step, n):
+        rng, xs, ys, kept, stalled = np.random.default_rng([args['seed'], cfg['seed'], step]), [], [], 0, 0
+        while kept < n:  # the first draw is n examples; top-ups of at least 1,024 keep rare rejections cheap
+            x, y = (np.asarray(a, np.int64) for a in module.generate(rng, max(n - kept, 1024) if xs else n,
+                                                                     **gen_args))
+            keep = np.flatnonzero([row.tobytes() not in held_out for row in x])[:n - kept]
+            xs.append(x[keep]), ys.append(y[keep])
+            kept += len(keep)
+            stalled = stalled + 1 if len(keep) == 0 else 0
+            if stalled == 20:
+                raise ConfigError(f'online=True could not draw training examples outside the {len(held_out):,} '
+                                  f'held-out inputs: they cover (nearly) every input of the task; lower n_test or '
+                                  f'enlarge the task')
+        return torch.from_numpy(np.concatenate(xs)), torch.from_numpy(np.concatenate(ys))
+    batches(0, 1)  # a task the held-out inputs cover fails here, before training starts
     return batches
 
 

@@ -29,7 +29,8 @@ from data import corpus
 from data.synthetic import load_split
 from model import GPT, GPTConfig
 from data.loader import ConfigError, eval_windows, get_batch
-from train import sample_text, train
+from data.loader import load_data
+from train import resolve, sample_text, train
 
 ROOT = Path(__file__).resolve().parents[1]
 BYTES = corpus.get_encoding('bytes')
@@ -211,6 +212,7 @@ def test_yelp_examples(tmp_path):
     assert meta['format'] == 'examples' and meta['eval_split'] == 'test' and meta['block_size'] == 256
     assert meta['examples'] == {'train': 40, 'test': 12} and meta['sep'] == EOT
     labels = {'1': meta['labels']['-'], '2': meta['labels']['+']}
+    assert meta['classes'] == [BYTES.encode_single_token('-'), BYTES.encode_single_token('+')], 'negative, positive'
     for split in ('train', 'test'):
         x, y = load_split(out, split)
         assert x.shape == y.shape == (len(rows[split]), 256)
@@ -337,6 +339,47 @@ def test_yelp_accuracy_is_over_the_whole_test_split(tmp_path):
     sep = (y != -1).int().argmax(1)
     right = logits[torch.arange(len(x)), sep].argmax(-1) == y[torch.arange(len(x)), sep]
     assert metrics['eval_split'] == 'test' and metrics['val_acc'] == pytest.approx(right.float().mean().item())
+
+
+def test_yelp_as_a_classifier(tmp_path, text_dir):
+    """classify=True, the authors' framing: a head of 2 outputs (negative, positive) read at the separator, with
+    bidirectional attention. The targets are the CSV's label column as class indices, training and held-out alike;
+    the accuracy is the checkpoint's, recomputed example by example. Data without classes is refused."""
+    rows = make_yelp(tmp_path / 'csv')
+    out, _ = corpus.prepare('yelp', {'encoding': 'bytes'}, tmp_path / 'csv', tmp_path / 'data')
+    keys = dict(TINY, task='yelp', data_dir=str(out), out_dir=str(tmp_path / 'out'), block_size=0, classify=True)
+    meta, (x_train, y_train), (x_test, y_test), T = load_data(resolve(keys))
+    for split, y in (('train', y_train), ('test', y_test)):
+        x_raw, y_raw = load_split(out, split)
+        assert (y == -1).equal(torch.from_numpy(y_raw == -1)), 'the same scored positions, one per review'
+        assert y[y != -1].tolist() == [int(label) - 1 for label, _ in rows[split]]
+    metrics = train(keys)
+    assert Path(metrics['run_dir']).name.startswith('yelp-standard,classify=True')
+    ckpt = torch.load(Path(metrics['run_dir']) / 'ckpt.pt', weights_only=True)
+    assert ckpt['model_args']['n_classes'] == 2 and ckpt['model_args']['causal'] is False
+    model = GPT(GPTConfig(**ckpt['model_args']))
+    model.load_state_dict(ckpt['model'])
+    model.eval()
+    assert model.lm_head.weight.shape[0] == 2
+    rows_ = torch.arange(len(x_test))
+    sep = (y_test != -1).int().argmax(1)
+    with torch.no_grad():
+        logits, _ = model(x_test, y_test)
+        short = rows_[sep < 255]  # reviews with padding after the separator
+        later = x_test.clone()
+        later[short, sep[short] + 1] = BYTES.encode_single_token('x')  # a token after the separator
+        changed = model(later, y_test)[0][short, sep[short]]
+    assert logits.shape == (len(x_test), 256, 2) and len(short)
+    assert (changed - logits[short, sep[short]]).abs().amin(1).gt(1e-6).all(), 'the separator reads later tokens'
+    right = logits[rows_, sep].argmax(-1) == y_test[rows_, sep]
+    assert 0 <= metrics['val_acc'] <= 1 and metrics['val_acc'] == pytest.approx(right.float().mean().item())
+    meta_path = out / 'meta.json'  # data prepared before meta.json listed its classes
+    meta_path.write_text(json.dumps({k: v for k, v in meta.items() if k != 'classes'}))
+    with pytest.raises(ConfigError, match='lists no classes .made by an older prepare.py.: run python '
+                                          'data/yelp/prepare.py again'):
+        train({**keys, 'run_name': 'old'})
+    with pytest.raises(ConfigError, match='needs a task whose meta.json lists its classes .yelp.; text has none'):
+        train(dict(TINY, task='text', data_dir=str(text_dir), out_dir=str(tmp_path / 'out'), classify=True))
 
 
 def test_missing_or_damaged_corpus_says_what_to_run(tmp_path, text_dir):

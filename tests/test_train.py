@@ -241,22 +241,85 @@ def test_no_host_device_sync_between_log_steps(tmp_path):
         assert counts[1] <= counts[0], f'{counts[1] - counts[0]} synchronisations in 8 more steps ({task or "addition"})'
 
 
-def test_online_batches_are_fresh_and_reproducible(tmp_path):
-    """online=True: step s's batch is the task generator's draw from the seed (data_seed, seed, s): the same
-    on every call and every rerun, different at every step; a run is reproducible; a task without a
-    generator is refused."""
-    from data.synthetic import load_task
-    cfg = train_module.resolve(dict(task='dyck', length=8, n_train=300, n_test=100, online=True, seed=3,
-                                    data_dir=str(tmp_path / 'data')))
+# modular addition at p=11, its table split in half: 61 of the 121 pairs held out, so about half of all draws are
+# held-out inputs (explicit settings: the task's defaults are the authors' p=199)
+MODADD = dict(task='modular_addition', p=11, train_frac=0.5, n_train=0, n_test=0)
+
+
+def test_online_batches_are_fresh_reproducible_and_never_held_out(tmp_path):
+    """online=True: step s's batch is drawn from the generator seeded by (data_seed, seed, s), held-out inputs
+    redrawn: the same on every call and in every process, different at every step; no training row is a held-out
+    input (brute force over the val split), every other input occurs, and the targets stay right; the first draw's
+    kept rows lead the batch in order; a run trains and is reproducible; a task without a generator is refused."""
+    from data.synthetic import load_split, load_task
+    cfg = train_module.resolve(dict(MODADD, online=True, seed=3, data_dir=str(tmp_path / 'data')))
     batches = loader.online_batches(cfg)
+    held = {tuple(row) for row in load_split(tmp_path / 'data', 'val')[0].tolist()}
+    assert len(held) == 61
     x0, y0 = batches(0, 64)
-    x, y = load_task('dyck').generate(np.random.default_rng([0, 3, 0]), 64, length=8)
-    assert torch.equal(x0, torch.from_numpy(x)) and torch.equal(y0, torch.from_numpy(y))
-    assert torch.equal(batches(0, 64)[0], x0) and not torch.equal(batches(1, 64)[0], x0)
+    first, _ = load_task('modular_addition').generate(np.random.default_rng([0, 3, 0]), 64, p=11)
+    kept = [row for row in first.tolist() if tuple(row) not in held]
+    assert 0 < len(kept) < 64 and x0[:len(kept)].tolist() == kept, 'the first draw, its held-out rows left out'
+    again = loader.online_batches(cfg)  # another process (DDP rank) or a resumed run
+    seen = set()
+    for step in range(30):
+        x, y = batches(step, 64)
+        assert x.shape == y.shape == (64, 2) and torch.equal(again(step, 64)[0], x)
+        assert not {tuple(row) for row in x.tolist()} & held, f'step {step} trains on a held-out input'
+        assert (y[:, 0] == -1).all() and torch.equal(y[:, 1], x.sum(1) % 11)
+        seen |= {tuple(row) for row in x.tolist()}
+    assert seen == {(a, b) for a in range(11) for b in range(11)} - held, 'every other input is drawn'
+    assert not torch.equal(batches(1, 64)[0], x0)
     small = dict(n_layer=1, n_embd=32, batch_size=16, max_iters=6, eval_interval=3, warmup_iters=2, progress=False,
                  out_dir=str(tmp_path / 'out'), online=True)
-    runs = [train(dict(**small, task='dyck', length=8, n_train=300, n_test=100, data_dir=str(tmp_path / 'data'),
-                       run_name=f'on{i}')) for i in (0, 1)]
-    assert runs[0]['val_loss'] == runs[1]['val_loss']
+    runs = [train(dict(**small, **MODADD, data_dir=str(tmp_path / 'data'), run_name=f'on{i}')) for i in (0, 1)]
+    assert math.isfinite(runs[0]['val_loss']) and runs[0]['val_loss'] == runs[1]['val_loss']
     with pytest.raises(ConfigError, match='online=True needs a synthetic task with a generator'):
         train(dict(**small, task='memorization', size=4, data_dir=str(tmp_path / 'mem')))
+
+
+def test_online_refuses_a_task_its_held_out_inputs_cover(tmp_path):
+    """Held-out inputs that are every input of the task (all 9 pairs at p=3, written over the val split here) leave
+    nothing to train on: a one-line error before any training, not an endless loop."""
+    from data.synthetic import save_npz
+    keys = dict(MODADD, p=3, online=True, data_dir=str(tmp_path / 'data'), out_dir=str(tmp_path / 'out'),
+                progress=False)
+    loader.load_data(train_module.resolve(keys))  # the files
+    pairs = np.array([(a, b) for a in range(3) for b in range(3)])
+    save_npz(tmp_path / 'data' / 'val.npz', pairs, np.stack([np.full(9, -1), pairs.sum(1) % 3], 1))
+    with pytest.raises(ConfigError, match='outside the 9 held-out inputs: .* lower n_test or enlarge the task'):
+        train(keys)
+    assert not (tmp_path / 'out').exists()
+
+
+@pytest.mark.parametrize('schedule', ['cosine', 'linear'])
+def test_lr_schedule_is_the_formula(schedule):
+    """get_lr against each schedule written out: warm-up (step + 1) / (warmup + 1) of the peak, then cosine
+    (nanoGPT) or a straight line (HF's get_linear_schedule_with_warmup: (D - s) / (D - w) of the peak when
+    min_lr = 0) down to min_lr at lr_decay_iters, min_lr beyond."""
+    lr, low, w, D = 1e-3, 1e-4, 10, 110
+    cfg = train_module.resolve(dict(lr_schedule=schedule, learning_rate=lr, min_lr=low, warmup_iters=w,
+                                    lr_decay_iters=D, max_iters=200))
+    for s in (0, 4, 9):
+        assert train_module.get_lr(s, cfg) == pytest.approx(lr * (s + 1) / (w + 1), rel=1e-12)
+    for s in (10, 35, 60, 100, 109):
+        t = (s - w) / (D - w)
+        decay = 0.5 * (1 + math.cos(math.pi * t)) if schedule == 'cosine' else (D - s) / (D - w)
+        assert train_module.get_lr(s, cfg) == pytest.approx(low + decay * (lr - low), rel=1e-12)
+    assert train_module.get_lr(60, cfg) == pytest.approx((lr + low) / 2, rel=1e-12), 'half way: the mean, both'
+    for s in (110, 150, 199):
+        assert train_module.get_lr(s, cfg) == low
+    hf = dict(cfg, min_lr=0.0)
+    if schedule == 'linear':
+        assert [train_module.get_lr(s, hf) for s in (10, 85, 110)] == pytest.approx([lr, lr / 4, 0.0], rel=1e-12)
+
+
+def test_resume_may_change_the_schedule(tmp_path):
+    """lr_schedule is RESUMABLE: a run resumed with the linear schedule goes on with its lr (log.jsonl)."""
+    run(tmp_path, run_name='s', max_iters=4, eval_interval=2, lr_decay_iters=8)
+    train(dict(out_dir=str(tmp_path / 'out'), run_name='s', resume=True, max_iters=6, lr_schedule='linear'))
+    log = [json.loads(line) for line in (tmp_path / 'out' / 's' / 'log.jsonl').read_text().splitlines()]
+    cfg = json.loads((tmp_path / 'out' / 's' / 'config.json').read_text())
+    assert [e['step'] for e in log] == [2, 4, 6] and cfg['lr_schedule'] == 'linear'
+    # the lr of the last step trained, s = 5: warm-up 2, decay to min_lr 3e-4 at 8 from the default peak 3e-3
+    assert log[-1]['lr'] == pytest.approx(3e-4 + (8 - 5) / (8 - 2) * (3e-3 - 3e-4), rel=1e-12)

@@ -8,11 +8,14 @@ causal model as fixed-length examples of 256 tokens:
 
 so the label is the only scored position and held-out accuracy is the fraction of reviews whose
 label the model predicts, over the whole test split. The padding after the separator is never
-read by a causal model's prediction at the separator.
+read by a causal model's prediction at the separator. meta.json lists the label tokens' ids in
+class order (negative, positive) as `classes`: train.py --classify=True trains the authors' framing
+instead, a classifier with one output per class read at the separator, with bidirectional attention.
 
     python data/yelp/prepare.py                          # downloads the fast.ai copy of the CSVs
     python data/yelp/prepare.py --input=yelp_review_polarity_csv/   # train.csv/test.csv, or the .tgz
     python train.py --task=yelp --variant=mixit
+    python train.py --task=yelp --variant=mixit --classify=True   # the authors' classifier
 
 The download is kept in data/yelp/raw/ and reused; the environment variables YELP_URL (a mirror of
 the .tgz) and YELP_CACHE (another folder to keep it in) change where it comes from and goes to.
@@ -122,7 +125,7 @@ def write(out, splits, documents, enc, total_bytes=None):
             for path in tmp[s]:
                 path.unlink(missing_ok=True)
     return dict(examples={s: len(targets[s]) for s in splits}, labels=dict(zip(LABELS, label_ids)),
-                sep=enc.eot_token)
+                classes=label_ids, sep=enc.eot_token)
 
 
 if __name__ == '__main__':
