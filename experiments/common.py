@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from data import corpus, synthetic  # noqa: E402
-from data.loader import task_data  # noqa: E402
+from data.loader import load_data, task_data  # noqa: E402
 from model import MixiT  # noqa: E402
 from train import resolve, train  # noqa: E402
 
@@ -56,6 +56,12 @@ def task_dir(args, **config):
     """The task files of a run (train.py keys) under the data root, where train.py puts them under data/."""
     module, settings, _ = task_data(resolve(config))
     return synthetic.task_dir(config['task'], settings, module.DEFAULTS, root=data_root(args))
+
+
+def example_length(args, **config):
+    """T, the length of the examples of a synthetic task's run (from its files under the data root, made if missing)."""
+    where = {'data_dir': str(task_dir(args, **config))} if args.data_dir and 'data_dir' not in config else {}
+    return load_data(resolve({**config, **where}))[3]
 
 
 def run(args, name, **config):
@@ -214,22 +220,29 @@ def byte_text(args, name):
 # biases on the attention and MLP linears; the schedule decays to 0. (HF's grad clipping at 1.0 is ours too.)
 AUTHORS = dict(beta1=0.9, beta2=0.999, min_lr=0.0, scaled_init=False, bias=True)
 # MixiT only, their MixiT block (their shaped_attention='mixing'): the LeakyReLU gate with c = activation_cminus = -1,
-# residual scaling s = sqrt(0.5) (0.5 in their language-modeling trainer), width multipliers at base width 512
+# residual scaling s = sqrt(0.5), width multipliers at base width 512. Two drivers set it otherwise (below).
 MIXIT_BLOCK = dict(shaped_gate=-1.0, skip_scaling=0.5 ** 0.5, base_width=512)
-# per driver of theirs: weight decay, warm-up, schedule, data regime
+# per driver of theirs: weight decay, warm-up, schedule, data regime, and where its MixiT block differs. Their README's
+# commands keep c = -1 (scripts/train.sh and train_classifier.sh pass +1, the former with depth_alpha=1: another MixiT).
 DRIVERS = {
     'depth.py': dict(weight_decay=1e-3, warmup_iters=500, lr_schedule='cosine', online=True),  # algorithmic tasks
     'hdmemorize_exp.py': dict(weight_decay=1e-4, warmup_iters=500, lr_schedule='cosine'),  # Table 4
     'modadd_exp.py': dict(weight_decay=1e-3, warmup_iters=50, lr_schedule='cosine'),  # modular addition
-    'trainer.py': dict(weight_decay=0.01, lr_schedule='linear'),  # language modeling; warm-up max(4%, 500) steps
-    'trainer_classifier.py': dict(weight_decay=0.01, lr_schedule='linear', classify=True),  # Yelp, the same warm-up
+    'trainer.py': dict(weight_decay=0.01, lr_schedule='linear'),  # language modeling
+    'trainer_classifier.py': dict(weight_decay=0.01, lr_schedule='linear', classify=True),  # Yelp
 }
+MIXIT_DRIVER = {'trainer.py': dict(skip_scaling=0.5),  # utils.ScriptArguments' default, which trainer.py passes
+                'trainer_classifier.py': dict(base_width=1)}  # passes no base_hidden_size: the config's 1.0
 
 
 def authors(driver, variant, **keys):
     """train.py's keys of a run as the authors' `driver` runs `variant`: AUTHORS, the driver's settings, MixiT's block
-    for MixiT, then `keys` (the experiment's own: task, architecture, budget)."""
-    return {**AUTHORS, **DRIVERS[driver], **(MIXIT_BLOCK if variant == 'mixit' else {}), 'variant': variant, **keys}
+    for MixiT, then `keys` (the experiment's own: task, architecture, budget). Their HF trainers warm up over
+    max(4% of the steps, 500) (utils.TrainingArguments)."""
+    warmup = {'warmup_iters': max(int(0.04 * keys['max_iters']), 500)} if driver.startswith('trainer') and \
+        'max_iters' in keys else {}
+    mixit = {**MIXIT_BLOCK, **MIXIT_DRIVER.get(driver, {})} if variant == 'mixit' else {}
+    return {**AUTHORS, **DRIVERS[driver], **warmup, **mixit, 'variant': variant, **keys}
 
 
 def plain_mixit(block_size, head_dim):
@@ -249,8 +262,8 @@ def pct(x):
 # / sqrt(d_h): 2 at width 128 with 2 heads, 60 at 1024 with 4), and at width 128 with the default scale Frozen-QK
 # stayed at the plateau of copying any value in the context (at m_max 4 and 8, 1 or 2 heads, lr 1e-3 or 3e-3).
 RETRIEVAL = {
-    'full': dict(vocab=256, n_layer=2, n_embd=1024, n_head=4, learning_rate=1e-4, min_lr=1e-5, warmup_iters=100,
-                 batch_size=1024, max_iters=5000, eval_interval=5000),
+    'full': dict(vocab=512, n_layer=2, n_embd=1024, n_head=4, learning_rate=1e-4, batch_size=1024, max_iters=5000,
+                 eval_interval=1000),  # with authors('depth.py', ...): their optimizer; vocab 512: their task's
     'quick': dict(vocab=64, n_layer=2, n_embd=128, n_head=2, attn_scale=8 / 64 ** 0.5, learning_rate=1e-3,
                   min_lr=1e-4, warmup_iters=50, batch_size=128, max_iters=500, eval_interval=500),
     'smoke': dict(vocab=16, n_train=200, n_test=20, n_layer=2, n_embd=16, n_head=2, learning_rate=1e-3, min_lr=1e-4,
@@ -263,7 +276,7 @@ def universal_task(task, length, n_test):
     in "Fixed universal transformers". Training is online, so the training split is only generated: kept small."""
     sizes = dict(n_train=100, n_test=n_test)
     if task == 'dyck':
-        return dict(task='dyck', length=length, **sizes), 4, length + 1
+        return dict(task='dyck', format='text', length=length, **sizes), 4, length + 1
     k = int(task.split('-')[0])
     return dict(task='khop', length=length, letters=4, min_hops=k, max_hops=k, **sizes), 4 + 2 + k + 1, length - 1
 

@@ -28,6 +28,9 @@ Full protocol: widths 16, 32, 64, 128, 256 (depth = width), 2,000 seeds each; SD
 the collapse comparison at width 256 with 500 seeds.
 --quick: widths 16, 32, 64, 128, 1,000 seeds; SDE 4,000 paths, dt = 1/512;
 collapse at width 128 with 200 seeds. --smoke: width 8, 16 seeds, 64 paths.
+Settings: all follow the paper's text (Theorem 2.1, Eq. 2.3 with one std 1/sqrt(n m) and no sink head: the authors'
+code's per-head std and sink, which the MixiT experiments follow, are not what the theorem states); the widths,
+seeds, SDE paths and step are ours.
 Claim the quick protocol tests: as n grows, the mean and spread of Phi and rho over seeds approach the SDE's
 (KS distance falling towards its sampling floor), the shaped mixing keeps the tokens' correlation away from
 one at depth d = n, while the unshaped mixings drive it to one (rank collapse).

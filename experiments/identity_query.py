@@ -19,6 +19,8 @@ default 12, times gradient accumulation), clipping 1.0, bf16 on CUDA. Metric: va
 GPT-2 token) at the end; paper: 3.016 / 3.026 / 3.027 / 3.018 / 3.004. Each run prints its train.py
 command; run those through torchrun for several GPUs (one run is days on one GPU).
 
+Settings: every full-protocol setting follows the paper's text (Sec. 5, Table 2; no authors' code in reference.md).
+
 --quick: the same five shapes scaled down to 4 layers, width 128, 4 heads of 32 (the d_model baseline:
 4 heads of 31, width 124), context 128, on a local text at byte level (--text=PATH; default Debian's license
 texts, as language_modeling.py), 900 steps of batch 16, lr 3e-3 (90 warm-up steps, cosine to 3e-4), the

@@ -4,8 +4,8 @@ initialization, solves retrieval by forming an induction head: in layer 1 a head
 to the one before it (so the value's position learns which key preceded it), in layer 2 a head where the
 query key attends to the value right after the matching key, which it copies.
 
-Data: the retrieval task (m uniform in 1..m_max pairs `k1 v1 ... km vm`, then a query key; only the queried
-value is scored); 40,000 training and 4,000 held-out sequences.
+Data: the retrieval task (m uniform in 1..m_max pairs `k1 v1 ... km vm`, then a query; only the queried value
+is scored); 4,000 held-out sequences.
 Model: frozen_qk only. The attention probabilities are recomputed outside model.py from the trained modules
 (norm1, q_proj, k_proj, RoPE, causal softmax), checked against the block's own attention output.
 Metric: per layer and head, over the first 500 held-out sequences: the mean attention of each real token to
@@ -13,11 +13,14 @@ the token before it (previous-token score), and the mean attention from the quer
 right after the matching key (retrieval score: the value to copy); the held-out accuracy beside them.
 The plot shows, for the first held-out sequence with at least min(6, m_max) pairs (chosen by its length alone),
 the layer-1 head with the highest previous-token score and the layer-2 head with the highest retrieval score.
-Full protocol: the paper's retrieval architecture (common.RETRIEVAL, as in induction.py) at m_max = 30, V = 256:
-2 layers, width 1024, 4 heads, lr 1e-4, batch 1024, 5,000 steps (our choice: the paper gives none), warm-up
-100, cosine to lr/10.
---quick: m_max = 8 with common.RETRIEVAL's quick setting (V = 64, 2 layers, width 128, 2 heads, softmax scale
-1, lr 1e-3, batch 128, 500 steps; common.py says why the scale).
+Full protocol: induction.py's retrieval run of Frozen-QK at m_max = 30: the authors' code's task (their
+condattendstream_30: vocabulary 512, so that the figure's "token 256" exists, a query token of its own), online
+training, m = block_size = 63, and their depth.py driver's optimizer (AdamW (0.9, 0.999), weight decay 1e-3,
+500 warm-up steps, cosine to 0); the paper text's architecture (Appendix C: 2 layers, width 1024, 4 heads) and
+Table 8's lr 1e-4 and batch 1,024; 5,000 steps: ours (the paper gives none).
+--quick (ours; train.py's optimizer defaults): m_max = 8 with common.RETRIEVAL's quick setting (V = 64, 2 layers,
+width 128, 2 heads, softmax scale 1, lr 1e-3, batch 128, 500 steps; common.py says why the scale).
+--smoke: the full protocol's settings, tiny.
 Claim it tests: a trained Frozen-QK model has a previous-token head in layer 1 and a head in layer 2 that
 attends from the query to the value after the matching key (and so retrieves it).
 
@@ -39,10 +42,12 @@ from train import load_checkpoint  # noqa: E402
 NAME = 'induction_heads_map'
 PAPER = {1: 'a previous-token head: each token attends to the one before it',
          2: 'a head where the query attends to the value after the matching key, which is retrieved'}
-PROTOCOL = {  # train.py's keys of the one Frozen-QK run
-    'full': dict(m_max=30, **common.RETRIEVAL['full']),
-    'quick': dict(m_max=8, **common.RETRIEVAL['quick']),
-    'smoke': dict(m_max=3, **common.RETRIEVAL['smoke']),
+# per mode: the driver of the authors' code whose settings the run takes (common.authors; None: train.py's
+# defaults), and train.py's keys of the one Frozen-QK run (block_size: their m, 2 m_max + 3)
+PROTOCOL = {
+    'full': ('depth.py', dict(m_max=30, block_size=63, **common.RETRIEVAL['full'])),
+    'quick': (None, dict(m_max=8, **common.RETRIEVAL['quick'])),
+    'smoke': ('depth.py', dict(m_max=3, block_size=9, **common.RETRIEVAL['smoke'])),
 }
 N_EXAMPLES = 500  # held-out sequences the scores average over
 
@@ -69,17 +74,25 @@ def attention_maps(model, x):
     return torch.stack(maps)
 
 
-def scores(maps, x, y):
-    """-> (previous-token score, retrieval score), each (n_layer, n_head), means over the sequences."""
+def config(mode):
+    """train.py's keys of the run."""
+    driver, keys = PROTOCOL[mode]
+    keys = dict(task='retrieval', **keys)
+    return common.authors(driver, 'frozen_qk', **keys) if driver else {**keys, 'variant': 'frozen_qk'}
+
+
+def scores(maps, x, y, query_offset=0):
+    """-> (previous-token score, retrieval score), each (n_layer, n_head), means over the sequences. The query
+    token is its key's token plus query_offset: 0 in the paper text's format, m_max in the authors'."""
     rows = torch.arange(len(x))
-    q = (y != -1).int().argmax(1)  # the query key's position, 2m: the only scored one
+    q = (y != -1).int().argmax(1)  # the query's position, 2m: the only scored one
     T = x.shape[1]
     pos = torch.arange(1, T)
     real = pos[None] <= q[:, None]  # positions 1..2m: the pairs and the query, not the padding
     prev = maps[..., pos, pos - 1]  # (L, B, H, T-1): attention of token i to token i-1
     prev = (prev * real[None, :, None]).sum(-1) / real.sum(-1)[None, :, None]
-    keys = torch.arange(0, T, 2)  # keys sit at even positions; the matching one is the query's token
-    match = (x[:, keys] == x[rows, q][:, None]) & (keys[None] < q[:, None])
+    keys = torch.arange(0, T, 2)  # keys sit at even positions; the matching one is the query's token less the offset
+    match = (x[:, keys] == x[rows, q][:, None] - query_offset) & (keys[None] < q[:, None])
     value = keys[match.int().argmax(1)] + 1  # the position right after the matching key
     retrieve = maps.permute(1, 3, 4, 0, 2)[rows, q, value]  # (B, L, H): query row, value column
     return prev.mean(1), retrieve.mean(0)
@@ -101,8 +114,8 @@ def plot(maps, x, q, heads):
 
 def main():
     args = common.parse_args(__doc__)
-    setting = PROTOCOL[args.mode]
-    m = common.run(args, NAME, task='retrieval', variant='frozen_qk', **setting)
+    setting = config(args.mode)
+    m = common.run(args, NAME, **setting)
     ckpt = load_checkpoint(common.Path(m['run_dir']) / 'ckpt.pt')
     model = GPT(GPTConfig(**ckpt['model_args']))
     model.load_state_dict(ckpt['model'])
@@ -110,7 +123,8 @@ def main():
     x, y = (torch.from_numpy(a) for a in load_split(task_data(ckpt['config'])[2], ckpt['meta']['eval_split']))
     x, y = x[:N_EXAMPLES], y[:N_EXAMPLES]
     maps = attention_maps(model, x)
-    prev, retrieve = scores(maps, x, y)
+    task = ckpt['config']
+    prev, retrieve = scores(maps, x, y, task['m_max'] if task['format'] == 'authors' else 0)
 
     rows = []
     for layer in range(model.config.n_layer):

@@ -4,28 +4,38 @@ different tokens of one sequence, for the random transformer (Zhong & Andreas: o
 trained) and MixiT, at depths 2, 4, 8, 16, 32. The paper: it grows with depth for the random transformer
 (representation / rank collapse), it stays flat for MixiT.
 
-What is measured (our reading; the paper gives one sentence: "calculated between the last layer hidden
-representations within a sequence ..., then averaged across sequences", on WikiText, for the language
-models of Section 5): each model is TRAINED on the language-modeling task, then for every held-out window
-of block_size tokens we take the last layer's hidden representations H (T x n), i.e. the output of the
-final RMSNorm that the LM head reads (what `hidden_states[-1]` of a Hugging Face model holds; captured by a
-forward hook on model.norm_f, model.py untouched). The covariance of tokens i and j is the covariance over
-the n features of their vectors (torch.cov of the rows of H: each token centred over its features, divided
-by n - 1); the statistic is the mean of the off-diagonal entries i != j, averaged over windows, in units of
-1e-2. Beside it, because a covariance depends on the scale the trained norm gains give H: the same mean
-over i != j of the correlation (covariance over the two tokens' standard deviations), and both statistics
-for the same models AT INITIALIZATION (before any step; the model is a function of its config), which is
-what the signal-propagation argument of the paper is about.
+What is measured (ours: their repository has no code for this table, the paper one sentence: "calculated between
+the last layer hidden representations within a sequence ..., then averaged across sequences", on WikiText, for
+the language models of Section 5): each model is TRAINED on the language-modeling task, then for every held-out
+window of block_size tokens we take the last layer's hidden representations H (T x n), both the output of the
+final RMSNorm that the LM head reads (what `hidden_states[-1]` of a Hugging Face Llama holds) and its input, the
+last block's un-normalized output (whose magnitudes match the paper's, reference.md section 4); captured by a
+forward hook on model.norm_f, model.py untouched. The covariance of tokens i and j is the covariance over the n
+features of their vectors (torch.cov of the rows of H: each token centred over its features, divided by n - 1);
+the statistic is the mean of the off-diagonal entries i != j, averaged over windows, in units of 1e-2. Beside
+it, because a covariance depends on the scale of H: the mean over i != j of the correlation (covariance over
+the two tokens' standard deviations) of the norm's output, and every statistic for the same models AT
+INITIALIZATION (before any step; the model is a function of its config), which is what the
+signal-propagation argument of the paper is about.
 
-Full protocol (the paper's MixiT language-modeling setting, Tables 7 and 8): WikiText-103 with GPT-2 tokens
-(prepared beforehand: `python data/wikitext/prepare.py`; the script stops with that message otherwise),
-width 512, 8 heads, block 256, batch 512 (64 x 8 accumulation), lr 5e-4 to 5e-5, 40,000 steps, for both
-variants at depths 2, 4, 8, 16, 32; statistics over the first 256 held-out windows.
+Full protocol: settings of the authors' code (github princeton-pli/MixiT, reference.md section 4) unless marked:
+- models: MixiT as their trainer.py builds it (language_modeling.py: their MixiT block with gate c = -1 and skip
+  scaling 0.5); the random transformer as their code has it, a plain Llama (RoPE) with only the token embedding
+  and LM head trained (depth.py's weight_frozen=1: trainer.py cannot freeze the blocks), variant random with
+  pos='rope' (Zhong & Andreas' own, GPT-2-like with learned positions, is --quick's); depths 2, 4, 8, 16, 32
+  (paper text, Table 6).
+- optimizer (common.authors, driver trainer.py): AdamW (0.9, 0.999), weight decay 0.01, warm-up max(4% of the
+  steps, 500) = 1,600, linear decay to 0, N(0, 0.02) weights, biases; lr 5e-4, batch 512 (64 x 8 accumulation),
+  40,000 steps, width 512, 8 heads, block 256: Table 8's language-modeling setting (paper text, and their
+  README's trainer.py command).
+- data: WikiText-103 with GPT-2 tokens in contiguous windows (ours: their Llama-3.2 tokenizer and one padded
+  row per line cannot be reproduced offline); prepared beforehand (`python data/wikitext/prepare.py`; the script
+  stops with that message otherwise); statistics over the first 256 held-out windows (ours).
 
---quick: the 'text' task at byte level on a local UTF-8 file (--text=PATH; without it, the files of
-/usr/share/common-licenses, each once), width 64, 4 heads, block 64, batch 16, 600 steps at lr 3e-3, depths 2,
-4, 8, 16, 32; statistics over 64 held-out windows. --smoke: a tiny text file written under DATA_DIR, depths 2
-and 4, width 16, 2 steps.
+--quick (ours; train.py's optimizer defaults): the 'text' task at byte level on a local UTF-8 file
+(--text=PATH; without it, the files of /usr/share/common-licenses, each once), width 64, 4 heads, block 64,
+batch 16, 600 steps at lr 3e-3, depths 2, 4, 8, 16, 32; statistics over 64 held-out windows. --smoke: the full
+protocol's models and optimizer on a tiny text file written under DATA_DIR, depths 2 and 4, width 16, 2 steps.
 Claim the quick protocol tests: the covariance (and correlation) between tokens of the random transformer
 grows with depth, while MixiT's stays small and does not grow with depth.
 """
@@ -42,19 +52,26 @@ from train import load_checkpoint
 NAME = 'rank_collapse'
 PAPER = {'random': {2: 0.218, 4: 1.450, 8: 2.075, 16: 1.946, 32: 5.438},
          'mixit': {2: 0.088, 4: 0.260, 8: 0.210, 16: 0.154, 32: 0.104}}
-# per mode: the depths, the held-out windows the statistics average over, and train.py's keys of every run but
-# its depth and variant (warm-up min(1000, 10% of the steps), cosine to a tenth of the peak)
+# per mode: the depths, the held-out windows the statistics average over, train.py's keys of each model, and of every
+# run but its model and depth
+AUTHORS = {'random': common.authors('trainer.py', 'random', pos='rope'),
+           'mixit': common.authors('trainer.py', 'mixit')}
 PROTOCOL = {
-    'full': dict(depths=[2, 4, 8, 16, 32], n_windows=256, run=dict(
+    'full': dict(depths=[2, 4, 8, 16, 32], n_windows=256, models=AUTHORS, run=dict(
         task='wikitext', n_embd=512, n_head=8, block_size=256, batch_size=64, gradient_accumulation_steps=8,
-        max_iters=40_000, learning_rate=5e-4, min_lr=5e-5, warmup_iters=1000, eval_interval=2000)),
-    'quick': dict(depths=[2, 4, 8, 16, 32], n_windows=64, run=dict(
+        max_iters=40_000, learning_rate=5e-4, warmup_iters=1_600, eval_interval=2000)),  # max(4%, 500)
+    'quick': dict(depths=[2, 4, 8, 16, 32], n_windows=64, models={v: dict(variant=v) for v in PAPER}, run=dict(
         task='text', encoding='bytes', n_embd=64, n_head=4, block_size=64, batch_size=16, max_iters=600,
         learning_rate=3e-3, min_lr=3e-4, warmup_iters=60, eval_interval=600)),
-    'smoke': dict(depths=[2, 4], n_windows=4, run=dict(
+    'smoke': dict(depths=[2, 4], n_windows=4, models=AUTHORS, run=dict(
         task='text', encoding='bytes', n_embd=16, n_head=2, block_size=16, batch_size=4, max_iters=2,
-        learning_rate=3e-3, min_lr=3e-4, warmup_iters=0, eval_interval=2)),
+        learning_rate=3e-3, warmup_iters=0, eval_interval=2)),
 }
+
+
+def config(mode, model, depth):
+    """train.py's keys of one run but its data_dir."""
+    return {**PROTOCOL[mode]['models'][model], **PROTOCOL[mode]['run'], 'n_layer': depth}
 
 
 def add_flags(parser):
@@ -64,27 +81,28 @@ def add_flags(parser):
 
 @torch.no_grad()
 def token_statistics(model, windows, device, batch=16):
-    """Mean over windows of the mean over i != j of cov(h_i, h_j) and of corr(h_i, h_j), h = the final
-    norm's output (the last layer's representation the LM head reads), statistics over the n features."""
+    """-> {'cov in', 'cov out', 'corr out'}: means over the windows of the mean over i != j of cov(h_i, h_j) for h the
+    final norm's input and output (the last layer's representation the LM head reads), and of corr(h_i, h_j) for
+    its output; statistics over the n features."""
     model.eval().to(device)
     captured = []
-    hook = model.norm_f.register_forward_hook(lambda module, inputs, output: captured.append(output.float()))
-    covs, cors = [], []
+    hook = model.norm_f.register_forward_hook(lambda module, inputs, output: captured.append((inputs[0], output)))
+    stats = {'cov in': [], 'cov out': [], 'corr out': []}
     try:
         for x in windows.split(batch):
             captured.clear()
             model(x.to(device))
-            h = captured[0]  # (B, T, n)
-            h = h - h.mean(-1, keepdim=True)
-            cov = h @ h.transpose(1, 2) / (h.shape[-1] - 1)  # (B, T, T) = torch.cov of each window's rows
-            std = cov.diagonal(dim1=1, dim2=2).clamp_min(1e-30).sqrt()
-            cor = cov / (std[:, :, None] * std[:, None, :])
-            off = ~torch.eye(h.shape[1], dtype=torch.bool, device=h.device)
-            covs.append(cov[:, off].mean(-1))
-            cors.append(cor[:, off].mean(-1))
+            for where, h in zip(('in', 'out'), captured[0]):
+                h = h.float()  # (B, T, n)
+                h = h - h.mean(-1, keepdim=True)
+                cov = h @ h.transpose(1, 2) / (h.shape[-1] - 1)  # (B, T, T) = torch.cov of each window's rows
+                off = ~torch.eye(h.shape[1], dtype=torch.bool, device=h.device)
+                stats[f'cov {where}'].append(cov[:, off].mean(-1))
+            std = cov.diagonal(dim1=1, dim2=2).clamp_min(1e-30).sqrt()  # cov: the output's, the loop's last
+            stats['corr out'].append((cov / (std[:, :, None] * std[:, None, :]))[:, off].mean(-1))
     finally:
         hook.remove()
-    return torch.cat(covs).mean().item(), torch.cat(cors).mean().item()
+    return {k: torch.cat(v).mean().item() for k, v in stats.items()}
 
 
 def main():
@@ -101,25 +119,29 @@ def main():
     windows = torch.from_numpy(val[:n_windows * block].astype(np.int64)).view(n_windows, block)
     device = pick_device(args.device)
     rows = []
-    for variant in ('random', 'mixit'):
+    for model in PAPER:
         for depth in protocol['depths']:
-            m = common.run(args, NAME, **setting, **data, variant=variant, n_layer=depth)
+            m = common.run(args, NAME, **config(args.mode, model, depth), **data)
             ckpt = load_checkpoint(Path(m['run_dir']) / 'ckpt.pt')
             init = GPT(GPTConfig(**ckpt['model_args']))  # the same seed: the weights before step 0
             trained = GPT(GPTConfig(**ckpt['model_args']))
             trained.load_state_dict(ckpt['model'])
-            cov, cor = token_statistics(trained, windows, device)
-            cov0, cor0 = token_statistics(init, windows, device)
-            rows.append({'variant': variant, 'depth': depth, 'covariance x1e-2 (trained)': f'{100 * cov:.3f}',
-                         'paper x1e-2': f'{PAPER[variant][depth]:.3f}', 'correlation (trained)': f'{cor:.3f}',
-                         'covariance x1e-2 (init)': f'{100 * cov0:.3f}', 'correlation (init)': f'{cor0:.3f}',
-                         'val log ppl': f"{m['val_loss']:.3f}"})
+            t, i = token_statistics(trained, windows, device), token_statistics(init, windows, device)
+            rows.append({'model': model, 'depth': depth, 'paper x1e-2': f'{PAPER[model][depth]:.3f}',
+                         'cov x1e-2, norm input (trained)': f"{100 * t['cov in']:.3f}",
+                         'cov x1e-2, norm output (trained)': f"{100 * t['cov out']:.3f}",
+                         'correlation (trained)': f"{t['corr out']:.3f}",
+                         'cov x1e-2, norm input (init)': f"{100 * i['cov in']:.3f}",
+                         'cov x1e-2, norm output (init)': f"{100 * i['cov out']:.3f}",
+                         'correlation (init)': f"{i['corr out']:.3f}", 'val log ppl': f"{m['val_loss']:.3f}"})
     corpus = ('WikiText-103, GPT-2 tokens' if args.mode == 'full' else
               f"byte-level text ({'smoke file' if args.mode == 'smoke' else args.text or 'common-licenses'})")
-    budget = ', '.join(f'{k}={v}' for k, v in setting.items())
-    notes = (f'Data: {corpus}; {budget}. Statistics over the first {n_windows} held-out windows of {block} tokens: '
-             f'mean over token pairs i != j of the covariance (over the features) of the final-norm outputs, and '
-             f'of their correlation; "init" is the same model before training.')
+    budget = '; '.join(f"{k}: {', '.join(f'{a}={b}' for a, b in v.items())}"
+                       for k, v in {'every run': setting, **protocol['models']}.items())
+    notes = (f'Data: {corpus}. Settings: {budget}. Statistics over the first {n_windows} held-out windows of {block} '
+             f'tokens: mean over token pairs i != j of the covariance (over the features) of the final norm\'s input '
+             f'(the last block\'s output) and output, and of the output\'s correlation; "init" is the same model '
+             f'before training.')
     common.report(args, NAME, 'Table 6: covariance between token representations of the last layer',
                   list(rows[0]), rows, notes=notes)
 

@@ -1,12 +1,14 @@
 """
 Appendix D of "Is Random Attention Sufficient?": training throughput. The paper's Frozen-QK and MixiT train more
-samples/s than the standard transformer on FineWeb-edu (PAPER_SAMPLES). How much of that follows from the FLOPs
-they skip, and is the standard model itself near the hardware limit (so that a speed-up is not a slow baseline's)?
-Measured: train.py's step (forward, backward, clipping, AdamW) on random tokens already on the device: samples/s,
-tokens/s, each speed-up over standard beside the one model.flops_per_token() predicts, MFU, and the memory saved
-beside the gradient and AdamW moments of the weights a variant does not train. --quick (one reduced configuration
-for a CPU) tests the claim: each speed-up is at least 90% of the FLOP-predicted one, and MixiT and Frozen-QK are
-faster than standard. --smoke: a tiny configuration, in this process.
+samples/s than the standard transformer on FineWeb-edu (PAPER_SAMPLES). How much of that follows from the FLOPs they
+skip, and is the standard model itself near the hardware limit (so that a speed-up is not a slow baseline's)?
+Measured: train.py's step (forward, backward, clipping, AdamW) on random tokens on the device: samples/s, tokens/s,
+each speed-up over standard beside the one model.flops_per_token() predicts, MFU, and the memory saved beside the
+gradient and AdamW moments of the weights a variant does not train. Settings: models and AdamW of the authors'
+trainer.py (authors' code, as language_modeling.py), the lm configuration of Table 8 (paper text); ours: gpt2,
+micro-batches, bf16, torch.compile (their scripts train in float32). --quick (one CPU-sized configuration) tests the
+claim: each speed-up is at least 90% of the FLOP-predicted one, and MixiT and Frozen-QK are faster than standard.
+--smoke: a tiny configuration, in this process.
 """
 import argparse
 import ctypes
@@ -23,10 +25,11 @@ import common
 import torch
 from data.loader import keep_freed_memory, pick_device
 from model import GPT, GPTConfig, PEAK_FLOPS, VARIANTS
-from train import DEFAULTS
+from train import DEFAULTS, MODEL_KEYS
 
 NAME = 'throughput'
 PAPER_SAMPLES = {'standard': 1022.8, 'frozen_qk': 1267.1, 'mixit': 1349.0}  # FineWeb-edu, lm configuration
+SETTINGS = {v: common.authors('trainer.py', v, **VARIANTS[v]) for v in VARIANTS}  # GPTConfig's and AdamW's keys
 # Per mode: configurations (architecture; micro-batch on CUDA and on a CPU) and timing: warm-up steps per variant
 # (CUDA: compilation; CPU: until its allocator stops taking fresh pages), then repeats of `steps` steps of each in turn.
 PROTOCOL = {
@@ -36,14 +39,12 @@ PROTOCOL = {
                  'gpt2': dict(arch=dict(n_layer=12, n_head=12, n_embd=768, block_size=1024, vocab_size=50304),
                               batch=dict(cuda=16, cpu=1))},  # GPT-2 small's dimensions
         timing=dict(cuda=dict(warmup=15, repeats=5, steps=20), cpu=dict(warmup=4, repeats=8, steps=1))),
-    'quick': dict(  # vocabulary 8,192: the LM head's share of the FLOPs is near the lm configuration's
-        configs={'quick': dict(arch=dict(n_layer=4, n_head=4, n_embd=256, block_size=256, vocab_size=8192),
-                               batch=dict(cuda=8, cpu=8))},
-        timing=dict(cuda=dict(warmup=4, repeats=16, steps=1), cpu=dict(warmup=4, repeats=16, steps=1))),
-    'smoke': dict(
-        configs={'tiny': dict(arch=dict(n_layer=1, n_head=2, n_embd=32, block_size=32, vocab_size=64),
-                              batch=dict(cuda=2, cpu=2))},
-        timing=dict(cuda=dict(warmup=1, repeats=2, steps=1), cpu=dict(warmup=1, repeats=2, steps=1))),
+    'quick': dict(configs={'quick': dict(arch=dict(n_layer=4, n_head=4, n_embd=256, block_size=256, vocab_size=8192),
+                                         batch=dict(cuda=8, cpu=8))},  # vocabulary 8,192: lm's LM-head FLOP share
+                  timing=dict(cuda=dict(warmup=4, repeats=16, steps=1), cpu=dict(warmup=4, repeats=16, steps=1))),
+    'smoke': dict(configs={'tiny': dict(arch=dict(n_layer=1, n_head=2, n_embd=32, block_size=32, vocab_size=64),
+                                        batch=dict(cuda=2, cpu=2))},
+                  timing=dict(cuda=dict(warmup=1, repeats=2, steps=1), cpu=dict(warmup=1, repeats=2, steps=1))),
 }
 
 
@@ -71,15 +72,15 @@ def compute_dtype(device):
 
 
 def trainer(variant, arch, batch, device):
-    """A variant's model and its training step with train.py's optimizer settings -> (model, step(i), synchronize)."""
+    """A variant's model and its training step as SETTINGS[variant] -> (model, step(i), synchronize)."""
     device_type = device.split(':')[0]
     cuda = device_type == 'cuda'
     dtype = compute_dtype(device)
     ctx = torch.autocast(device_type, dtype=dtype) if dtype != torch.float32 else nullcontext()
     torch.manual_seed(0)
-    raw = GPT(GPTConfig(**VARIANTS[variant], **arch)).to(device)
-    optimizer = raw.configure_optimizers(DEFAULTS['weight_decay'], DEFAULTS['learning_rate'],
-                                         (DEFAULTS['beta1'], DEFAULTS['beta2']), device_type)
+    raw = GPT(GPTConfig(**{k: v for k, v in SETTINGS[variant].items() if k in MODEL_KEYS}, **arch)).to(device)
+    optimizer = raw.configure_optimizers(SETTINGS[variant]['weight_decay'], DEFAULTS['learning_rate'],
+                                         tuple(SETTINGS[variant][k] for k in ('beta1', 'beta2')), device_type)
     raw.fixed_to(dtype)
     model = torch.compile(raw) if cuda else raw
     trained = [p for p in raw.parameters() if p.requires_grad]
@@ -123,10 +124,9 @@ def measure_memory(spec):
 
 
 def measure_speed(spec):
-    """Step times of every variant, in this process: all are built and warmed up (compiled), then each repeat
-    times `steps` steps of each variant in turn, between two device synchronisations, so that a slow spell of a
-    shared machine falls on all of them alike; on a CPU with keep_freed_memory, as train.py trains there.
-    -> {variant: [seconds per step]}, peak FLOP/s, info."""
+    """Step times of every variant, in this process: all are built and warmed up (compiled), then each repeat times
+    `steps` steps of each variant in turn, between two device synchronisations, so that a slow spell of a shared
+    machine falls on all of them alike; on a CPU with keep_freed_memory, as train.py. -> {variant: [s per step]}, ..."""
     device = pick_device(spec['device'])
     cuda = device.startswith('cuda')
     if not cuda:
@@ -177,9 +177,8 @@ def rows_of(cname, B, T, memory, speed):
         vs_standard = variant != 'standard'
         saved = lambda key: f' ({(std[key] - m[key]) / 2 ** 20:,.1f})' if vs_standard else ''  # MiB
         rows.append({
-            'config': cname, 'variant': variant, 'batch': B,
+            'config': cname, 'variant': variant, 'batch': B, 'step': f'{step_s[variant] * 1e3:,.1f} ms',
             'samples/s': f'{B / step_s[variant]:,.2f}', 'tokens/s': f'{B * T / step_s[variant]:,.0f}',
-            'step': f'{step_s[variant] * 1e3:,.1f} ms',
             'speed-up': f'{speedup:.3f}', 'FLOP-predicted': f'{predicted:.3f}',
             'share of predicted gain': f'{(speedup - 1) / (predicted - 1):.0%}' if vs_standard else '',
             'paper speed-up': (f"{PAPER_SAMPLES[variant] / PAPER_SAMPLES['standard']:.3f}"

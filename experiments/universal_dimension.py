@@ -11,6 +11,8 @@ constructed width (it exists at no other); residual connections and LayerNorm (t
 ablation), H heads, L layers.
 The paper's figure lost its numbers in our copy; its finding: accuracy rises with D, and the constructed
 (large) D trains where the standard (small) one does not.
+Settings: the task, models and ablation follow the paper's text (no authors' code in reference.md); its lengths,
+H, L, k, learning rates and step counts were lost from our copy, so those below are ours.
 Full protocol: k-hop length 32 over 4 letters, H = 2, L = 3, k in 2, 4, 8, 16, 32; 10,000 steps of batch 256,
 lr 1e-3. --quick: length 12, H = 2, L = 3, k in 2, 4, 8, 16; 800 steps of
 batch 64, lr 3e-3. Writes OUT_DIR/universal_dimension.png (and experiments/results/ for full and quick runs).

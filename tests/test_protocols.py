@@ -1,0 +1,228 @@
+"""The full protocols of the MixiT reproductions against the authors' code (github princeton-pli/MixiT; reference.md
+section 4). The reference numbers are written here from their scripts and drivers, not read from common.py, so that
+a change on either side shows; every full run's keys must also pass train.py's checks and build their model."""
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / 'experiments'))
+
+from data.loader import task_data  # noqa: E402
+from model import GPT, GPTConfig, VARIANTS  # noqa: E402
+from train import MODEL_KEYS, resolve  # noqa: E402
+
+# every driver of theirs: HF Trainer's AdamW, schedule to 0; N(0, 0.02) weights; biases (attention_bias = mlp_bias)
+ALL = dict(beta1=0.9, beta2=0.999, min_lr=0.0, scaled_init=False, bias=True)
+DEPTH_PY = dict(weight_decay=1e-3, warmup_iters=500, lr_schedule='cosine', online=True)  # task files, depth.py
+TRAINER_PY = dict(weight_decay=0.01, lr_schedule='linear')  # utils.TrainingArguments, trainer.py's "linear"
+MIXIT_BLOCK = dict(shaped_gate=-1.0, skip_scaling=0.5 ** 0.5, base_width=512)  # activation_cminus, np.sqrt(0.5), 512
+LM_MIXIT = dict(shaped_gate=-1.0, skip_scaling=0.5, base_width=512)  # README's trainer.py command; utils' 0.5
+# trainer_classifier.py: np.sqrt(0.5), and no base_hidden_size passed: MixingLlamaConfig's 1.0
+YELP_MIXIT = dict(shaped_gate=-1.0, skip_scaling=0.5 ** 0.5, base_width=1)
+TRAINER_CLASSIFIER_PY = dict(TRAINER_PY, classify=True)
+
+
+def load(name):
+    """experiments/<name>.py as a module (experiments/ is a folder of scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / 'experiments' / f'{name}.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def has(config, **expected):
+    """Every expected key has its value in the config, and the config passes train.py's checks."""
+    resolve(config)
+    for key, value in expected.items():
+        assert config.get(key) == pytest.approx(value) if isinstance(value, float) else config.get(key) == value, \
+            f'{key}={config.get(key)!r}, expected {value!r}'
+
+
+def sequence(config):
+    """The length of the task's whole sequence, their m: the example (its input) and the answer after it."""
+    module, settings, _ = task_data(resolve(config))
+    keys = {k: v for k, v in settings.items() if k not in ('n_train', 'n_test', 'seed')}
+    return module.generate(np.random.default_rng(0), 4, **keys)[0].shape[1] + 1
+
+
+def trained_names(config, **small):
+    """The names of the trained parameters of the config's model, built at a small size."""
+    keys = {**VARIANTS[config['variant']], **{k: v for k, v in config.items() if k in MODEL_KEYS}, **small}
+    return {n for n, p in GPT(GPTConfig(**keys)).named_parameters() if p.requires_grad}
+
+
+def test_depth():
+    depth = load('depth')
+    assert depth.DEPTHS == [2, 8, 16]
+    for d in depth.DEPTHS:
+        mixit, random = depth.config('full', 'mixit', d), depth.config('full', 'random', d)
+        for c in (mixit, random):
+            has(c, task='addition', n_layer=d, n_embd=512, learning_rate=1e-2, **ALL, **DEPTH_PY)
+            assert c['max_iters'] * c['batch_size'] == 500 * 80_000  # 40M examples: 500 x train_size
+            assert c['block_size'] == sequence(c) == 34
+        has(mixit, variant='mixit', n_head=128, batch_size=1000, **MIXIT_BLOCK)  # depth.sh, the task file's batch
+        assert not mixit.get('frozen_blocks')  # depth.sh: weight_frozen=0
+        has(random, variant='random', pos='rope', n_head=4, batch_size=128)  # depth_array.sh's vanilla Llama
+        assert 'shaped_gate' not in random and 'skip_scaling' not in random
+    small = dict(n_embd=16, n_head=4, n_layer=2)
+    assert trained_names(depth.config('full', 'random', 2), **small) == {'wte.weight', 'lm_head.weight'}
+
+
+def test_mixit_heads():
+    heads = load('mixit_heads')
+    assert heads.PROTOCOL['full']['heads'] == [4, 16, 64, 256]
+    for task, train_size in (('addition', 80_000), ('dyck', 200_000)):
+        for n_head in heads.PROTOCOL['full']['heads']:
+            c = heads.config('full', task, n_head)
+            has(c, task=task, variant='mixit', n_head=n_head, n_layer=2, n_embd=512, frozen_blocks=True,
+                learning_rate=1e-2, batch_size=128, max_iters=500 * train_size // 128, **ALL, **DEPTH_PY,
+                **MIXIT_BLOCK)
+            assert c['block_size'] == sequence(c)
+        assert trained_names(c, n_embd=16, n_head=4) == {'wte.weight', 'wpe.weight', 'lm_head.weight'}
+    assert heads.config('full', 'dyck', 4)['block_size'] == 83  # dyckstream_40: 2 * 40 + 3
+    yelp = heads.config('full', 'yelp', 4)
+    has(yelp, task='yelp', variant='mixit', n_layer=4, n_embd=1024, classify=True, learning_rate=5e-4,
+        batch_size=256, warmup_iters=max(int(0.04 * yelp['max_iters']), 500), **YELP_MIXIT, **ALL, **TRAINER_PY)
+    assert not yelp.get('online') and not yelp.get('frozen_blocks')
+
+
+def test_language_modeling():
+    lm = load('language_modeling')
+    assert lm.PROTOCOL['full']['batch'] == 512
+    for variant in lm.VARIANT_ORDER:
+        c = lm.config('full', variant)
+        has({**c, 'task': 'wikitext'}, variant=variant, n_layer=12, n_embd=512, n_head=8, block_size=256,
+            learning_rate=5e-4, max_iters=40_000, warmup_iters=1_600, **ALL, **TRAINER_PY)
+        assert c['warmup_iters'] == max(int(0.04 * c['max_iters']), 500)
+        if variant == 'mixit':
+            has(c, **LM_MIXIT)
+        else:
+            assert 'skip_scaling' not in c and 'shaped_gate' not in c
+    # their --scale_lr: off unless asked for, then MixiT's lr times (4 / 12) * (512 / 512)
+    assert lm.common.parse_args('', lm.add_flags, argv=[]).scale_lr is False
+    assert lm.config('full', 'mixit', scale_lr=True)['learning_rate'] == pytest.approx(5e-4 / 3)
+    assert lm.config('full', 'standard', scale_lr=True)['learning_rate'] == 5e-4
+
+
+def test_rank_collapse():
+    rc = load('rank_collapse')
+    assert rc.PROTOCOL['full']['depths'] == [2, 4, 8, 16, 32]
+    for model in ('random', 'mixit'):
+        c = rc.config('full', model, 8)
+        has(c, task='wikitext', variant=model, n_layer=8, n_embd=512, n_head=8, block_size=256, learning_rate=5e-4,
+            max_iters=40_000, warmup_iters=1_600, **ALL, **TRAINER_PY)
+        assert c['batch_size'] * c['gradient_accumulation_steps'] == 512
+    has(rc.config('full', 'mixit', 8), **LM_MIXIT)
+    has(rc.config('full', 'random', 8), pos='rope')
+
+
+def test_rank_collapse_statistics():
+    """token_statistics is the mean over i != j of torch.cov between token vectors, before and after the final norm."""
+    rc = load('rank_collapse')
+    model = GPT(GPTConfig(n_layer=2, n_embd=16, n_head=2, block_size=8, vocab_size=32))
+    with torch.no_grad():
+        model.norm_f.weight.uniform_(0.5, 1.5)  # a trained-like gain: the output is not a rescaled input
+    windows = torch.randint(32, (3, 8))
+    stats = rc.token_statistics(model, windows, 'cpu')
+    seen = []
+    hook = model.norm_f.register_forward_hook(lambda m, i, o: seen.append((i[0], o)))
+    with torch.no_grad():
+        model(windows)
+    hook.remove()
+    off = ~torch.eye(8, dtype=torch.bool)
+    for key, h in zip(('cov in', 'cov out'), seen[0]):
+        assert stats[key] == pytest.approx(torch.stack([torch.cov(w)[off].mean() for w in h]).mean().item(), rel=1e-4)
+    corr = torch.stack([torch.corrcoef(w)[off].mean() for w in seen[0][1]]).mean().item()
+    assert stats['corr out'] == pytest.approx(corr, rel=1e-4)
+
+
+def test_throughput():
+    tp = load('throughput')
+    for variant in ('standard', 'frozen_qk', 'mixit'):
+        has({**tp.SETTINGS[variant], 'task': 'wikitext'}, variant=variant, **ALL, **TRAINER_PY)
+    has(tp.SETTINGS['mixit'], **LM_MIXIT)
+    assert 'skip_scaling' not in tp.SETTINGS['standard']
+    model = tp.trainer('mixit', dict(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=32), 1, 'cpu')[0]
+    assert (model.config.skip_scaling, model.config.shaped_gate, model.config.bias) == (0.5, -1.0, True)
+
+
+def test_retrieval_protocols():
+    """induction.py, retrieval_vs_length.py and induction_heads_map.py run their depth.py task condattendstream
+    (vocabulary 512, the query token of their format) with its driver; k-hop keeps Table 8's setting."""
+    induction, curve, heads_map = load('induction'), load('retrieval_vs_length'), load('induction_heads_map')
+    runs = [induction.config('full', 'retrieval', v) for v in induction.VARIANT_ORDER]
+    runs += [curve.config('full', m, v) for m in curve.PROTOCOL['full']['m_max'] for v in curve.VARIANT_ORDER]
+    runs += [heads_map.config('full')]
+    for c in runs:
+        has(c, task='retrieval', vocab=512, n_layer=2, n_embd=1024, n_head=4, learning_rate=1e-4, batch_size=1024,
+            **ALL, **DEPTH_PY)
+        assert resolve(c)['format'] == 'authors' and c['block_size'] == sequence(c) == 2 * c['m_max'] + 3
+        if c['variant'] == 'mixit':
+            has(c, **MIXIT_BLOCK)
+    assert [c['m_max'] for c in runs[:4]] == [30] * 4 and heads_map.config('full')['variant'] == 'frozen_qk'
+    has(induction.config('full', 'khop', 'mixit'), n_layer=5, n_embd=512, n_head=8, learning_rate=1e-4,
+        batch_size=128, max_iters=5000)
+    for m_max in curve.PROTOCOL['quick']['m_max']:  # the quick setting fits the authors' format (V/2 + 2M <= V)
+        assert sequence(curve.config('quick', m_max, 'standard')) == 2 * m_max + 3
+
+
+def test_retrieval_score_reads_the_authors_query_token():
+    """In the authors' format the query is its own token, V/2 + m_max + k, not the key's V/2 + k: the retrieval score
+    must find the matching key all the same (V = 16, m_max = 3: keys 8..10, query tokens 11..13)."""
+    heads_map = load('induction_heads_map')
+    x = torch.tensor([[8, 3, 10, 5, 13, 5, 0, 0]])  # k0 3 k2 5 q2 5: the query asks for key 2, value at position 3
+    y = torch.full_like(x, -1)
+    y[0, 4] = 5
+    maps = torch.zeros(2, 1, 2, 8, 8)  # (layer, batch, head, T, T)
+    maps[1, 0, 0, 4, 3] = 1.0  # layer 2, head 0: the query reads the value after the matching key
+    maps[1, 0, 1, 4, 1] = 1.0  # head 1: the other value
+    _, retrieve = heads_map.scores(maps, x, y, query_offset=3)
+    assert retrieve[1].tolist() == [1.0, 0.0]
+
+
+def test_algorithmic():
+    """Table 3: each task with the driver the authors run it with, Table 8's architecture (paper text)."""
+    alg = load('algorithmic')
+    args = alg.common.parse_args('', argv=[])
+    drivers = {'addition': DEPTH_PY, 'dyck': DEPTH_PY, 'yelp': TRAINER_CLASSIFIER_PY,
+               'modular_addition': dict(weight_decay=1e-3, warmup_iters=50, lr_schedule='cosine'),  # modadd_exp.py
+               'memorization': dict(weight_decay=1e-4, warmup_iters=500, lr_schedule='cosine')}  # hdmemorize_exp.py
+    own = {'addition': dict(learning_rate=1e-2, batch_size=128, max_iters=500 * 80_000 // 128),  # 40M examples
+           'dyck': dict(learning_rate=1e-2, batch_size=512, max_iters=500 * 200_000 // 512),  # 100M examples
+           'modular_addition': dict(learning_rate=1e-3, batch_size=4_000, max_iters=20_000),
+           'memorization': dict(learning_rate=5e-3, batch_size=32_768, max_iters=10_000),
+           'yelp': dict(learning_rate=5e-4, batch_size=256, warmup_iters=500)}
+    for task in alg.TASK_ORDER:
+        runs = alg.runs(args, task, alg.PROTOCOL['full']['tasks'][task])
+        assert list(runs) == alg.VARIANT_ORDER
+        for variant, c in runs.items():
+            has(c, task=task, variant=variant, **ALL, **drivers[task], **own[task])
+            assert not c.get('frozen_blocks')  # Table 3 trains every weight (their weight_frozen=0)
+            if task not in ('yelp', 'memorization'):  # memorization has no generator: [x, y + n, label]
+                assert c['block_size'] == sequence(c)
+            assert c.get('block_size') == {'memorization': 3, 'yelp': None}.get(task, c.get('block_size'))
+            if variant == 'mixit':
+                has(c, **(YELP_MIXIT if task == 'yelp' else MIXIT_BLOCK))
+            else:
+                assert 'shaped_gate' not in c
+    defaults = {t: resolve(dict(task=t)) for t in ('addition', 'dyck', 'modular_addition')}
+    assert (defaults['addition']['format'], defaults['addition']['digits']) == ('authors', 10)
+    assert (defaults['dyck']['format'], defaults['dyck']['length']) == ('authors', 80)  # dyckstream_40: 40 pairs
+    assert (defaults['modular_addition']['p'], defaults['modular_addition']['train_frac']) == (199, 0.95)
+
+
+def test_memorization_capacity():
+    """Table 4: hdmemorize_exp.py's batch min(n^2, 256 * 128), 10,000 steps, lr 0.005, weight decay 1e-4."""
+    mem = load('memorization_capacity')
+    runs = mem.runs('full', dict(task='memorization', **mem.PROTOCOL['full']))
+    for label, c in runs.items():
+        has(c, task='memorization', size=512, n_layer=2, n_embd=128, n_head=4, block_size=3, batch_size=32_768,
+            max_iters=10_000, learning_rate=5e-3, weight_decay=1e-4, warmup_iters=500, lr_schedule='cosine', **ALL)
+    has(runs['mixit'], variant='mixit', **MIXIT_BLOCK)
+    has(runs[mem.PLAIN], variant='mixit', mixit_sink=False, mixit_std=1 / (3 * 32) ** 0.5)  # Eq. 2.3, T = 3
+    assert 'shaped_gate' not in runs[mem.PLAIN] and 'shaped_gate' not in runs['frozen_qk']
