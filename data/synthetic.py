@@ -91,7 +91,8 @@ def default_splits(module, args, rng, meta):
         meta['held_out_in_train'] = float(np.mean([row.tobytes() in seen for row in val[0]]))
         return {'train': train, 'val': val}
     xs, ys, kept, drawn, rejected, stalled = [], [], 0, 0, 0, 0
-    with tqdm(total=args['n_train'], desc='train', disable=args['n_train'] < 20_000, leave=False) as bar:
+    # a bar only for a person at a terminal (None: off when stderr is not one), and only when it takes a while
+    with tqdm(total=args['n_train'], desc='train', disable=args['n_train'] < 20_000 or None, leave=False) as bar:
         while kept < args['n_train']:
             x, y = module.generate(rng, max(1024, args['n_train'] - kept), **gen_args)
             fresh = np.array([row.tobytes() not in held_out for row in x])
