@@ -22,9 +22,8 @@ Full protocol: settings of the authors' code (github princeton-pli/MixiT, refere
   max(4% of the steps, 500) = 500, linear decay to 0; lr 5e-4 (paper text, Table 8, and the README's command),
   batch 256 and 6,000 steps (run_train_classifier.sh: 64 x 4 GPUs, its max_steps). Their MixiT block there:
   gate c = -1 (their default, kept by the README's command; train_classifier.sh passes +1), skip scaling
-  sqrt(0.5), and width multipliers at base
-  width 1 (trainer_classifier.py passes no base_hidden_size: MixingLlamaConfig's default 1.0, so every
-  linear's output is scaled by 1/sqrt(fan_in)). Not reproducible offline: their Llama-3.2 tokenizer (ours:
+  sqrt(0.5), and width multipliers at base width 1 (trainer_classifier.py passes no base_hidden_size:
+  MixingLlamaConfig's default 1.0, so every linear's output is scaled by 1/sqrt(fan_in)). Not reproducible offline: their Llama-3.2 tokenizer (ours:
   GPT-2 BPE, `python data/yelp/prepare.py` first; a full run without it stops at once and says so).
 - evaluations: ten per run (ours).
 The paper's 64-head addition (50.72%) cannot come from Table 8's 8-layer setting (Table 3: 100%).
