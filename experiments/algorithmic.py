@@ -39,8 +39,8 @@ it (data/yelp/, or DATA_DIR/yelp/) stops at once and says so.
 smaller tasks in the authors' formats: 3-digit addition and Dyck-1 with 8 pairs trained online (as depth.py), 1,500
 steps each; p = 47 with 1,800 / 400 pairs (1,500 steps); size 32 (600 steps). Beside the authors' MixiT, MixiT as
 the paper text's Eq. 2.3 (one std 1/sqrt(m head_dim), no sink), this repository's MixiT before it followed their
-code. Yelp is skipped (no data can be downloaded here, and a review model needs far more than minutes); --smoke runs
-it on a tiny CSV made on the spot.
+code. Yelp is skipped (no data can be downloaded here, and a review model needs far more than minutes).
+--smoke: the full protocol's drivers at a tiny size, Yelp on a tiny CSV made on the spot.
 Claim it tests: with attention scores frozen at random (frozen_qk) or replaced by fixed random
 matrices (mixit), the models are competitive with the fully trained transformer on these tasks.
 """
@@ -87,15 +87,13 @@ PROTOCOL = {
 
 
 def runs(args, task, keys):
-    """-> {column: train.py's keys} of one task: the authors' driver in full, ours otherwise, plus --quick's Eq. 2.3
-    MixiT column."""
-    if args.mode == 'full':
+    """-> {column: train.py's keys} of one task: the authors' driver in full (and, tiny, in --smoke, so that the
+    tests run it); in --quick ours, plus the Eq. 2.3 MixiT column."""
+    if args.mode != 'quick':
         return {v: common.authors(DRIVER[task], v, task=task, **keys) for v in VARIANT_ORDER}
     columns = {v: dict(task=task, variant=v, **keys) for v in VARIANT_ORDER}
-    if args.mode == 'quick':
-        T = common.example_length(args, task=task, **keys)
-        columns[PLAIN] = {**columns['mixit'], **common.plain_mixit(T, keys['n_embd'] // keys['n_head'])}
-    return columns
+    T = common.example_length(args, task=task, **keys)
+    return {**columns, PLAIN: {**columns['mixit'], **common.plain_mixit(T, keys['n_embd'] // keys['n_head'])}}
 
 
 def main():
