@@ -238,7 +238,10 @@ MIXIT_DRIVER = {'trainer.py': dict(skip_scaling=0.5),  # utils.ScriptArguments' 
 def authors(driver, variant, **keys):
     """train.py's keys of a run as the authors' `driver` runs `variant`: AUTHORS, the driver's settings, MixiT's block
     for MixiT, then `keys` (the experiment's own: task, architecture, budget). Their HF trainers warm up over
-    max(4% of the steps, 500) (utils.TrainingArguments)."""
+    max(4% of the steps, 500) (utils.TrainingArguments). driver None: ours, the variant and `keys` alone (train.py's
+    defaults for the rest), as the quick protocols run."""
+    if driver is None:
+        return {'variant': variant, **keys}
     warmup = {'warmup_iters': max(int(0.04 * keys['max_iters']), 500)} if driver.startswith('trainer') and \
         'max_iters' in keys else {}
     mixit = {**MIXIT_BLOCK, **MIXIT_DRIVER.get(driver, {})} if variant == 'mixit' else {}

@@ -62,8 +62,7 @@ TASK_NAMES = {'khop': 'k-hop induction heads', 'retrieval': 'retrieval'}
 def config(mode, task, variant):
     """train.py's keys of one run."""
     driver, keys = PROTOCOL[mode][task]
-    keys = {'task': task, **keys}
-    return common.authors(driver, variant, **keys) if driver else {**keys, 'variant': variant}
+    return common.authors(driver, variant, task=task, **keys)
 
 
 def main():

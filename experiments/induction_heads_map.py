@@ -77,8 +77,7 @@ def attention_maps(model, x):
 def config(mode):
     """train.py's keys of the run."""
     driver, keys = PROTOCOL[mode]
-    keys = dict(task='retrieval', **keys)
-    return common.authors(driver, 'frozen_qk', **keys) if driver else {**keys, 'variant': 'frozen_qk'}
+    return common.authors(driver, 'frozen_qk', task='retrieval', **keys)
 
 
 def scores(maps, x, y, query_offset=0):

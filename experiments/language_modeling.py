@@ -83,10 +83,8 @@ def lr_scaling(config):
 def config(mode, variant, scale_lr=False):
     """train.py's keys of one run but its data and batch keys."""
     p = PROTOCOL[mode]
-    if not p['driver']:
-        return {'variant': variant, **p['run']}
     keys = common.authors(p['driver'], variant, **p['run'])
-    return {**keys, 'learning_rate': keys['learning_rate'] * lr_scaling(keys)} if scale_lr else keys
+    return {**keys, 'learning_rate': keys['learning_rate'] * lr_scaling(keys)} if scale_lr and p['driver'] else keys
 
 
 def add_flags(parser):

@@ -53,10 +53,8 @@ PROTOCOL = {
 def config(mode, m_max, variant):
     """train.py's keys of one run; with the authors' driver, block_size is their m = 2 m_max + 3."""
     p = PROTOCOL[mode]
-    keys = dict(task='retrieval', m_max=m_max, **p['run'])
-    if not p['driver']:
-        return {**keys, 'variant': variant}
-    return common.authors(p['driver'], variant, **keys, block_size=2 * m_max + 3)
+    m = {'block_size': 2 * m_max + 3} if p['driver'] else {}  # ours: the example length
+    return common.authors(p['driver'], variant, task='retrieval', m_max=m_max, **p['run'], **m)
 
 
 def plot(m_values, acc, guess):
