@@ -52,18 +52,17 @@ from train import load_checkpoint
 NAME = 'rank_collapse'
 PAPER = {'random': {2: 0.218, 4: 1.450, 8: 2.075, 16: 1.946, 32: 5.438},
          'mixit': {2: 0.088, 4: 0.260, 8: 0.210, 16: 0.154, 32: 0.104}}
-# per mode: the depths, the held-out windows the statistics average over, train.py's keys of each model, and of every
-# run but its model and depth
-AUTHORS = {'random': common.authors('trainer.py', 'random', pos='rope'),
-           'mixit': common.authors('trainer.py', 'mixit')}
+# per mode: the depths, the held-out windows the statistics average over, the driver of the authors' code whose
+# settings the runs take (common.authors; None: ours), and train.py's keys of every run but its model and depth
+THEIRS = {'random': dict(pos='rope'), 'mixit': {}}  # their random transformer: a plain Llama, with RoPE
 PROTOCOL = {
-    'full': dict(depths=[2, 4, 8, 16, 32], n_windows=256, models=AUTHORS, run=dict(
+    'full': dict(depths=[2, 4, 8, 16, 32], n_windows=256, driver='trainer.py', models=THEIRS, run=dict(
         task='wikitext', n_embd=512, n_head=8, block_size=256, batch_size=64, gradient_accumulation_steps=8,
-        max_iters=40_000, learning_rate=5e-4, warmup_iters=1_600, eval_interval=2000)),  # max(4%, 500)
-    'quick': dict(depths=[2, 4, 8, 16, 32], n_windows=64, models={v: dict(variant=v) for v in PAPER}, run=dict(
+        max_iters=40_000, learning_rate=5e-4, eval_interval=2000)),
+    'quick': dict(depths=[2, 4, 8, 16, 32], n_windows=64, driver=None, models={v: {} for v in PAPER}, run=dict(
         task='text', encoding='bytes', n_embd=64, n_head=4, block_size=64, batch_size=16, max_iters=600,
         learning_rate=3e-3, min_lr=3e-4, warmup_iters=60, eval_interval=600)),
-    'smoke': dict(depths=[2, 4], n_windows=4, models=AUTHORS, run=dict(
+    'smoke': dict(depths=[2, 4], n_windows=4, driver='trainer.py', models=THEIRS, run=dict(
         task='text', encoding='bytes', n_embd=16, n_head=2, block_size=16, batch_size=4, max_iters=2,
         learning_rate=3e-3, warmup_iters=0, eval_interval=2)),
 }
@@ -71,7 +70,8 @@ PROTOCOL = {
 
 def config(mode, model, depth):
     """train.py's keys of one run but its data_dir."""
-    return {**PROTOCOL[mode]['models'][model], **PROTOCOL[mode]['run'], 'n_layer': depth}
+    p = PROTOCOL[mode]
+    return common.authors(p['driver'], model, **p['models'][model], **p['run'], n_layer=depth)
 
 
 def add_flags(parser):
@@ -136,8 +136,10 @@ def main():
                          'correlation (init)': f"{i['corr out']:.3f}", 'val log ppl': f"{m['val_loss']:.3f}"})
     corpus = ('WikiText-103, GPT-2 tokens' if args.mode == 'full' else
               f"byte-level text ({'smoke file' if args.mode == 'smoke' else args.text or 'common-licenses'})")
+    models = {m: {k: v for k, v in config(args.mode, m, 0).items() if k not in setting and k != 'n_layer'}
+              for m in PAPER}  # what each model's runs add: the variant and, but in --quick, the authors' settings
     budget = '; '.join(f"{k}: {', '.join(f'{a}={b}' for a, b in v.items())}"
-                       for k, v in {'every run': setting, **protocol['models']}.items())
+                       for k, v in {'every run': setting, **models}.items())
     notes = (f'Data: {corpus}. Settings: {budget}. Statistics over the first {n_windows} held-out windows of {block} '
              f'tokens: mean over token pairs i != j of the covariance (over the features) of the final norm\'s input '
              f'(the last block\'s output) and output, and of the output\'s correlation; "init" is the same model '
