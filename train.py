@@ -56,6 +56,7 @@ task = 'dyck'  # a folder of data/ with a prepare.py; synthetic tasks are genera
 data_seed = 0  # seed of a synthetic task's data generator (its `--seed` flag)
 data_dir = ''  # where the task's files are; '' = data/<task>/ (a sub-folder when task settings differ)
 eval_split = ''  # the split to evaluate on; '' = the task's held-out split (meta.json), e.g. val, test
+val_frac = 0.0  # model selection: keep the last val_frac of the training split out of training, evaluate on it
 online = False  # synthetic tasks: a fresh batch from the task's generator every step, held-out inputs redrawn
 classify = False  # a classifier (the authors' Yelp): a head output per class, bidirectional; needs a task with classes
 # model
@@ -154,7 +155,7 @@ def resolve(overrides):
     for key, low in AT_LEAST.items():
         if key in cfg and not cfg[key] >= low:  # NaN from a JSON file fails too
             raise ConfigError(f'{key}={cfg[key]} must be at least {low}')
-    for key in ('dropout', 'beta1', 'beta2'):
+    for key in ('dropout', 'beta1', 'beta2', 'val_frac'):
         if not 0 <= cfg[key] < 1:
             raise ConfigError(f'{key}={cfg[key]} must be in [0, 1)')
     if cfg['lr_schedule'] not in ('cosine', 'linear'):
@@ -608,7 +609,7 @@ def train(config=None):
         metrics = dict(step=step, train_loss=train_loss,
                        **evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world))
     wall = time.time() - t_start
-    split = cfg['eval_split'] or meta['eval_split']
+    split = 'validation' if cfg['val_frac'] else cfg['eval_split'] or meta['eval_split']
     metrics.update(task=cfg['task'], variant=cfg['variant'], eval_split=split, wall_s=wall,
                    tokens_per_s=global_batch * T * (step - (ckpt['step'] if ckpt else 0)) / wall,
                    trainable_params=raw_model.get_num_params(), run_dir=str(run_dir))
@@ -617,7 +618,7 @@ def train(config=None):
               f"(perplexity {math.exp(metrics['val_loss']):.2f}, next-token accuracy {metrics['val_acc']:.2%}) "
               f"after {step} steps ({wall:.0f} s)")
     elif master:
-        where = {'val': 'held-out', 'train': 'training-set'}.get(split, f'{split}-set')
+        where = {'val': 'held-out', 'train': 'training-set', 'validation': 'validation'}.get(split, f'{split}-set')
         print(f"{cfg['task']} / {model_label(cfg)}: {where} accuracy {metrics['val_acc']:.2%} per scored token, "
               f"{metrics['val_exact']:.2%} exact match, loss {metrics['val_loss']:.4f} after {step} steps "
               f"({wall:.0f} s)")

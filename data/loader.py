@@ -127,6 +127,8 @@ def load_data(cfg, master=True, ddp=False):
         if cfg.get('classify'):  # once here, so training batches and evaluation both see class indices
             for y, s in ((train_y, 'train'), (y_val, split)):
                 class_targets(y, meta['classes'], directory / f'{s}.npz', again)
+        if cfg.get('val_frac'):
+            (train_x, train_y), (x_val, y_val) = validation_split((train_x, train_y), cfg['val_frac'], meta)
         x_val, y_val = x_val[held], y_val[held]
         T = train_x.shape[1]
         if cfg['block_size'] and cfg['block_size'] < T:
@@ -142,8 +144,30 @@ def load_data(cfg, master=True, ddp=False):
     if len(streams['train']) <= T:
         raise ConfigError(f'train.bin has {len(streams["train"]):,} tokens, too few for windows of '
                           f'block_size={T}: use more text or a smaller block_size')
-    x_val, y_val = eval_windows(streams[split], T)
-    return meta, streams['train'], (x_val[held], y_val[held]), T
+    train, evaluated = streams['train'], streams[split]
+    if cfg.get('val_frac'):
+        train, evaluated = validation_split(train, cfg['val_frac'], meta)
+        if len(train) <= T:
+            raise ConfigError(f'val_frac={cfg["val_frac"]} leaves {len(train):,} training tokens, too few for windows '
+                              f'of block_size={T}: lower val_frac')
+    x_val, y_val = eval_windows(evaluated, T)
+    return meta, train, (x_val[held], y_val[held]), T
+
+
+def validation_split(train, frac, meta):
+    """-> (train, validation): the training split's last `frac` (examples, or tokens of a stream) held out of
+    training, for model selection (experiments/common.py: search): drawn from the training distribution, so the
+    reported held-out split is never used to choose. (Examples are generated i.i.d. or shuffled before the split.)"""
+    if meta['eval_split'] == 'train':
+        raise ConfigError(f"{meta['task']} is measured on its training set (nothing generalises): there is nothing to "
+                          f'hold out for validation; set val_frac=0 and select on the training-set accuracy')
+    n = len(train[0]) if isinstance(train, tuple) else len(train)
+    cut = n - max(1, round(frac * n))
+    if cut < 1:
+        raise ConfigError(f'val_frac={frac} leaves no training data of {n:,}: lower val_frac')
+    if isinstance(train, tuple):
+        return tuple(t[:cut] for t in train), tuple(t[cut:] for t in train)
+    return train[:cut], train[cut:]
 
 
 def class_targets(y, classes, path, again):
@@ -190,12 +214,14 @@ def online_batches(cfg):
     """-> batches(step, n): n fresh examples from the task's generator, drawn from a numpy generator seeded by
     (data_seed, seed, step), so a function of the step as every batch here (online training, as the universal
     transformer experiments and the authors' depth.py). A draw whose input row equals an input of the task's
-    held-out split (all of it, not only eval_examples) is rejected and redrawn from the same generator, as
-    depth.py's `if tuple(x) in taskA_test_set: continue`, for every task (Dyck-1's EXCLUDE_HELD_OUT is about
-    its fixed training split), so held-out accuracy is on inputs never trained on."""
+    held-out split (all of it, not only eval_examples), or of the validation split (val_frac), is rejected and
+    redrawn from the same generator, as depth.py's `if tuple(x) in taskA_test_set: continue`, for every task
+    (Dyck-1's EXCLUDE_HELD_OUT is about its fixed training split), so both are on inputs never trained on."""
     module, args, _ = task_data(cfg)
     gen_args = {k: v for k, v in args.items() if k not in ('n_train', 'n_test', 'seed')}
-    meta, _, (x_held, _), _ = load_data({**cfg, 'eval_split': '', 'eval_examples': 0})  # the files, made if missing
+    # the held-out inputs, and in a validation run (val_frac) the validation inputs too: neither is ever trained on
+    held = [load_data({**cfg, 'eval_split': '', 'eval_examples': 0, 'val_frac': f}) for f in {0.0, cfg['val_frac']}]
+    meta, x_held = held[0][0], torch.cat([h[2][0] for h in held])  # the files, made if missing
     try:
         module.generate(np.random.default_rng(0), 1, **gen_args)
     except (AttributeError, NotImplementedError) as e:

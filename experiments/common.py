@@ -10,6 +10,7 @@ import argparse
 import csv
 import datetime
 import glob
+import itertools
 import json
 import os
 import platform
@@ -27,12 +28,19 @@ import torch  # noqa: E402
 from data import corpus, synthetic  # noqa: E402
 from data.loader import load_data, task_data  # noqa: E402
 from model import MixiT  # noqa: E402
-from train import resolve, train  # noqa: E402
+from train import DEFAULTS, resolve, train  # noqa: E402
 
 
-def parse_args(doc, add=None, argv=None):
-    """-> args with .mode in {'full', 'quick', 'smoke'}; `add(parser)` adds the experiment's own flags."""
+def parse_args(doc, add=None, argv=None, compare=False):
+    """-> args with .mode in {'full', 'quick', 'smoke'}; `add(parser)` adds the experiment's own flags; `compare`
+    the flags of a comparison of variants, --search and --seeds (see `fair`)."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    if compare:
+        parser.add_argument('--search', action=argparse.BooleanOptionalAction, default=None,
+                            help="grid-search each variant's settings on a validation split (default: on, off in "
+                            '--smoke); --no-search runs the protocol\'s own settings')
+        parser.add_argument('--seeds', type=int, default=None, help='seeds of each chosen setting (default 3, 1 in '
+                            '--smoke); each seeds the weights, the fixed random matrices, the batches and the task draw')
     parser.add_argument('--quick', action='store_true', help='the reduced protocol: minutes on a 2-core CPU')
     parser.add_argument('--smoke', action='store_true', help='a few steps of everything: checks that the file runs')
     parser.add_argument('--out_dir', default=str(ROOT / 'out'), help='runs go to OUT_DIR/<name>/, the JSON beside')
@@ -43,6 +51,11 @@ def parse_args(doc, add=None, argv=None):
         add(parser)
     args = parser.parse_args(argv)
     args.mode = 'smoke' if args.smoke else 'quick' if args.quick else 'full'
+    if compare:
+        args.search = args.mode != 'smoke' if args.search is None else args.search
+        args.seeds = (1 if args.mode == 'smoke' else 3) if args.seeds is None else args.seeds
+        if args.seeds < 1:
+            parser.error(f'--seeds={args.seeds}: give at least 1')
     args.t0 = time.time()
     return args
 
@@ -58,10 +71,15 @@ def task_dir(args, **config):
     return synthetic.task_dir(config['task'], settings, module.DEFAULTS, root=data_root(args))
 
 
-def example_length(args, **config):
-    """T, the length of the examples of a synthetic task's run (from its files under the data root, made if missing)."""
+def task_files(args, **config):
+    """load_data of a run's task (meta, train, held-out, T) from its files under the data root, made if missing."""
     where = {'data_dir': str(task_dir(args, **config))} if args.data_dir and 'data_dir' not in config else {}
-    return load_data(resolve({**config, **where}))[3]
+    return load_data(resolve({**config, **where}))
+
+
+def example_length(args, **config):
+    """T, the length of the examples of a synthetic task's run."""
+    return task_files(args, **config)[3]
 
 
 def run(args, name, **config):
@@ -258,6 +276,100 @@ def pct(x):
     return f'{100 * x:.2f}%'
 
 
+# ----------------------------------------------------------------------------- fair comparisons
+# The paper grid-searches every variant over Table 7's ranges and reports each one's best (Appendix B.1); Table 8 lists
+# the values chosen for MixiT only. One setting for all, on one seed, favours the variant it was chosen for and hides
+# a spread of 10-30 points between seeds at quick scale. So a comparison here runs, per variant: a grid search, each
+# point trained on seed 0 and scored on a validation split drawn from the training distribution (train.py's val_frac:
+# the training split's last VAL_FRAC, held out of training; never the reported held-out split), then the chosen
+# point re-run on --seeds seeds, reported as mean +- std and min-max.
+TABLE7 = {  # Table 7, per task family: the full protocol's grid (keys an experiment pins are left out: `fixed`)
+    'algorithmic': dict(n_layer=(2, 4, 8), n_embd=(512, 1024), n_head=(4, 8, 16, 64),
+                        learning_rate=(1e-3, 5e-4, 1e-4), batch_size=(128, 256, 512)),
+    'retrieval': dict(n_layer=(2, 4, 8), n_embd=(512, 1024), n_head=(4, 8, 16, 64),
+                      learning_rate=(1e-3, 5e-4, 1e-4), batch_size=(256, 512, 1024)),
+    'k-hop': dict(n_layer=(5,), n_embd=(256, 512, 1024), n_head=(8,), learning_rate=(1e-4, 5e-4),
+                  batch_size=(128, 256)),
+    'memorization': dict(n_layer=(2, 4, 8), n_embd=(512, 1024), n_head=(4, 8, 16, 64),
+                         learning_rate=(1e-3, 5e-4, 1e-4), batch_size=(256, 512, 1024)),
+    'yelp': dict(n_layer=(4, 8), n_embd=(512, 1024), n_head=(4, 8, 16, 64), learning_rate=(1e-3, 5e-4, 1e-4),
+                 batch_size=(256, 512, 1024)),
+    'language_modeling': dict(n_layer=(8, 12), n_embd=(512, 1024), n_head=(4, 8, 16),
+                              learning_rate=(1e-3, 5e-4, 1e-4), batch_size=(256, 512, 1024)),
+}
+# --quick and --smoke: the learning rate alone, at the protocol's and a factor 3 either side (min_lr in proportion):
+# three runs per variant, and a factor 3 spans the spread of good learning rates that Table 7 spans (10x).
+QUICK_LR = (1 / 3, 1, 3)
+VAL_FRAC = 0.1  # a tenth of the training split: enough examples to rank settings, little taken from training
+
+
+def grid(args, config, family, fixed=()):
+    """-> the points (dicts of train.py keys) of a variant's search: Table 7's row of `family` in full, but for the
+    keys in `fixed` (those the experiment's claim pins, e.g. Table 4's architecture); three learning rates else."""
+    if args.mode != 'full':
+        lr = config.get('learning_rate', DEFAULTS['learning_rate'])
+        floor = config.get('min_lr', DEFAULTS['min_lr']) / lr
+        return [dict(learning_rate=float(f'{lr * f:.3g}'), min_lr=float(f'{lr * f * floor:.3g}')) for f in QUICK_LR]
+    ranges = {k: v for k, v in TABLE7[family].items() if k not in fixed}
+    points = [dict(zip(ranges, values)) for values in itertools.product(*ranges.values())]
+    if 'gradient_accumulation_steps' in config:  # a batch of micro-batches (batch_keys)
+        points = [{**p, **batch_keys(args, p.pop('batch_size'))} if 'batch_size' in p else p for p in points]
+    return [p for p in points if p.get('n_embd', config.get('n_embd', 1)) % p.get('n_head', config.get('n_head', 1))
+            == 0]
+
+
+def fair(args, name, config, family, fixed=(), key='val_acc', higher=True):
+    """The fair comparison of one variant: train.py's keys `config`, searched over grid(...) (with --search) on the
+    validation split by metric `key` (higher or lower is better), then the chosen point on --seeds seeds (seed s sets
+    train.py's seed and data_seed to s, so both the model's randomness and the task's draw change). A task measured on
+    its training set (memorization) has no validation split: there the training-set accuracy, the metric itself,
+    selects. A tie goes to the first point (the smallest learning rate in quick). -> dict(grid=[(point, validation score)], chosen=point, runs=[metrics of each seed])."""
+    on_train = task_files(args, **config)[0]['eval_split'] == 'train'
+    done = {}
+
+    def once(keys):  # a run the search and the seeds share (memorization's seed 0) is trained once
+        tag = json.dumps(keys, sort_keys=True, default=str)
+        done[tag] = done.get(tag) or run(args, name, **keys)
+        return done[tag]
+
+    points = grid(args, config, family, fixed) if args.search else []
+    selection = dict(seed=0, data_seed=0, **({} if on_train else {'val_frac': VAL_FRAC}))
+    scored = [(p, once({**config, **p, **selection})[key]) for p in points]
+    chosen = (max if higher else min)(scored, key=lambda ps: ps[1])[0] if scored else {}  # a tie: the first point
+    runs = [once({**config, **chosen, 'seed': s, 'data_seed': s}) for s in range(args.seeds)]
+    return dict(grid=scored, chosen=chosen, runs=runs)
+
+
+def spread(values, fmt=pct):
+    """'mean +- std (min-max)' of a metric over seeds, each through fmt; one value alone as it is."""
+    values = np.asarray(values, dtype=float)
+    if len(values) == 1:
+        return fmt(values[0])
+    return f'{fmt(values.mean())} ± {fmt(values.std(ddof=1))} ({fmt(values.min())}–{fmt(values.max())})'
+
+
+def search_notes(args, fairs, fmt=pct):
+    """The section of a report that says, per label of a comparison (fair's results), what was searched, what
+    was chosen on the validation split and what the seeds gave: a markdown table."""
+    how = (f'Search: per variant, each point on seed 0, scored on a validation split (the last {VAL_FRAC:.0%} of the '
+           f'training split, held out of training; memorization: the training set, its metric) '
+           '(min_lr in proportion to the learning rate). ' if args.search else
+           'No search (--no-search): the protocol\'s own settings. ')
+    how += f'Seeds: {args.seeds} (seed and data_seed 0..{args.seeds - 1}) of the chosen point, on the reported split.'
+    rows = []
+    for label, f in fairs.items():
+        point = lambda p: ', '.join(f'{k}={v:g}' for k, v in p.items() if k != 'min_lr')
+        rows.append({'': label, 'grid (validation)': '; '.join(f'{point(p)}: {fmt(v)}' for p, v in f['grid']) or '-',
+                     'chosen': point(f['chosen']) or 'the protocol\'s', 'seeds': len(f['runs'])})
+    return how + '\n\n' + markdown(['', 'grid (validation)', 'chosen', 'seeds'], rows)
+
+
+def fair_json(fairs):
+    """fair's results as JSON for report's `extra`: the grid, the chosen point and each seed's metrics."""
+    return {'fair': {label: dict(grid=[dict(point=p, validation=v) for p, v in f['grid']], chosen=f['chosen'],
+                                 seeds=f['runs']) for label, f in fairs.items()}}
+
+
 # The paper's retrieval architecture (Appendix C; Table 8's lr and batch, chosen for MixiT; 5,000 steps: ours), for
 # induction.py, induction_heads_map.py and retrieval_vs_length.py, which add m_max. --quick multiplies the softmax
 # scale by 1024 / 128 = 8 (to 1) for every softmax variant: RMSNorm fixes the scale of attention's input, so the
@@ -272,6 +384,16 @@ RETRIEVAL = {
     'smoke': dict(vocab=16, n_train=200, n_test=20, n_layer=2, n_embd=16, n_head=2, learning_rate=1e-3, min_lr=1e-4,
                   warmup_iters=0, batch_size=8, max_iters=4, eval_interval=4),
 }
+
+
+def paper_scale(n_embd, n_head, paper_embd):
+    """attn_scale for a softmax model at width n_embd that stands in for the paper's width paper_embd: the paper's
+    score statistics at a smaller width. RMSNorm fixes attention's input at |x|^2 = n, so a score q.k / sqrt(d_h) with
+    frozen N(0, s^2) W_Q, W_K has std n s^2 whatever the head width: Frozen-QK's scores shrink with the width (std
+    0.026 at width 64, 0.2 at 512, from N(0, 0.02^2)) and near-uniform attention is an artefact of a small width.
+    Multiplying the scale by paper_embd / n_embd restores the paper's spread of frozen scores; every softmax variant
+    gets it, so the comparison stays one architecture."""
+    return paper_embd / n_embd / (n_embd // n_head) ** 0.5
 
 
 def universal_task(task, length, n_test):
