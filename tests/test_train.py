@@ -292,6 +292,34 @@ def test_online_refuses_a_task_its_held_out_inputs_cover(tmp_path):
     assert not (tmp_path / 'out').exists()
 
 
+def test_val_frac_holds_the_training_splits_tail_out(tmp_path):
+    """val_frac (model selection): the validation split is exactly the training split's last val_frac, and those
+    rows are out of training: the kept training rows are the rest, in order (examples; a stream's tokens likewise);
+    online draws redraw validation inputs as they do held-out ones; the run reports its split as 'validation'; a
+    task measured on its training set (memorization) has nothing to hold out and is refused in one line."""
+    from data.synthetic import load_split
+    keys = dict(MODADD, data_dir=str(tmp_path / 'data'))
+    _, (x_all, y_all), _, _ = loader.load_data(train_module.resolve(keys))
+    _, (x_tr, y_tr), (x_va, y_va), _ = loader.load_data(train_module.resolve(dict(keys, val_frac=0.2)))
+    k = round(0.2 * len(x_all))
+    assert len(x_va) == k and torch.equal(x_tr, x_all[:-k]) and torch.equal(x_va, x_all[-k:])
+    assert torch.equal(y_va, y_all[-k:]) and torch.equal(y_tr, y_all[:-k])
+    cfg = train_module.resolve(dict(keys, online=True, val_frac=0.2))
+    banned = {tuple(r) for r in x_va.tolist()} | {tuple(r) for r in load_split(tmp_path / 'data', 'val')[0].tolist()}
+    batches = loader.online_batches(cfg)
+    assert not any({tuple(r) for r in batches(s, 64)[0].tolist()} & banned for s in range(20))
+    tokens = np.memmap(tmp_path / 'stream.bin', dtype=np.uint16, mode='w+', shape=(1000,))
+    tokens[:] = np.arange(1000) % 50
+    train_part, val_part = loader.validation_split(tokens, 0.1, dict(task='text', eval_split='val'))
+    assert len(train_part) == 900 and np.array_equal(val_part, tokens[900:])
+    m = train(dict(keys, val_frac=0.2, n_layer=1, n_embd=16, max_iters=2, eval_interval=2, warmup_iters=0,
+                   progress=False, out_dir=str(tmp_path / 'out')))
+    assert m['eval_split'] == 'validation'
+    with pytest.raises(ConfigError, match='measured on its training set.*set val_frac=0'):
+        loader.load_data(train_module.resolve(dict(task='memorization', size=4, val_frac=0.1,
+                                                   data_dir=str(tmp_path / 'mem'))))
+
+
 @pytest.mark.parametrize('schedule', ['cosine', 'linear'])
 def test_lr_schedule_is_the_formula(schedule):
     """get_lr against each schedule written out: warm-up (step + 1) / (warmup + 1) of the peak, then cosine

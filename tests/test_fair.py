@@ -1,0 +1,77 @@
+"""common.fair, the fair comparison of a variant (issue 16; the paper's Appendix B.1): the search scores every grid
+point on the validation split only, the chosen point is the best of those scores, and the seeds run the chosen point
+on the reported split. Checked with a stand-in for training that records every run it is asked for."""
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / 'experiments'))
+
+import common  # noqa: E402
+
+MODADD = dict(task='modular_addition', p=11, variant='standard', learning_rate=1e-2, min_lr=1e-3)
+
+
+def fake_runs(monkeypatch, score):
+    """Replaces common.run by a stand-in that records each config and returns metrics `score(config)`."""
+    calls = []
+
+    def run(args, name, **config):
+        calls.append(config)
+        return dict(score(config), eval_split='validation' if config.get('val_frac') else 'val')
+    monkeypatch.setattr(common, 'run', run)
+    return calls
+
+
+@pytest.mark.parametrize('higher', [True, False])
+def test_search_selects_on_validation_and_seeds_run_the_choice(tmp_path, monkeypatch, higher):
+    args = common.parse_args('', argv=['--quick', '--seeds=3', f'--data_dir={tmp_path}'], compare=True)
+    # validation scores peak at the middle learning rate; held-out scores (never to be used) peak elsewhere
+    validation = lambda lr: float((lr == 1e-2) == higher)
+    calls = fake_runs(monkeypatch, lambda c: {'m': validation(c['learning_rate']) if c.get('val_frac')
+                                              else c['learning_rate'] * 100 + c['seed']})
+    result = common.fair(args, 'x', MODADD, 'algorithmic', key='m', higher=higher)
+    search, seeds = calls[:3], calls[3:]
+    assert [c['learning_rate'] for c in search] == [pytest.approx(1e-2 / 3, rel=1e-2), 1e-2, 3e-2]
+    assert all(c['val_frac'] == common.VAL_FRAC and c['seed'] == 0 for c in search), 'search on validation, seed 0'
+    assert [c['min_lr'] / c['learning_rate'] for c in search] == pytest.approx([0.1] * 3), 'min_lr in proportion'
+    assert result['chosen']['learning_rate'] == 1e-2, 'the best validation score, whatever the held-out split says'
+    assert [(c['seed'], c['data_seed']) for c in seeds] == [(0, 0), (1, 1), (2, 2)]
+    assert all('val_frac' not in c and c['learning_rate'] == 1e-2 for c in seeds), 'seeds on the reported split'
+    assert [v for _, v in result['grid']] == [validation(c['learning_rate']) for c in search]
+    assert [r['m'] for r in result['runs']] == pytest.approx([1, 2, 3]), "the seeds' own held-out metrics"
+
+
+def test_a_task_measured_on_its_training_set_selects_on_it_and_trains_seed_0_once(tmp_path, monkeypatch):
+    args = common.parse_args('', argv=['--quick', '--seeds=2', f'--data_dir={tmp_path}'], compare=True)
+    calls = fake_runs(monkeypatch, lambda c: {'val_acc': c['learning_rate']})
+    result = common.fair(args, 'x', dict(task='memorization', size=4, learning_rate=3e-3), 'memorization')
+    assert not any('val_frac' in c for c in calls), 'memorization has no validation split to hold out'
+    assert result['chosen']['learning_rate'] == 9e-3
+    assert len(calls) == 4, 'three search runs, then seed 1 only: seed 0 of the choice is the search run'
+
+
+def test_no_search_runs_the_protocol_on_each_seed(tmp_path, monkeypatch):
+    args = common.parse_args('', argv=['--quick', '--no-search', '--seeds=2', f'--data_dir={tmp_path}'],
+                             compare=True)
+    calls = fake_runs(monkeypatch, lambda c: {'val_acc': 0.5})
+    result = common.fair(args, 'x', MODADD, 'algorithmic')
+    assert result['chosen'] == {} and result['grid'] == [] and [c['seed'] for c in calls] == [0, 1]
+    assert all(c['learning_rate'] == 1e-2 for c in calls)
+
+
+def test_full_grid_is_table7_without_the_pinned_keys():
+    args = common.parse_args('', argv=[], compare=True)
+    points = common.grid(args, dict(n_embd=128, n_head=4), 'memorization', fixed=('n_layer', 'n_embd', 'n_head'))
+    assert len(points) == 9 and {p['learning_rate'] for p in points} == {1e-3, 5e-4, 1e-4}
+    assert {p['batch_size'] for p in points} == {256, 512, 1024} and all(len(p) == 2 for p in points)
+    full = common.grid(args, {}, 'algorithmic')
+    assert len(full) == 3 * 2 * 4 * 3 * 3  # every n_head of Table 7 divides both widths
+    assert args.search and args.seeds == 3
+
+
+def test_spread_is_mean_std_min_max():
+    assert common.spread([0.5, 0.7, 0.9]) == '70.00% ± 20.00% (50.00%–90.00%)'
+    assert common.spread([0.25]) == '25.00%'
