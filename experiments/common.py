@@ -12,6 +12,7 @@ import datetime
 import glob
 import itertools
 import json
+import math
 import os
 import platform
 import shlex
@@ -333,8 +334,15 @@ def fair(args, name, config, family, fixed=(), key='val_acc', higher=True):
         return done[tag]
 
     points = grid(args, config, family, fixed) if args.search else []
+    def score(keys):  # a point whose run diverged is the worst, not the end of the experiment
+        try:
+            return once(keys)[key]
+        except FloatingPointError as e:
+            print(f'search: {e}; the point scores {"-inf" if higher else "inf"}')
+            return -math.inf if higher else math.inf
+
     selection = dict(seed=0, data_seed=0, **({} if on_train else {'val_frac': VAL_FRAC}))
-    scored = [(p, once({**config, **p, **selection})[key]) for p in points]
+    scored = [(p, score({**config, **p, **selection})) for p in points]
     chosen = (max if higher else min)(scored, key=lambda ps: ps[1])[0] if scored else {}  # a tie: the first point
     runs = [once({**config, **chosen, 'seed': s, 'data_seed': s}) for s in range(args.seeds)]
     return dict(grid=scored, chosen=chosen, runs=runs)

@@ -75,3 +75,15 @@ def test_full_grid_is_table7_without_the_pinned_keys():
 def test_spread_is_mean_std_min_max():
     assert common.spread([0.5, 0.7, 0.9]) == '70.00% ± 20.00% (50.00%–90.00%)'
     assert common.spread([0.25]) == '25.00%'
+
+
+def test_a_diverged_point_scores_worst(tmp_path, monkeypatch):
+    args = common.parse_args('', argv=['--quick', '--seeds=1', f'--data_dir={tmp_path}'], compare=True)
+
+    def score(c):
+        if c['learning_rate'] > 1e-2:
+            raise FloatingPointError('the loss is not finite')
+        return {'val_acc': c['learning_rate']}
+    fake_runs(monkeypatch, score)
+    result = common.fair(args, 'x', MODADD, 'algorithmic')
+    assert result['grid'][2][1] == float('-inf') and result['chosen']['learning_rate'] == 1e-2
