@@ -306,13 +306,15 @@ VAL_FRAC = 0.1  # a tenth of the training split: enough examples to rank setting
 
 def grid(args, config, family, fixed=()):
     """-> the points (dicts of train.py keys) of a variant's search: Table 7's row of `family` in full, but for the
-    keys in `fixed` (those the experiment's claim pins, e.g. Table 4's architecture); three learning rates else."""
+    keys in `fixed` (those the experiment's claim pins, e.g. Table 4's architecture); three learning rates else;
+    min_lr in proportion to the learning rate."""
+    lr = config.get('learning_rate', DEFAULTS['learning_rate'])
+    floor = config.get('min_lr', DEFAULTS['min_lr']) / lr  # the schedule's floor keeps its ratio to the peak
     if args.mode != 'full':
-        lr = config.get('learning_rate', DEFAULTS['learning_rate'])
-        floor = config.get('min_lr', DEFAULTS['min_lr']) / lr
         return [dict(learning_rate=float(f'{lr * f:.3g}'), min_lr=float(f'{lr * f * floor:.3g}')) for f in QUICK_LR]
     ranges = {k: v for k, v in TABLE7[family].items() if k not in fixed}
     points = [dict(zip(ranges, values)) for values in itertools.product(*ranges.values())]
+    points = [{**p, 'min_lr': p['learning_rate'] * floor} if 'learning_rate' in p else p for p in points]
     if 'gradient_accumulation_steps' in config:  # a batch of micro-batches (batch_keys)
         points = [{**p, **batch_keys(args, p.pop('batch_size'))} if 'batch_size' in p else p for p in points]
     return [p for p in points if p.get('n_embd', config.get('n_embd', 1)) % p.get('n_head', config.get('n_head', 1))
@@ -367,8 +369,8 @@ def search_notes(args, fairs, fmt=pct):
     rows = []
     for label, f in fairs.items():
         point = lambda p: ', '.join(f'{k}={v:g}' for k, v in p.items() if k != 'min_lr')
-        rows.append({'': label, 'grid (validation)': '; '.join(f'{point(p)}: {fmt(v)}' for p, v in f['grid']) or '-',
-                     'chosen': point(f['chosen']) or 'the protocol\'s', 'seeds': len(f['runs'])})
+        rows.append({'': label, 'grid (validation)': '; '.join(f"{point(p) or 'the protocol'}: {fmt(v)}" for p, v in f['grid']) or '-',
+                     'chosen': point(f['chosen']) or "the protocol's", 'seeds': len(f['runs'])})
     return how + '\n\n' + markdown(['', 'grid (validation)', 'chosen', 'seeds'], rows)
 
 
