@@ -66,7 +66,9 @@ def test_full_grid_is_table7_without_the_pinned_keys():
     args = common.parse_args('', argv=[], compare=True)
     points = common.grid(args, dict(n_embd=128, n_head=4), 'memorization', fixed=('n_layer', 'n_embd', 'n_head'))
     assert len(points) == 9 and {p['learning_rate'] for p in points} == {1e-3, 5e-4, 1e-4}
-    assert {p['batch_size'] for p in points} == {256, 512, 1024} and all(len(p) == 2 for p in points)
+    assert {p['batch_size'] for p in points} == {256, 512, 1024}
+    assert all(set(p) == {'learning_rate', 'min_lr', 'batch_size'} for p in points), 'the pinned keys are not searched'
+    assert all(p['min_lr'] == pytest.approx(p['learning_rate'] / 10) for p in points), "train.py's min_lr ratio kept"
     full = common.grid(args, {}, 'algorithmic')
     assert len(full) == 3 * 2 * 4 * 3 * 3  # every n_head of Table 7 divides both widths
     assert args.search and args.seeds == 3
