@@ -6,39 +6,72 @@ trained) and MixiT, at depths 2, 4, 8, 16, 32. The paper: it grows with depth fo
 
 What is measured (ours: their repository has no code for this table, the paper one sentence: "calculated between
 the last layer hidden representations within a sequence ..., then averaged across sequences", on WikiText, for
-the language models of Section 5): each model is TRAINED on the language-modeling task, then for every held-out
-window of block_size tokens we take the last layer's hidden representations H (T x n), both the output of the
-final RMSNorm that the LM head reads (what `hidden_states[-1]` of a Hugging Face Llama holds) and its input, the
-last block's un-normalized output (whose magnitudes match the paper's, reference.md section 4); captured by a
-forward hook on model.norm_f, model.py untouched. The covariance of tokens i and j is the covariance over the n
-features of their vectors (torch.cov of the rows of H: each token centred over its features, divided by n - 1);
-the statistic is the mean of the off-diagonal entries i != j, averaged over windows, in units of 1e-2. Beside
-it, because a covariance depends on the scale of H: the mean over i != j of the correlation (covariance over
-the two tokens' standard deviations) of the norm's output, and every statistic for the same models AT
-INITIALIZATION (before any step; the model is a function of its config), which is what the
-signal-propagation argument of the paper is about.
+the language models of Section 5): for every held-out window of block_size tokens we take the last layer's hidden
+representations H (T x n), the last block's un-normalized output, i.e. the input of the final RMSNorm (the paper's
+magnitudes, 1e-3 to 1e-2, are those of un-normalized states at the paper's width: reference.md section 4), and
+beside it the norm's output that the LM head reads (what `hidden_states[-1]` of a Hugging Face Llama holds);
+captured by a forward hook on model.norm_f, model.py untouched. The covariance of tokens i and j is the covariance
+over the n features of their vectors (torch.cov of the rows of H: each token centred over its features, divided by
+n - 1); the statistic is the mean of the off-diagonal entries i != j, averaged over windows, in units of 1e-2.
+Beside it, because a covariance depends on the scale of H: the mean over i != j of the correlation (covariance over
+the two tokens' standard deviations) of the norm's output. Each is measured at initialization (before any step: the
+model is a function of its config; the signal-propagation argument of the paper is about this) and after training.
+
+Comparison (issue 16): each trained model at its own best. Per model and trained depth, common.fair: each point of a
+search trained on seed 0 and scored by log perplexity on a validation split (the training split's last 10% of
+tokens, held out of training), then the chosen point on --seeds seeds (default 3; seed and data_seed), the
+statistics reported as mean ± std (min–max) over the seeds; at initialization over the same seeds. What is searched:
+Table 7's language-modeling row but the layers (the table's variable), the width and heads (the statistic is the
+paper width's) and the batch (Table 8's) (full); the protocol's learning rate times 1/3, 1 and 3 (--quick).
 
 Full protocol: settings of the authors' code (github princeton-pli/MixiT, reference.md section 4) unless marked:
 - models: MixiT as their trainer.py builds it (language_modeling.py: their MixiT block with gate c = -1 and skip
   scaling 0.5); the random transformer as their code has it, a plain Llama (RoPE) with only the token embedding
   and LM head trained (depth.py's weight_frozen=1: trainer.py cannot freeze the blocks), variant random with
-  pos='rope' (Zhong & Andreas' own, GPT-2-like with learned positions, is --quick's); depths 2, 4, 8, 16, 32
-  (paper text, Table 6).
+  pos='rope'; depths 2, 4, 8, 16, 32 (paper text, Table 6), each trained and searched.
 - optimizer (common.authors, driver trainer.py): AdamW (0.9, 0.999), weight decay 0.01, warm-up max(4% of the
-  steps, 500) = 1,600, linear decay to 0, N(0, 0.02) weights, biases; lr 5e-4, batch 512 (64 x 8 accumulation),
-  40,000 steps, width 512, 8 heads, block 256: Table 8's language-modeling setting (paper text, and their
-  README's trainer.py command).
+  steps, 500) = 1,600, linear decay to 0, N(0, 0.02) weights, biases; lr 5e-4 (--no-search; the search Table 7's
+  1e-3, 5e-4, 1e-4), batch 512 (64 x 8 accumulation), 40,000 steps, width 512, 8 heads, block 256: Table 8's
+  language-modeling setting (paper text, and their README's trainer.py command).
 - data: WikiText-103 with GPT-2 tokens in contiguous windows (ours: their Llama-3.2 tokenizer and one padded
   row per line cannot be reproduced offline); prepared beforehand (`python data/wikitext/prepare.py`; the script
   stops with that message otherwise); statistics over the first 256 held-out windows (ours).
 
---quick (ours; train.py's optimizer defaults): the 'text' task at byte level on a local UTF-8 file
-(--text=PATH; without it, the files of /usr/share/common-licenses, each once), width 64, 4 heads, block 64,
-batch 16, 600 steps at lr 3e-3, depths 2, 4, 8, 16, 32; statistics over 64 held-out windows. --smoke: the full
-protocol's models and optimizer on a tiny text file written under DATA_DIR, depths 2 and 4, width 16, 2 steps.
-Claim the quick protocol tests: the covariance (and correlation) between tokens of the random transformer
-grows with depth, while MixiT's stays small and does not grow with depth.
+--quick (chosen before it was run; ours unless marked): the full protocol's models at the paper's width (the issue:
+the statistic's magnitude depends on the width), on the 'text' task at byte level on a local UTF-8 file
+(--text=PATH; without it, the files of /usr/share/common-licenses, each once):
+- models and optimizer as in full (common.authors('trainer.py'): AdamW (0.9, 0.999), weight decay 0.01, linear
+  decay to 0, biases, N(0, 0.02), MixiT's block with skip scaling 0.5; the random transformer with RoPE): width 512,
+  8 heads, block 256. reference.md section 4's init values at that size (random transformer 0.139 / 0.353 / 0.609 /
+  0.764 / 0.945 x1e-2 at depth 2 / 4 / 8 / 16 / 32, MixiT about 0.015) are of another block: checked before this
+  protocol was fixed (seed 0, 4 windows, x1e-2 at depth 2 / 8), the repository's default one (1/sqrt(2L) on the
+  residual projections, no biases) on random GPT-2-sized token ids gives the random transformer 0.148 / 0.688 and
+  MixiT 0.095 / 0.128; the authors' one (N(0, 0.02) everywhere, biases; MixiT's block), this file's, gives 1.210 /
+  18.606 and 0.048 / 0.131 on those ids, and on these bytes 3.630 / 28.716 and 0.056 / 0.152 (a byte window repeats
+  its few tokens).
+- initialization: every depth, 2, 4, 8, 16, 32, both models, on the --seeds seeds (forward passes only).
+- training: depths 2 and 8 only (a 512-wide 8-layer step takes over a second on one core, and the 16- and 32-layer
+  ones would take the whole budget alone), 40 steps of 2 windows of 256 bytes (20,480 tokens: a short training,
+  in which Adam can move a trained weight by about its init std, not a trained language model), lr 1.5e-3, the
+  search's centre (5e-4, Table 8's, 1.5e-3, 4.5e-3: a 40-step run favours larger steps), 4 warm-up steps
+  (trainer.py's max(4%, 500) would outlast the run), validation and held-out log perplexity on 16 windows, one
+  evaluation, at the end. The learning rate is searched at depth 2 and reused at depth 8 (3 + 3 + 3 runs per model
+  instead of 12): a search at depth 8 would add about 4.5 minutes.
+- statistics over the first 4 held-out windows, for each seed (the models are large; every window gives 256 x 255
+  token pairs).
+Estimated wall time alone, OMP_NUM_THREADS=1: 8.5 minutes, from per-step CPU times measured at this size (random
+transformer 0.24 and about 1.0 s at depth 2 and 8, MixiT 0.32 and 1.2 s): 40 steps x (6 runs at depth 2 + 3 at depth
+8) per model, about 6.5 minutes; the models at initialization about 1 minute (building and a forward pass of 4
+windows take 4.5 s at depth 32); saving and loading the checkpoints (up to 0.4 GB each) and the statistics of
+the trained models, about a minute.
+--smoke: the full protocol's models and optimizer on a tiny text file written under DATA_DIR, depths 2, 4, 8 (2 and 4
+trained), width 16, 2 steps.
+Claim the quick protocol tests: the covariance between the random transformer's un-normalized last-layer token
+states grows with depth while MixiT's stays small and flat, at initialization (every depth) and after a short
+training (depths 2 and 8).
 """
+import copy
+import json
 from pathlib import Path
 
 import numpy as np
@@ -47,22 +80,26 @@ import torch
 import common
 from data.loader import pick_device
 from model import GPT, GPTConfig
-from train import load_checkpoint
+from train import load_checkpoint, model_args_of, resolve
 
 NAME = 'rank_collapse'
 PAPER = {'random': {2: 0.218, 4: 1.450, 8: 2.075, 16: 1.946, 32: 5.438},
          'mixit': {2: 0.088, 4: 0.260, 8: 0.210, 16: 0.154, 32: 0.104}}
-# per mode: the depths, the held-out windows the statistics average over, the driver of the authors' code whose
-# settings the runs take (common.authors; None: ours), and train.py's keys of every run but its model and depth
+# full: the layers (Table 6's variable), the width and heads (the statistic's) and Table 8's batch stay; Table 7's
+# language-modeling row searches the rest, the learning rate
+FIXED = ('n_layer', 'n_embd', 'n_head', 'batch_size')
 THEIRS = {'random': dict(pos='rope'), 'mixit': {}}  # their random transformer: a plain Llama, with RoPE
+# per mode: the depths measured at initialization, those trained, the depth the search runs at (None: every trained
+# depth), the held-out windows the statistics average over, and train.py's keys of every run but its model and depth
+# (each run through common.authors, driver trainer.py)
 PROTOCOL = {
-    'full': dict(depths=[2, 4, 8, 16, 32], n_windows=256, driver='trainer.py', models=THEIRS, run=dict(
+    'full': dict(depths=[2, 4, 8, 16, 32], trained=[2, 4, 8, 16, 32], search_at=None, n_windows=256, run=dict(
         task='wikitext', n_embd=512, n_head=8, block_size=256, batch_size=64, gradient_accumulation_steps=8,
         max_iters=40_000, learning_rate=5e-4, eval_interval=2000)),
-    'quick': dict(depths=[2, 4, 8, 16, 32], n_windows=64, driver=None, models={v: {} for v in PAPER}, run=dict(
-        task='text', encoding='bytes', n_embd=64, n_head=4, block_size=64, batch_size=16, max_iters=600,
-        learning_rate=3e-3, min_lr=3e-4, warmup_iters=60, eval_interval=600)),
-    'smoke': dict(depths=[2, 4], n_windows=4, driver='trainer.py', models=THEIRS, run=dict(
+    'quick': dict(depths=[2, 4, 8, 16, 32], trained=[2, 8], search_at=2, n_windows=4, run=dict(
+        task='text', encoding='bytes', n_embd=512, n_head=8, block_size=256, batch_size=2, max_iters=40,
+        learning_rate=1.5e-3, warmup_iters=4, eval_interval=40, eval_examples=16)),
+    'smoke': dict(depths=[2, 4, 8], trained=[2, 4], search_at=2, n_windows=4, run=dict(
         task='text', encoding='bytes', n_embd=16, n_head=2, block_size=16, batch_size=4, max_iters=2,
         learning_rate=3e-3, warmup_iters=0, eval_interval=2)),
 }
@@ -70,8 +107,7 @@ PROTOCOL = {
 
 def config(mode, model, depth):
     """train.py's keys of one run but its data_dir."""
-    p = PROTOCOL[mode]
-    return common.authors(p['driver'], model, **p['models'][model], **p['run'], n_layer=depth)
+    return common.authors('trainer.py', model, **THEIRS[model], **PROTOCOL[mode]['run'], n_layer=depth)
 
 
 def add_flags(parser):
@@ -105,47 +141,83 @@ def token_statistics(model, windows, device, batch=16):
     return {k: torch.cat(v).mean().item() for k, v in stats.items()}
 
 
-def main():
-    args = common.parse_args(__doc__, add_flags)
+def compare(args, model, data):
+    """-> {depth: common.fair's result} of one model over the trained depths: each searched, or, where the protocol
+    names a depth (search_at), the search there alone and its chosen point run on the seeds at the other depths."""
     protocol = PROTOCOL[args.mode]
-    setting, block = protocol['run'], protocol['run']['block_size']
+    at = protocol['search_at'] if args.search else None
+    fair = lambda a, keys: common.fair(a, NAME, keys, 'language_modeling', FIXED, key='val_loss', higher=False)
+    results, chosen, rest = {}, {}, args
+    if at:  # the search at one depth; the other depths run its chosen point on the seeds
+        results[at] = fair(args, {**config(args.mode, model, at), **data})
+        chosen, rest = results[at]['chosen'], copy.copy(args)
+        rest.search = False
+    for depth in protocol['trained']:
+        if depth not in results:
+            f = fair(rest, {**config(args.mode, model, depth), **data, **chosen})
+            results[depth] = {**f, 'chosen': f['chosen'] or chosen}
+    return results
+
+
+def main():
+    args = common.parse_args(__doc__, add_flags, compare=True)
+    protocol = PROTOCOL[args.mode]
+    block = protocol['run']['block_size']
     if args.mode == 'full':
         directory, data = common.corpus_dirs(args, ['wikitext'], 'run this script with --quick')[0], {}
     else:
         directory = common.byte_text(args, NAME)
         data = dict(data_dir=str(directory))
+    meta = json.loads((directory / 'meta.json').read_text())
     val = np.memmap(directory / 'val.bin', dtype=np.uint16, mode='r')
     n_windows = min(protocol['n_windows'], len(val) // block)
     windows = torch.from_numpy(val[:n_windows * block].astype(np.int64)).view(n_windows, block)
     device = pick_device(args.device)
-    rows = []
+    three = lambda x: f'{x:.3f}'
+    cov = lambda x: f'{100 * x:.3f}'
+    rows, fairs, statistics = [], {}, {}
     for model in PAPER:
+        results = compare(args, model, data)
         for depth in protocol['depths']:
-            m = common.run(args, NAME, **config(args.mode, model, depth), **data)
-            ckpt = load_checkpoint(Path(m['run_dir']) / 'ckpt.pt')
-            init = GPT(GPTConfig(**ckpt['model_args']))  # the same seed: the weights before step 0
-            trained = GPT(GPTConfig(**ckpt['model_args']))
-            trained.load_state_dict(ckpt['model'])
-            t, i = token_statistics(trained, windows, device), token_statistics(init, windows, device)
+            label = f'{model}, depth {depth}'
+            # a run's model before its first step, on each seed: a function of its config (train.py builds it so)
+            init = [token_statistics(GPT(GPTConfig(**model_args_of(resolve({**config(args.mode, model, depth), **data,
+                                                                            'seed': s}), meta, block))),
+                                     windows, device) for s in range(args.seeds)]
+            trained, runs = [], results[depth]['runs'] if depth in results else []
+            for m in runs:
+                ckpt = load_checkpoint(Path(m['run_dir']) / 'ckpt.pt')
+                net = GPT(GPTConfig(**ckpt['model_args']))
+                net.load_state_dict(ckpt['model'])
+                trained.append(token_statistics(net, windows, device))
+            if depth in results:
+                fairs[label] = results[depth]
+            statistics[label] = dict(init=init, trained=trained)
+            untrained = f'not trained in --{args.mode}'
             rows.append({'model': model, 'depth': depth, 'paper x1e-2': f'{PAPER[model][depth]:.3f}',
-                         'cov x1e-2, norm input (trained)': f"{100 * t['cov in']:.3f}",
-                         'cov x1e-2, norm output (trained)': f"{100 * t['cov out']:.3f}",
-                         'correlation (trained)': f"{t['corr out']:.3f}",
-                         'cov x1e-2, norm input (init)': f"{100 * i['cov in']:.3f}",
-                         'cov x1e-2, norm output (init)': f"{100 * i['cov out']:.3f}",
-                         'correlation (init)': f"{i['corr out']:.3f}", 'val log ppl': f"{m['val_loss']:.3f}"})
+                         'cov x1e-2, norm input (init)': common.spread([s['cov in'] for s in init], cov),
+                         'cov x1e-2, norm input (trained)': common.spread([s['cov in'] for s in trained], cov)
+                         if trained else untrained,
+                         'correlation, norm output (init)': common.spread([s['corr out'] for s in init], three),
+                         'correlation, norm output (trained)': common.spread([s['corr out'] for s in trained], three)
+                         if trained else untrained,
+                         'val log ppl (trained)': common.spread([m['val_loss'] for m in runs], three) if runs else ''})
     corpus = ('WikiText-103, GPT-2 tokens' if args.mode == 'full' else
               f"byte-level text ({'smoke file' if args.mode == 'smoke' else args.text or 'common-licenses'})")
-    models = {m: {k: v for k, v in config(args.mode, m, 0).items() if k not in setting and k != 'n_layer'}
-              for m in PAPER}  # what each model's runs add: the variant and, but in --quick, the authors' settings
-    budget = '; '.join(f"{k}: {', '.join(f'{a}={b}' for a, b in v.items())}"
-                       for k, v in {'every run': setting, **models}.items())
-    notes = (f'Data: {corpus}. Settings: {budget}. Statistics over the first {n_windows} held-out windows of {block} '
-             f'tokens: mean over token pairs i != j of the covariance (over the features) of the final norm\'s input '
-             f'(the last block\'s output) and output, and of the output\'s correlation; "init" is the same model '
-             f'before training.')
+    budget = ', '.join(f'{k}={v:.4g}' if isinstance(v, float) else f'{k}={v}' for k, v in protocol['run'].items())
+    notes = (f'Data: {corpus}. Every run: {budget}, through the authors\' trainer.py settings (common.authors; the '
+             f'random transformer with RoPE). Statistics over the first {n_windows} held-out windows of {block} '
+             f'tokens, on each of {args.seeds} seed(s), mean ± std (min–max) over the seeds: the mean over token pairs '
+             f'i != j of the covariance (over the features) of the final norm\'s input, the last block\'s '
+             f'un-normalized output (the paper\'s quantity, reference.md section 4), and of the correlation of its '
+             f'output; "init" is the same model before training. Trained depths: '
+             f'{", ".join(map(str, protocol["trained"]))}; val log ppl: held-out log perplexity of the trained models.')
+    if protocol['search_at'] and args.search:
+        notes += (f" The learning rate is searched at depth {protocol['search_at']} only and reused at the other "
+                  f"trained depths (their grid: '-').")
     common.report(args, NAME, 'Table 6: covariance between token representations of the last layer',
-                  list(rows[0]), rows, notes=notes)
+                  list(rows[0]), rows, notes=notes + '\n\n' + common.search_notes(args, fairs, three),
+                  extra={**common.fair_json(fairs), 'statistics': statistics})
 
 
 if __name__ == '__main__':
