@@ -350,6 +350,21 @@ def fair(args, name, config, family, fixed=(), key='val_acc', higher=True):
     return dict(grid=scored, chosen=chosen, runs=runs)
 
 
+def fair_sweep(args, name, configs, at, family, fixed=(), key='val_acc', higher=True):
+    """fair over a sweep of one variant, configs = {point (a depth, an m_max, ...): train.py's keys}: with `at`, the
+    search at that point alone and its chosen keys run on the seeds at every other point (a search per point costs the
+    grid's size again per point); at None, fair at every point. -> {point: fair's result}, where a point that was not
+    searched has grid [] and the chosen keys it ran."""
+    results = {at: fair(args, name, configs[at], family, fixed, key, higher)} if at is not None and args.search else {}
+    chosen = results[at]['chosen'] if results else {}
+    rest = argparse.Namespace(**{**vars(args), 'search': args.search and not results})
+    for point, config in configs.items():
+        if point not in results:
+            f = fair(rest, name, {**config, **chosen}, family, fixed, key, higher)
+            results[point] = {**f, 'chosen': f['chosen'] or chosen}
+    return results
+
+
 def spread(values, fmt=pct):
     """'mean +- std (min-max)' of a metric over seeds, each through fmt; one value alone as it is."""
     values = np.asarray(values, dtype=float)

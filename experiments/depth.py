@@ -76,7 +76,6 @@ transformer 23 and 85 ms, MixiT 12 and 43 ms): 3 search runs at depth 2 plus 3 s
 depth 2, reused at 8).
 Claim it tests: MixiT stays accurate as it gets deeper while the random transformer degrades.
 """
-import copy
 
 import common
 
@@ -112,29 +111,14 @@ def config(mode, model, depth):
     return {'task': 'addition', **PROTOCOL[mode]['models'][model], **PROTOCOL[mode]['run'], 'n_layer': depth}
 
 
-def compare(args, model):
-    """-> {depth: common.fair's result} of one model: each depth searched, or, where the protocol names a depth
-    (search_at), the search there alone and its chosen point run on the seeds at the other depths."""
-    protocol = PROTOCOL[args.mode]
-    at = protocol['search_at'] if args.search else None
-    results, chosen, rest = {}, {}, args
-    if at:  # the search at one depth; the other depths run its chosen point on the seeds
-        results[at] = common.fair(args, NAME, config(args.mode, model, at), 'algorithmic', FIXED)
-        chosen, rest = results[at]['chosen'], copy.copy(args)
-        rest.search = False
-    for depth in protocol['depths']:
-        if depth not in results:
-            f = common.fair(rest, NAME, {**config(args.mode, model, depth), **chosen}, 'algorithmic', FIXED)
-            results[depth] = {**f, 'chosen': f['chosen'] or chosen}
-    return results
-
-
 def main():
     args = common.parse_args(__doc__, compare=True)
     protocol = PROTOCOL[args.mode]
     rows, fairs = [], {}
     for model in PAPER:
-        results = compare(args, model)
+        # the search at search_at alone (None: at every depth), its choice reused at the other depths (docstring)
+        results = common.fair_sweep(args, NAME, {d: config(args.mode, model, d) for d in protocol['depths']},
+                                    protocol['search_at'], 'algorithmic', FIXED)
         row = {'model': model}
         for depth in DEPTHS:
             if depth in results:

@@ -70,7 +70,6 @@ Claim the quick protocol tests: the covariance between the random transformer's 
 states grows with depth while MixiT's stays small and flat, at initialization (every depth) and after a short
 training (depths 2 and 8).
 """
-import copy
 import json
 from pathlib import Path
 
@@ -141,24 +140,6 @@ def token_statistics(model, windows, device, batch=16):
     return {k: torch.cat(v).mean().item() for k, v in stats.items()}
 
 
-def compare(args, model, data):
-    """-> {depth: common.fair's result} of one model over the trained depths: each searched, or, where the protocol
-    names a depth (search_at), the search there alone and its chosen point run on the seeds at the other depths."""
-    protocol = PROTOCOL[args.mode]
-    at = protocol['search_at'] if args.search else None
-    fair = lambda a, keys: common.fair(a, NAME, keys, 'language_modeling', FIXED, key='val_loss', higher=False)
-    results, chosen, rest = {}, {}, args
-    if at:  # the search at one depth; the other depths run its chosen point on the seeds
-        results[at] = fair(args, {**config(args.mode, model, at), **data})
-        chosen, rest = results[at]['chosen'], copy.copy(args)
-        rest.search = False
-    for depth in protocol['trained']:
-        if depth not in results:
-            f = fair(rest, {**config(args.mode, model, depth), **data, **chosen})
-            results[depth] = {**f, 'chosen': f['chosen'] or chosen}
-    return results
-
-
 def main():
     args = common.parse_args(__doc__, add_flags, compare=True)
     protocol = PROTOCOL[args.mode]
@@ -177,7 +158,9 @@ def main():
     cov = lambda x: f'{100 * x:.3f}'
     rows, fairs, statistics = [], {}, {}
     for model in PAPER:
-        results = compare(args, model, data)
+        # the search at search_at alone (None: at every trained depth), its choice reused at the others (docstring)
+        results = common.fair_sweep(args, NAME, {d: {**config(args.mode, model, d), **data} for d in protocol['trained']},
+                                    protocol['search_at'], 'language_modeling', FIXED, key='val_loss', higher=False)
         for depth in protocol['depths']:
             label = f'{model}, depth {depth}'
             # a run's model before its first step, on each seed: a function of its config (train.py builds it so)

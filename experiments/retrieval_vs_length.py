@@ -111,13 +111,11 @@ def main():
     guesses = [sum(1 / m for m in range(1, M + 1)) / M for M in m_values]  # m is uniform in 1..m_max
     fairs, acc = {}, {}
     for variant in VARIANT_ORDER:
-        searched = common.fair(args, NAME, config(args.mode, m_values[-1], variant), 'retrieval', FIXED)
-        for m_max in m_values:  # the point chosen at the largest m_max, on the same seeds (as common.fair's)
-            fairs[f'{variant}, m_max {m_max}'] = searched if m_max == m_values[-1] else dict(
-                grid=[], chosen=searched['chosen'],
-                runs=[common.run(args, NAME, **{**config(args.mode, m_max, variant), **searched['chosen'], 'seed': s,
-                                                'data_seed': s}) for s in range(args.seeds)])
-        acc[variant] = [[r['val_acc'] for r in fairs[f'{variant}, m_max {m}']['runs']] for m in m_values]
+        # the search at the largest m_max, its choice run on the same seeds at every m_max (docstring)
+        results = common.fair_sweep(args, NAME, {m: config(args.mode, m, variant) for m in m_values}, m_values[-1],
+                                    'retrieval', FIXED)
+        fairs.update({f'{variant}, m_max {m}': results[m] for m in m_values})
+        acc[variant] = [[r['val_acc'] for r in results[m]['runs']] for m in m_values]
     rows = []
     for i, (m_max, guess) in enumerate(zip(m_values, guesses)):
         row = {'m_max': m_max, **{v: common.spread(acc[v][i]) for v in VARIANT_ORDER}}

@@ -89,3 +89,15 @@ def test_a_diverged_point_scores_worst(tmp_path, monkeypatch):
     fake_runs(monkeypatch, score)
     result = common.fair(args, 'x', MODADD, 'algorithmic')
     assert result['grid'][2][1] == float('-inf') and result['chosen']['learning_rate'] == 1e-2
+
+
+def test_a_sweep_searches_at_one_point_and_runs_its_choice_at_every_other(tmp_path, monkeypatch):
+    args = common.parse_args('', argv=['--quick', '--seeds=2', f'--data_dir={tmp_path}'], compare=True)
+    calls = fake_runs(monkeypatch, lambda c: {'val_acc': -abs(c['learning_rate'] - 3e-2) + c['n_layer']})
+    configs = {depth: dict(MODADD, n_layer=depth) for depth in (2, 8)}
+    results = common.fair_sweep(args, 'x', configs, 8, 'algorithmic')
+    searched = [c for c in calls if 'val_frac' in c]
+    assert len(searched) == 3 and all(c['n_layer'] == 8 for c in searched), 'the search at the named point alone'
+    assert results[2]['grid'] == [] and results[2]['chosen'] == results[8]['chosen'] == dict(learning_rate=3e-2,
+                                                                                             min_lr=3e-3)
+    assert [(c['seed'], c['learning_rate']) for c in calls if c['n_layer'] == 2] == [(0, 3e-2), (1, 3e-2)]
