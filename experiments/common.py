@@ -420,6 +420,12 @@ def paper_scale(n_embd, n_head, paper_embd):
     gets it, so the comparison stays one architecture."""
     return paper_embd / n_embd / (n_embd // n_head) ** 0.5
 
+# --quick of the retrieval comparisons (induction.py, retrieval_vs_length.py): RETRIEVAL's quick model and lr under
+# depth.py's optimizer (its cosine to 0: no min_lr) at a quarter of the examples, so that a variant's 6 runs (fair)
+# fit the budget; induction_heads_map.py's single run keeps RETRIEVAL's quick setting
+RETRIEVAL_FAIR_QUICK = dict({k: v for k, v in RETRIEVAL['quick'].items() if k != 'min_lr'}, batch_size=64,
+                            max_iters=250, warmup_iters=25, eval_interval=250)
+
 
 def universal_task(task, length, n_test):
     """-> (train.py task keys, vocabulary, sequence length) of 'dyck' (Dyck-1) or 'k-hop' (over 4 letters, fixed k)

@@ -73,17 +73,13 @@ PAPER = {'khop': {'standard': 0.9999, 'frozen_mlp': 0.9989, 'frozen_qk': 0.9673,
 # defaults), and train.py's keys of every run but its variant (retrieval's block_size: their m, 2 m_max + 3)
 KHOP = dict(n_layer=5, n_embd=512, n_head=8, learning_rate=1e-4, min_lr=1e-5, warmup_iters=100, batch_size=128,
             max_iters=5000, eval_interval=5000)
-# --quick's retrieval: RETRIEVAL's quick model and lr under depth.py's optimizer (its cosine to 0: RETRIEVAL's min_lr
-# left out) at a quarter of RETRIEVAL's examples, for six runs per variant (docstring; as in retrieval_vs_length.py)
-RETRIEVAL_QUICK = dict({k: v for k, v in common.RETRIEVAL['quick'].items() if k != 'min_lr'}, batch_size=64,
-                       max_iters=250, warmup_iters=25, eval_interval=250)
 PROTOCOL = {
     'full': {'khop': (None, KHOP),
              'retrieval': ('depth.py', dict(m_max=30, block_size=63, **common.RETRIEVAL['full']))},
     'quick': {'khop': (None, dict(length=32, max_hops=3, n_test=500, n_layer=3, n_embd=64, n_head=4,
                                   attn_scale=common.paper_scale(64, 4, KHOP['n_embd']), learning_rate=3e-3,
                                   min_lr=3e-4, warmup_iters=50, batch_size=32, max_iters=500, eval_interval=500)),
-              'retrieval': ('depth.py', dict(m_max=8, block_size=19, **RETRIEVAL_QUICK))},
+              'retrieval': ('depth.py', dict(m_max=8, block_size=19, **common.RETRIEVAL_FAIR_QUICK))},
     'smoke': {'khop': (None, dict(KHOP, length=8, max_hops=2, n_train=200, n_test=20, n_layer=1, n_embd=16,
                                   n_head=2, learning_rate=1e-3, warmup_iters=0, batch_size=8, max_iters=4,
                                   eval_interval=4)),

@@ -68,14 +68,10 @@ VARIANT_ORDER = ['standard', 'frozen_mlp', 'frozen_qk', 'mixit']
 PAPER = ('standard, frozen_mlp and frozen_qk well above mixit as m_max grows; mixit falls fastest '
          '(11.24% at m_max = 30 in Table 1), frozen_qk eventually below standard and frozen_mlp')
 # per mode: the values of m_max (the search at the last), the driver of the authors' code whose settings the runs take
-# (common.authors), and train.py's keys of every run but its m_max and variant. --quick: RETRIEVAL's quick model and
-# lr under depth.py's optimizer (its cosine to 0: RETRIEVAL's min_lr left out) at a quarter of RETRIEVAL's examples,
-# for the runs of a fair comparison (docstring; as in induction.py)
+# (common.authors), and train.py's keys of every run but its m_max and variant (--quick: as induction.py's retrieval)
 PROTOCOL = {
     'full': dict(m_max=[5, 10, 20, 30, 40, 50, 60], driver='depth.py', run=common.RETRIEVAL['full']),
-    'quick': dict(m_max=[4, 8, 16], driver='depth.py', run=dict(
-        {k: v for k, v in common.RETRIEVAL['quick'].items() if k != 'min_lr'}, batch_size=64, max_iters=250,
-        warmup_iters=25, eval_interval=250)),
+    'quick': dict(m_max=[4, 8, 16], driver='depth.py', run=common.RETRIEVAL_FAIR_QUICK),
     'smoke': dict(m_max=[2, 3], driver='depth.py', run=common.RETRIEVAL['smoke']),
 }
 # common.fair's family and the keys its search leaves fixed: Appendix C fixes the architecture and names the
