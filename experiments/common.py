@@ -41,7 +41,8 @@ def parse_args(doc, add=None, argv=None, compare=False):
                             help="grid-search each variant's settings on a validation split (default: on, off in "
                             '--smoke); --no-search runs the protocol\'s own settings')
         parser.add_argument('--seeds', type=int, default=None, help='seeds of each chosen setting (default 3, 1 in '
-                            '--smoke); each seeds the weights, the fixed random matrices, the batches and the task draw')
+                            '--smoke); each seeds the weights, the fixed random matrices, the batches and the '
+                            "task's draw")
     parser.add_argument('--quick', action='store_true', help='the reduced protocol: minutes on a 2-core CPU')
     parser.add_argument('--smoke', action='store_true', help='a few steps of everything: checks that the file runs')
     parser.add_argument('--out_dir', default=str(ROOT / 'out'), help='runs go to OUT_DIR/<name>/, the JSON beside')
@@ -326,7 +327,8 @@ def fair(args, name, config, family, fixed=(), key='val_acc', higher=True):
     validation split by metric `key` (higher or lower is better), then the chosen point on --seeds seeds (seed s sets
     train.py's seed and data_seed to s, so both the model's randomness and the task's draw change). A task measured on
     its training set (memorization) has no validation split: there the training-set accuracy, the metric itself,
-    selects. A tie goes to the first point (the smallest learning rate in quick). -> dict(grid=[(point, validation score)], chosen=point, runs=[metrics of each seed])."""
+    selects. A tie goes to the first point (the smallest learning rate in quick).
+    -> dict(grid=[(point, validation score)], chosen=point, runs=[metrics of each seed])."""
     on_train = task_files(args, **config)[0]['eval_split'] == 'train'
     done = {}
 
@@ -335,7 +337,6 @@ def fair(args, name, config, family, fixed=(), key='val_acc', higher=True):
         done[tag] = done.get(tag) or run(args, name, **keys)
         return done[tag]
 
-    points = grid(args, config, family, fixed) if args.search else []
     def score(keys):  # a point whose run diverged is the worst, not the end of the experiment
         try:
             return once(keys)[key]
@@ -343,6 +344,7 @@ def fair(args, name, config, family, fixed=(), key='val_acc', higher=True):
             print(f'search: {e}; the point scores {"-inf" if higher else "inf"}')
             return -math.inf if higher else math.inf
 
+    points = grid(args, config, family, fixed) if args.search else []
     selection = dict(seed=0, data_seed=0, **({} if on_train else {'val_frac': VAL_FRAC}))
     scored = [(p, score({**config, **p, **selection})) for p in points]
     chosen = (max if higher else min)(scored, key=lambda ps: ps[1])[0] if scored else {}  # a tie: the first point
@@ -377,15 +379,14 @@ def search_notes(args, fairs, fmt=pct):
     """The section of a report that says, per label of a comparison (fair's results), what was searched, what
     was chosen on the validation split and what the seeds gave: a markdown table."""
     how = (f'Search: per variant, each point on seed 0, scored on a validation split (the last {VAL_FRAC:.0%} of the '
-           f'training split, held out of training; memorization: the training set, its metric) '
-           '(min_lr in proportion to the learning rate). ' if args.search else
+           f'training split, held out of training; memorization: the training set, its metric; min_lr in proportion '
+           'to the learning rate). ' if args.search else
            'No search (--no-search): the protocol\'s own settings. ')
     how += f'Seeds: {args.seeds} (seed and data_seed 0..{args.seeds - 1}) of the chosen point, on the reported split.'
-    rows = []
-    for label, f in fairs.items():
-        point = lambda p: ', '.join(f'{k}={v:g}' for k, v in p.items() if k != 'min_lr')
-        rows.append({'': label, 'grid (validation)': '; '.join(f"{point(p) or 'the protocol'}: {fmt(v)}" for p, v in f['grid']) or '-',
-                     'chosen': point(f['chosen']) or "the protocol's", 'seeds': len(f['runs'])})
+    point = lambda p: ', '.join(f'{k}={v:g}' for k, v in p.items() if k != 'min_lr')
+    rows = [{'': label, 'grid (validation)': '; '.join(f"{point(p) or 'the protocol'}: {fmt(v)}" for p, v in f['grid'])
+             or '-', 'chosen': point(f['chosen']) or "the protocol's", 'seeds': len(f['runs'])}
+            for label, f in fairs.items()]
     return how + '\n\n' + markdown(['', 'grid (validation)', 'chosen', 'seeds'], rows)
 
 

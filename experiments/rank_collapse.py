@@ -159,8 +159,9 @@ def main():
     rows, fairs, statistics = [], {}, {}
     for model in PAPER:
         # the search at search_at alone (None: at every trained depth), its choice reused at the others (docstring)
-        results = common.fair_sweep(args, NAME, {d: {**config(args.mode, model, d), **data} for d in protocol['trained']},
-                                    protocol['search_at'], 'language_modeling', FIXED, key='val_loss', higher=False)
+        configs = {d: {**config(args.mode, model, d), **data} for d in protocol['trained']}
+        results = common.fair_sweep(args, NAME, configs, protocol['search_at'], 'language_modeling', FIXED,
+                                    key='val_loss', higher=False)
         for depth in protocol['depths']:
             label = f'{model}, depth {depth}'
             # a run's model before its first step, on each seed: a function of its config (train.py builds it so)
