@@ -219,9 +219,11 @@ def online_batches(cfg):
     (Dyck-1's EXCLUDE_HELD_OUT is about its fixed training split), so both are on inputs never trained on."""
     module, args, _ = task_data(cfg)
     gen_args = {k: v for k, v in args.items() if k not in ('n_train', 'n_test', 'seed')}
-    # the held-out inputs, and in a validation run (val_frac) the validation inputs too: neither is ever trained on
-    held = [load_data({**cfg, 'eval_split': '', 'eval_examples': 0, 'val_frac': f}) for f in {0.0, cfg['val_frac']}]
-    meta, x_held = held[0][0], torch.cat([h[2][0] for h in held])  # the files, made if missing
+    # the held-out inputs (the files made if missing) and, in a validation run (val_frac), the validation inputs too:
+    # neither is ever trained on
+    meta, train, (x_held, _), _ = load_data({**cfg, 'eval_split': '', 'eval_examples': 0, 'val_frac': 0.0})
+    if cfg['val_frac']:
+        x_held = torch.cat([x_held, validation_split(train, cfg['val_frac'], meta)[1][0]])
     try:
         module.generate(np.random.default_rng(0), 1, **gen_args)
     except (AttributeError, NotImplementedError) as e:
