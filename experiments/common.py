@@ -128,6 +128,10 @@ def device_name(device='auto'):
     return f'CPU ({platform.processor() or platform.machine()}, {os.cpu_count()} cores, {torch.get_num_threads()} threads)'
 
 
+def pct(x):
+    return f'{100 * x:.2f}%'
+
+
 def markdown(columns, rows):
     lines = ['| ' + ' | '.join(columns) + ' |', '|' + '---|' * len(columns)]
     lines += ['| ' + ' | '.join(str(row.get(c, '')) for c in columns) + ' |' for row in rows]
@@ -154,8 +158,15 @@ def save_figure(args, name, fig, dpi=120):
     return paths
 
 
-def report(args, name, title, columns, rows, notes='', extra=None):
-    """Prints the table and writes OUT_DIR/<name>.json and, except for --smoke, experiments/results/."""
+def report(args, name, title, columns, rows, notes='', extra=None, fairs=None, fmt=pct):
+    """Prints the table and writes OUT_DIR/<name>.json and, except for --smoke, experiments/results/. `fairs`, the
+    results of fair per label of a comparison: their search_notes (scores through fmt) end the notes, and the grid,
+    the chosen point and each seed's metrics go to the JSON."""
+    if fairs is not None:
+        notes += '\n\n' + search_notes(args, fairs, fmt)
+        extra = {**(extra or {}), 'fair': {label: dict(grid=[dict(point=p, validation=v) for p, v in f['grid']],
+                                                       chosen=f['chosen'], seeds=f['runs'])
+                                           for label, f in fairs.items()}}
     wall = time.time() - args.t0
     threads = [f'OMP_NUM_THREADS={os.environ["OMP_NUM_THREADS"]}'] if 'OMP_NUM_THREADS' in os.environ else []
     command = ' '.join(threads + ['python', f'experiments/{name}.py'] + sys.argv[1:])
@@ -274,10 +285,6 @@ def plain_mixit(block_size, head_dim):
     return dict(variant='mixit', mixit_sink=False, mixit_std=MixiT.fixed_std(block_size, head_dim))
 
 
-def pct(x):
-    return f'{100 * x:.2f}%'
-
-
 # ----------------------------------------------------------------------------- fair comparisons
 # The paper grid-searches every variant over Table 7's ranges and reports each one's best (Appendix B.1); Table 8 lists
 # the values chosen for MixiT only. One setting for all, on one seed, favours the variant it was chosen for and hides
@@ -376,8 +383,8 @@ def spread(values, fmt=pct):
 
 
 def search_notes(args, fairs, fmt=pct):
-    """The section of a report that says, per label of a comparison (fair's results), what was searched, what
-    was chosen on the validation split and what the seeds gave: a markdown table."""
+    """The section of a report (report's `fairs`) that says, per label of a comparison (fair's results), what was
+    searched, what was chosen on the validation split and what the seeds gave: a markdown table."""
     how = (f'Search: per variant, each point on seed 0, scored on a validation split (the last {VAL_FRAC:.0%} of the '
            f'training split, held out of training; memorization: the training set, its metric; min_lr in proportion '
            'to the learning rate). ' if args.search else
@@ -388,12 +395,6 @@ def search_notes(args, fairs, fmt=pct):
              or '-', 'chosen': point(f['chosen']) or "the protocol's", 'seeds': len(f['runs'])}
             for label, f in fairs.items()]
     return how + '\n\n' + markdown(['', 'grid (validation)', 'chosen', 'seeds'], rows)
-
-
-def fair_json(fairs):
-    """fair's results as JSON for report's `extra`: the grid, the chosen point and each seed's metrics."""
-    return {'fair': {label: dict(grid=[dict(point=p, validation=v) for p, v in f['grid']], chosen=f['chosen'],
-                                 seeds=f['runs']) for label, f in fairs.items()}}
 
 
 # The paper's retrieval architecture (Appendix C; Table 8's lr and batch, chosen for MixiT; 5,000 steps: ours), for

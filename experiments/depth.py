@@ -139,8 +139,7 @@ def main():
     if protocol['depths'] != DEPTHS:
         notes += f" Not run in --{args.mode}: depth {', '.join(str(d) for d in DEPTHS if d not in protocol['depths'])}."
     common.report(args, NAME, 'Table 5: MixiT and the random transformer against depth (decimal addition)',
-                  list(rows[0]), rows, notes=notes + '\n\n' + common.search_notes(args, fairs),
-                  extra=common.fair_json(fairs))
+                  list(rows[0]), rows, notes=notes, fairs=fairs)
 
 
 if __name__ == '__main__':

@@ -115,9 +115,9 @@ def main():
                                                         if k != 'variant')
                        + (f' (MixiT also {common.MIXIT_BLOCK})' if tasks[t][0] else '') for t in tasks)
     notes = (f"Settings (learning_rate: the search's centre): {budget}. Cells: held-out accuracy over the seeds, "
-             f'mean ± std (min–max).\n\n' + common.search_notes(args, fairs))
+             f'mean ± std (min–max).')
     common.report(args, NAME, 'Table 1: tasks that need an induction head (held-out accuracy per scored token)',
-                  columns, rows, notes=notes, extra=common.fair_json(fairs))
+                  columns, rows, notes=notes, fairs=fairs)
 
 
 if __name__ == '__main__':

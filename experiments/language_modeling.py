@@ -181,9 +181,8 @@ def main():
         notes += (f" The paper's ordering standard <= frozen_qk < mixit {'holds' if holds else 'does NOT hold'} "
                   f'here in the means over seeds ({standard:.3f} / {frozen_qk:.3f} / {mixit:.3f}); per-byte values '
                   f"are not comparable with the paper's per-token ones.")
-    notes += '\n\n' + common.search_notes(args, fairs, nats)
     common.report(args, NAME, 'Table 2: language modeling (log perplexity)', columns, rows, notes=notes,
-                  extra={'commands': commands, **common.fair_json(fairs)})
+                  extra={'commands': commands}, fairs=fairs, fmt=nats)
 
 
 if __name__ == '__main__':

@@ -121,7 +121,7 @@ def main():
              '(common.authors); accuracy on the training set (the task has no held-out split), over the seeds: mean '
              '± std (min–max), and the bits per parameter of each seed likewise.')
     common.report(args, NAME, 'Table 4: memorization capacity', columns, rows,
-                  notes=notes + '\n\n' + common.search_notes(args, fairs), extra=common.fair_json(fairs))
+                  notes=notes, fairs=fairs)
 
 
 if __name__ == '__main__':

@@ -127,7 +127,7 @@ def main():
         notes += f" Not run in --{args.mode}: {', '.join(missing)} heads" + (
             ' (a head is at least 1 wide, and the width is 128).' if args.mode == 'quick' else '.')
     common.report(args, NAME, 'Table 9: MixiT accuracy against the number of heads', columns, rows,
-                  notes=notes + '\n\n' + common.search_notes(args, fairs), extra=common.fair_json(fairs))
+                  notes=notes, fairs=fairs)
 
 
 if __name__ == '__main__':

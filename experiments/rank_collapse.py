@@ -200,8 +200,7 @@ def main():
         notes += (f" The learning rate is searched at depth {protocol['search_at']} only and reused at the other "
                   f"trained depths (their grid: '-').")
     common.report(args, NAME, 'Table 6: covariance between token representations of the last layer',
-                  list(rows[0]), rows, notes=notes + '\n\n' + common.search_notes(args, fairs, three),
-                  extra={**common.fair_json(fairs), 'statistics': statistics})
+                  list(rows[0]), rows, notes=notes, extra={'statistics': statistics}, fairs=fairs, fmt=three)
 
 
 if __name__ == '__main__':

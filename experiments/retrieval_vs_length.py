@@ -122,11 +122,10 @@ def main():
     budget = ', '.join(f'{k}={v}' for k, v in config(args.mode, m_values[-1], 'standard').items() if k != 'variant')
     budget += f' (at the last m_max; block_size 2 m_max + 3; MixiT also {common.MIXIT_BLOCK})'
     notes = (f"Settings (learning_rate: the search's centre): {budget}. Cells: held-out accuracy over the seeds, mean "
-             f'± std (min–max). Plot: {png.name}.\n\n' + common.search_notes(args, fairs) +
-             f'\n\nThe search ran at m_max {m_values[-1]} only; the rows at the other m_max ran its chosen point.')
+             f'± std (min–max). Plot: {png.name}. The search ran at m_max {m_values[-1]} only; the rows at the '
+             f'other m_max ran its chosen point.')
     common.report(args, NAME, 'Figure 2: retrieval accuracy against m_max (held-out accuracy)',
-                  ['m_max'] + VARIANT_ORDER + ['guess a value in context', 'paper'], rows, notes=notes,
-                  extra=common.fair_json(fairs))
+                  ['m_max'] + VARIANT_ORDER + ['guess a value in context', 'paper'], rows, notes=notes, fairs=fairs)
 
 
 if __name__ == '__main__':

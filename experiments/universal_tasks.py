@@ -134,9 +134,9 @@ def main():
              f"{p['length']['dyck']}, k-hop length {p['length']['khop']} over 4 letters; accuracy per scored token "
              f"on {p['n_test']:,} held-out examples, over the seeds: mean ± std (min–max). universal_* train only "
              f'the token and position embeddings and the LM head; standard (width 64) trains everything. An empty '
-             f'paper cell: the paper has no such entry.\n\n' + common.search_notes(args, fairs))
+             f'paper cell: the paper has no such entry.')
     common.report(args, NAME, 'Universal transformers, Tables 1-4: Dyck-1 and k-hop with only E and U trained',
-                  columns, rows, notes=notes, extra=common.fair_json(fairs))
+                  columns, rows, notes=notes, fairs=fairs)
 
 
 if __name__ == '__main__':
