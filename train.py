@@ -17,17 +17,13 @@ config: step s's examples are a function of (seed, s) (data/loader.py), so N pro
 with N-fold gradient accumulation computes, and a resumed run ends with an uninterrupted one's weights.
 """
 import ast
-import fcntl
-import hashlib
-import json
 import math
 import os
 import re
 import sys
 import time
 import zlib
-from contextlib import contextmanager, nullcontext
-from dataclasses import asdict, fields
+from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
@@ -35,12 +31,11 @@ import torch
 import torch.distributed as dist
 from torch.nn import functional as F
 from torch.nn.parallel import DistributedDataParallel as DDP
-from tqdm import tqdm
 
-from data import synthetic
-from data.loader import (ConfigError, batches, keep_freed_memory, load_data, pick_device, prompt_codec, read_json,
+from data import runs, synthetic
+from data.loader import (ConfigError, batches, compute_dtype, load_data, pick_device, processes, prompt_codec, read_json,
                          task_keys, task_module, unknown)
-from data.synthetic import atomic_write
+from data.runs import load_checkpoint
 from model import GPT, GPTConfig, PEAK_FLOPS, VARIANTS
 
 _before_config = set(globals())
@@ -114,8 +109,10 @@ NOT_NAMED = ('out_dir', 'run_name', 'resume', 'overwrite', 'progress', 'log_inte
 # A moved data_dir is fine: its meta.json must be the run's.
 RESUMABLE = NOT_NAMED + ('max_iters', 'lr_decay_iters', 'learning_rate', 'min_lr', 'warmup_iters', 'lr_schedule',
                          'grad_clip', 'eval_interval', 'eval_examples', 'eval_split', 'dtype', 'data_dir')
-RENAMED = dict(trainable="frozen_blocks=True (trainable='embeddings' was the random variant)",
-               freeze_qk='frozen_qk', freeze_mlp='frozen_mlp')  # keys of older versions
+# `python train.py` with no --task: Dyck-1 as the papers' text has it (strings of up to 40 brackets, held-out strings
+# free to occur in training), which the default model learns exactly within a minute on 2 CPU cores. --task=dyck
+# alone is the authors' Dyck-1 (80 brackets), as every task's own defaults are the authors' problems.
+DEFAULT_RUN = dict(task='dyck', format='text', length=40)
 # the smallest value of each number (model.check_config checks the model's, each task's prepare.py its own)
 AT_LEAST = dict(seed=0, data_seed=0, block_size=0, max_iters=0, batch_size=1, gradient_accumulation_steps=1,
                 learning_rate=0, min_lr=0, warmup_iters=0, lr_decay_iters=0, weight_decay=0, grad_clip=0,
@@ -139,13 +136,12 @@ def check_type(key, value, default):
 def resolve(overrides):
     """The full config of a run: DEFAULTS, then the task's settings, then overrides. Every key is
     checked; an unknown one fails at once and names the closest known key."""
-    module = task_module(overrides.get('task', DEFAULTS['task']))
+    overrides = overrides if 'task' in overrides else {**DEFAULT_RUN, **overrides}
+    module = task_module(overrides['task'])
     tkeys = task_keys(module)
     known = {**{k: f.default for k, f in MODEL_KEYS.items()}, **DEFAULTS, **tkeys}
     checked = {}
     for key, value in overrides.items():
-        if key in RENAMED:
-            raise ConfigError(f'{key} is now {RENAMED[key]} (python train.py --help lists every key)')
         if key not in known:
             raise unknown('key', key, known)
         checked[key] = check_type(key, value, known[key])
@@ -218,85 +214,20 @@ def model_label(cfg):
     return ','.join([cfg['variant']] + [f'{k}={cfg[k]}' for k in MODEL_KEYS if k in cfg and k not in DEFAULTS])
 
 
-def differing(a, b, ignored=()):
-    """The keys whose values differ between two configs (or two meta.json), a key one lacks included."""
-    return [k for k in {**a, **b} if k not in ignored and a.get(k) != b.get(k)]
-
-
 def run_dir_of(cfg):
-    """out_dir/run_name, or a name of the config's own: the task, the variant, the keys not at their default (but a
-    data_dir path) as far as they fit, and a hash of every key that NOT_NAMED leaves in, so that runs of different
-    configs never share a folder: 'dyck-standard,seed=1-3f2a9c01'."""
-    if cfg['run_name']:
-        return Path(cfg['out_dir']) / cfg['run_name']
-    named = {k: v for k, v in cfg.items() if k not in NOT_NAMED}
+    """The run's folder: out_dir/run_name, else named after the task, the variant and the keys not at the task's
+    defaults, with a hash of the config (data/runs.py)."""
     base = resolve({'task': cfg['task']})
-    changed = [f'{k}={v}' for k, v in named.items() if k in base and k not in ('task', 'variant', 'data_dir')
+    changed = [f'{k}={v}' for k, v in cfg.items() if k in base and k not in NOT_NAMED + ('task', 'variant', 'data_dir')
                and v != base[k]]  # the model keys given are in model_label
-    readable = re.sub(r'[^\w.,=+-]', '_', ','.join([model_label(cfg), *changed]))
-    readable = readable if len(readable) <= 64 else readable[:64].rsplit(',', 1)[0]  # whole keys; the hash tells
-    digest = hashlib.sha256(json.dumps(named, sort_keys=True).encode()).hexdigest()[:8]
-    return Path(cfg['out_dir']) / f"{cfg['task']}-{readable}-{digest}"
+    return runs.run_dir(cfg, ','.join([model_label(cfg), *changed]), NOT_NAMED)
 
 
-def find_checkpoint(overrides, action):
-    """The ckpt.pt of an existing run, to `action` it (--resume, --sample): run_name's (the task and every other key
-    then come from the checkpoint), else the config's own folder, else the one folder in out_dir whose config.json
-    agrees with the keys on all that --resume cannot change (so a run extended with max_iters is still found), else
-    the one that differs least, in keys given now only (so that resume can name the key it cannot change)."""
+def find_run(overrides, action):
+    """The ckpt.pt of the run that `overrides` name (run_name, else its keys), to `action` it (resume, sample)."""
     named = resolve({k: v for k, v in overrides.items() if k in ('out_dir', 'run_name')})
     cfg = named if named['run_name'] else resolve(overrides)
-    found = [run_dir_of(cfg)]
-    if not cfg['run_name'] and not (found[0] / 'ckpt.pt').exists():
-        near = []  # (number of keys that differ, all of them given now; folder)
-        for path in sorted(Path(cfg['out_dir']).glob('*/config.json')):
-            try:
-                saved = json.loads(path.read_text())
-                differ = set(differing(saved, cfg, RESUMABLE))
-            except (OSError, ValueError, AttributeError):  # not a run's config, so not this run
-                continue
-            near += [(len(differ), path.parent)] if differ <= overrides.keys() else []
-        found = [folder for n, folder in near if n == min(n for n, _ in near)]
-    if len(found) > 1:
-        raise ConfigError(f"cannot {action}: several runs in {cfg['out_dir']} have these keys "
-                          f"({', '.join(p.name for p in found)}); name one with run_name")
-    if not found or not (found[0] / 'ckpt.pt').exists():
-        raise ConfigError(f"cannot {action}: no run in {cfg['out_dir']} has a ckpt.pt with these keys"
-                          f"{f' ({found[0]})' if found else ''}; give the keys it was trained with, or its run_name")
-    return found[0] / 'ckpt.pt'
-
-
-def processes(cfg):
-    """-> (ddp, rank, world, device, own_group): torchrun sets RANK/WORLD_SIZE; each rank runs a slice of the
-    micro-batches (gradient_accumulation_steps counts all processes') on its own GPU or its share of the CPU."""
-    ddp = int(os.environ.get('RANK', -1)) != -1
-    rank, world = (int(os.environ['RANK']), int(os.environ['WORLD_SIZE'])) if ddp else (0, 1)
-    device, own_group = pick_device(cfg['device']), False
-    if ddp:
-        if device.startswith('cuda'):
-            device = f"cuda:{os.environ['LOCAL_RANK']}"
-            torch.cuda.set_device(device)
-        own_group = not dist.is_initialized()  # a caller's process group is the caller's to end
-        if own_group:
-            dist.init_process_group(backend='nccl' if device.startswith('cuda') else 'gloo')
-    if cfg['gradient_accumulation_steps'] % world:
-        raise ConfigError(f"gradient_accumulation_steps={cfg['gradient_accumulation_steps']} must be a multiple of "
-                          f'the {world} processes')
-    if device.startswith('cpu'):
-        keep_freed_memory()
-    return ddp, rank, world, device, own_group
-
-
-def compute_dtype(cfg, device_type):
-    """-> (dtype name, autocast context); 'auto': bfloat16 where the GPU has it, else float16; float32 off CUDA."""
-    dtype = cfg['dtype']
-    if dtype == 'auto':
-        dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
-    if dtype not in ('float32', 'bfloat16', 'float16'):
-        raise ConfigError(f"dtype={dtype!r} is not one of 'auto', 'float32', 'bfloat16', 'float16'")
-    if dtype == 'bfloat16' and device_type == 'cuda' and not torch.cuda.is_bf16_supported():
-        raise ConfigError('this GPU has no bfloat16: use dtype=float16 (with loss scaling) or float32')
-    return dtype, nullcontext() if dtype == 'float32' else torch.autocast(device_type, dtype=getattr(torch, dtype))
+    return runs.find_checkpoint(cfg, overrides, run_dir_of(cfg), RESUMABLE, action)
 
 
 def get_lr(step, cfg):
@@ -358,149 +289,14 @@ def evaluate(model, x, y, batch_size, ctx, rank=0, world=1):
                 eval_tokens_per_s=examples * x.shape[1] / (time.time() - t0))
 
 
-class Progress:
-    """The progress bar: training loss, accuracy per scored token, tokens/s and, on a GPU of PEAK_FLOPS, the
-    model FLOPs utilization, each over the steps since the last update (the only host-device sync)."""
-
-    def __init__(self, cfg, step, show, model, examples_per_step, T):
-        self.bar = tqdm(total=cfg['max_iters'], initial=step, disable=not show, dynamic_ncols=True)
-        self.model, self.examples, self.T, self.step, self.t = model, examples_per_step, T, step, time.time()
-        gpu = torch.cuda.get_device_name() if next(model.parameters()).is_cuda else ''
-        self.peak = next((v for k, v in PEAK_FLOPS.items() if k in gpu), None)
-
-    def log(self, step, loss, predicted, y):
-        scored = y != -1
-        acc = ((predicted == y) & scored).sum().item() / max(1, scored.sum().item())
-        dt, examples = time.time() - self.t, self.examples * (step - self.step)
-        postfix = dict(loss=f'{loss:.4f}', acc=f'{acc:.3f}', tok_s=f'{examples * self.T / dt:,.0f}')
-        if self.peak:
-            postfix['mfu'] = f'{self.model.estimate_mfu(examples, dt, self.peak):.1%}'
-        self.t, self.step = time.time(), step
-        self.bar.set_postfix(postfix, refresh=False)
-        self.bar.update(step - self.bar.n)
-
-
-def non_finite(step, run_dir, saved_step):
-    kept = f'{run_dir / "ckpt.pt"} keeps the weights of step {saved_step}' if saved_step else 'no checkpoint was saved'
-    return FloatingPointError(f'the loss became non-finite by step {step} ({kept}): lower learning_rate, keep '
-                              f'grad_clip on, or use dtype=float32')
-
-
-def digest(obj, h=None):
-    """sha256 over a checkpoint's tensors (dtype, shape, bytes) and plain values, in their order: recorded at save
-    time, it catches a file that still unzips but whose contents changed."""
-    h = h or hashlib.sha256()
-    if isinstance(obj, torch.Tensor):
-        h.update(f'{obj.dtype}{tuple(obj.shape)}'.encode())
-        h.update(obj.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy())
-    elif isinstance(obj, dict):
-        for key, value in obj.items():
-            h.update(repr(key).encode())
-            digest(value, h)
-    elif isinstance(obj, (list, tuple)):
-        for value in obj:
-            digest(value, h)
-    else:
-        h.update(repr(obj).encode())
-    return h
-
-
-def save_checkpoint(ckpt, path):
-    """Tensors and plain values only (so that weights_only loading reads it), with their checksum, atomically."""
-    ckpt = {**ckpt, 'sha256': digest(ckpt).hexdigest()}
-    atomic_write(path, lambda tmp: torch.save(ckpt, tmp))
-
-
-def load_checkpoint(path):
-    """A checkpoint, for resume, --sample and the experiments. weights_only: run folders are shared, and a pickle
-    can run any code when it is loaded, so only tensors and plain values are read; then the checksum is checked."""
-    try:
-        ckpt = torch.load(path, map_location='cpu', weights_only=True)
-    except Exception as e:  # torch.load raises many types for a damaged file
-        if 'Weights only load failed' in str(e):
-            raise ConfigError(f'{path} holds objects other than tensors and plain values, which could run code when '
-                              f'loaded: it was not loaded. Delete it unless you know who made it and why') from None
-        raise ConfigError(f'{path} is damaged ({type(e).__name__}): delete it, or restore it from a copy') from None
-    if not isinstance(ckpt, dict) or 'sha256' not in ckpt:
-        raise ConfigError(f'{path} has no checksum: it was not written by this train.py; train the run again')
-    if digest({k: v for k, v in ckpt.items() if k != 'sha256'}).hexdigest() != ckpt['sha256']:
-        raise ConfigError(f'{path} is damaged: its contents differ from the checksum saved with them; delete it, '
-                          f'or restore it from a copy')
-    return ckpt
-
-
-def logged_step(line):
-    """The step of a log.jsonl line; a damaged line counts as after any checkpoint, so resume drops it."""
-    try:
-        return int(json.loads(line)['step'])
-    except (ValueError, KeyError, TypeError):
-        return math.inf
-
-
-@contextmanager
-def run_folder(run_dir, cfg, resumed_step):
-    """Holds the run's folder while the run writes to it. A lock (flock, which the kernel drops when the process
-    ends, so a crash leaves none behind) refuses a second process instead of mixing two runs' files; a fresh
-    run does not replace another run's files unless overwrite=True. Then config.json (what reruns the run) is
-    written (resuming and overwriting are actions, not part of the run) and log.jsonl started: empty, or for a
-    resumed run cut back to the checkpoint's step, atomically."""
-    try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        lock = open(run_dir / '.lock', 'a')
-    except OSError as e:
-        raise ConfigError(f'cannot write to {run_dir} ({e.strerror}): set out_dir to a folder you can write') from None
-    with lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ConfigError(f'another process is running in {run_dir}: wait for it, or use another '
-                              f'run_name') from None
-        config, log = run_dir / 'config.json', run_dir / 'log.jsonl'
-        if resumed_step is None and not cfg['overwrite'] and (config.exists() or (run_dir / 'ckpt.pt').exists()):
-            saved = read_json(config, 'use overwrite=True to replace this folder\'s files, or another run_name')
-            differ = differing(saved, cfg, NOT_NAMED)
-            if differ:
-                raise ConfigError(f'{run_dir} holds another run ({differ[0]}={saved.get(differ[0])!r} there, '
-                                  f'{cfg.get(differ[0])!r} here): --resume it, use another run_name, or set '
-                                  f'overwrite=True to replace it')
-        text = json.dumps({**cfg, 'resume': False, 'overwrite': False}, indent=2) + '\n'
-        atomic_write(config, lambda tmp: tmp.write_text(text))
-        lines = log.read_text(errors='replace').splitlines() if resumed_step is not None and log.exists() else []
-        kept = ''.join(l + '\n' for l in lines if logged_step(l) <= resumed_step)
-        atomic_write(log, lambda tmp: tmp.write_text(kept))
-        yield
-
-
-def resumed_config(ckpt, overrides):
-    """A resumed run's config: the checkpoint's, with the keys given now. A key outside RESUMABLE given with a
-    value other than the run's (its config's, else its model's) is refused, by name."""
-    saved = ckpt['config']
-    cfg = resolve({**saved, **overrides})
-    for key in overrides:
-        before = saved[key] if key in saved else ckpt['model_args'].get(key)
-        if key not in RESUMABLE and cfg[key] != before:
-            raise ConfigError(f'--resume cannot change {key} ({before!r} in the run, {cfg[key]!r} given): it fixes '
-                              f'the model, the data or the optimizer state. Drop it, or start a new run')
-    return cfg
-
-
-def wandb_run(cfg, run_dir):
-    """A Weights & Biases run, imported only when asked for; WANDB_MODE=offline keeps it on this machine."""
-    try:
-        import wandb
-    except ImportError:
-        raise ConfigError('wandb_log=True needs the wandb package: pip install wandb') from None
-    return wandb.init(project=cfg['wandb_project'], name=cfg['wandb_run_name'] or run_dir.name, config=cfg)
-
-
 def train(config=None):
     """Trains one run; returns its final metrics. `config` holds the keys to override (see --help). Everything is
     checked before the run's folder is touched: the keys, the checkpoint, the data, the model."""
     overrides = dict(config or {})
     if overrides.get('resume'):
-        path = find_checkpoint(overrides, 'resume')
+        path = find_run(overrides, 'resume')
         ckpt, run_dir = load_checkpoint(path), path.parent
-        cfg = resumed_config(ckpt, overrides)
+        cfg = runs.resumed_config(ckpt, overrides, resolve, RESUMABLE)
     else:
         cfg, ckpt = resolve(overrides), None
         run_dir = run_dir_of(cfg)
@@ -509,12 +305,8 @@ def train(config=None):
     master, device_type = rank == 0, device.split(':')[0]
     dtype, ctx = compute_dtype(cfg, device_type)
     meta, train_data, (x_val, y_val), T = load_data(cfg, master, ddp)
-    saved = ckpt['meta'] if ckpt else meta  # a resumed run goes on with the data it was trained on: its meta.json
-    changed = differing(saved, meta, ('date',))  # source, encoding, sizes
-    if changed:
-        raise ConfigError(f"the {cfg['task']} data is not what this run trained on ({changed[0]}: "
-                          f'{saved.get(changed[0])!r} then, {meta.get(changed[0])!r} now): prepare it again as it '
-                          f'was, or start a new run')
+    if ckpt:
+        runs.same_data(ckpt, meta)
     batch = batches(cfg, train_data, T, device, rank, world)
     gas = cfg['gradient_accumulation_steps']  # micro-batches per step over all processes: local_steps each
     global_batch, local_steps = cfg['batch_size'] * gas, gas // world
@@ -532,7 +324,7 @@ def train(config=None):
         optimizer.load_state_dict(ckpt['optimizer'])
         if ckpt['scaler'] and scaler.is_enabled():  # float16 before and now: its loss scale goes on
             scaler.load_state_dict(ckpt['scaler'])
-    step = saved_step = ckpt['step'] if ckpt else 0
+    step = start = ckpt['step'] if ckpt else 0
     if dtype != 'float32':
         raw_model.fixed_to(getattr(torch, dtype))  # the fixed matrices in the compute dtype: no cast per step
     compile_ = cfg['compile'] if cfg['compile'] is not None else device_type == 'cuda'
@@ -542,19 +334,16 @@ def train(config=None):
         model = DDP(model, device_ids=[int(device.split(':')[1])] if device_type == 'cuda' else None,
                     broadcast_buffers=False)
     trained = [p for p in raw_model.parameters() if p.requires_grad]
+    if master:
+        data = 'a fresh training batch every step' if cfg['online'] else f'{len(train_data):,} training tokens' \
+            if isinstance(train_data, np.memmap) else f'{len(train_data[0]):,} training examples'
+        print(f"{cfg['task']} / {model_label(cfg)}: {raw_model.get_num_params():,} trained of "
+              f"{raw_model.get_num_params(False):,} parameters, {data}, length {T}, {device} {dtype}, "
+              f"{world} process(es), in {run_dir}")
 
-    tokens = isinstance(train_data, np.memmap)  # a corpus's token stream; else fixed-length examples
-    with run_folder(run_dir, cfg, ckpt and ckpt['step']) if master else nullcontext():
-        wandb = wandb_run(cfg, run_dir) if master and cfg['wandb_log'] else None
-        if master:
-            data = 'a fresh training batch every step' if cfg['online'] else f'{len(train_data):,} training tokens' \
-                if tokens else f'{len(train_data[0]):,} training examples'
-            print(f"{cfg['task']} / {model_label(cfg)}: {raw_model.get_num_params():,} trained of "
-                  f"{raw_model.get_num_params(False):,} parameters, {data}, length {T}, {device} {dtype}, "
-                  f"{world} process(es), in {run_dir}")
-        progress = Progress(cfg, step, master and cfg['progress'], raw_model, global_batch, T)
-        t_start = time.time()
-        metrics, train_loss = None, float('nan')
+    with runs.Run(run_dir, cfg, meta, ckpt and ckpt['step'], NOT_NAMED, write=master) as run:
+        progress = runs.Progress(cfg, step, master and cfg['progress'], raw_model, global_batch, T, PEAK_FLOPS)
+        t_start, metrics, train_loss = time.time(), None, float('nan')
         nonfinite = torch.zeros((), dtype=torch.bool, device=device)  # read at log and eval steps: no sync per step
         while step < cfg['max_iters']:
             lr = get_lr(step, cfg)
@@ -585,53 +374,48 @@ def train(config=None):
             if logged:
                 train_loss = loss.item() * local_steps
                 if nonfinite.item():
-                    raise non_finite(step, run_dir, saved_step)
+                    raise run.non_finite(step)
                 progress.log(step, train_loss, predicted, yb)
             if step % cfg['eval_interval'] == 0 or step == cfg['max_iters']:
                 ev = evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world)
                 if not math.isfinite(ev['val_loss']) or nonfinite.item():  # never overwrite good weights with bad
-                    raise non_finite(step, run_dir, saved_step)
+                    raise run.non_finite(step)
                 metrics = dict(step=step, tokens=step * global_batch * T, train_loss=train_loss, **ev, lr=lr,
                                elapsed_s=time.time() - t_start)
-                if master:
-                    with open(run_dir / 'log.jsonl', 'a') as f:
-                        f.write(json.dumps(metrics) + '\n')
-                    save_checkpoint(dict(model=raw_model.state_dict(), optimizer=optimizer.state_dict(),
-                                         scaler=scaler.state_dict(), model_args=asdict(raw_model.config),
-                                         step=step, config=cfg, meta=meta), run_dir / 'ckpt.pt')
-                    saved_step = step
-                if wandb:
-                    wandb.log(metrics, step=step)
+                run.record(metrics, raw_model, optimizer, scaler)
         progress.bar.close()
-        if wandb:
-            wandb.finish()
     if metrics is None:  # nothing left to train: report the checkpoint's weights
         metrics = dict(step=step, train_loss=train_loss,
                        **evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world))
     wall = time.time() - t_start
     split = 'validation' if cfg['val_frac'] else cfg['eval_split'] or meta['eval_split']
     metrics.update(task=cfg['task'], variant=cfg['variant'], eval_split=split, wall_s=wall,
-                   tokens_per_s=global_batch * T * (step - (ckpt['step'] if ckpt else 0)) / wall,
-                   trainable_params=raw_model.get_num_params(), run_dir=str(run_dir))
-    if master and tokens:
-        print(f"{cfg['task']} / {model_label(cfg)}: {split} log perplexity {metrics['val_loss']:.4f} "
-              f"(perplexity {math.exp(metrics['val_loss']):.2f}, next-token accuracy {metrics['val_acc']:.2%}) "
-              f"after {step} steps ({wall:.0f} s)")
-    elif master:
-        where = {'val': 'held-out', 'train': 'training-set', 'validation': 'validation'}.get(split, f'{split}-set')
-        print(f"{cfg['task']} / {model_label(cfg)}: {where} accuracy {metrics['val_acc']:.2%} per scored token, "
-              f"{metrics['val_exact']:.2%} exact match, loss {metrics['val_loss']:.4f} after {step} steps "
-              f"({wall:.0f} s)")
+                   tokens_per_s=global_batch * T * (step - start) / wall, trainable_params=raw_model.get_num_params(),
+                   run_dir=str(run_dir))
+    if master:
+        print(summary(cfg, metrics, isinstance(train_data, np.memmap)))
     if own_group:
         dist.destroy_process_group()
     return metrics
+
+
+def summary(cfg, m, corpus):
+    """The run's last line: a corpus's log perplexity, else the accuracy on the evaluated split."""
+    head, tail = f"{cfg['task']} / {model_label(cfg)}", f"after {m['step']} steps ({m['wall_s']:.0f} s)"
+    if corpus:
+        return (f"{head}: {m['eval_split']} log perplexity {m['val_loss']:.4f} (perplexity {math.exp(m['val_loss']):.2f}"
+                f", next-token accuracy {m['val_acc']:.2%}) {tail}")
+    split = m['eval_split']
+    where = {'val': 'held-out', 'train': 'training-set', 'validation': 'validation'}.get(split, f'{split}-set')
+    return (f"{head}: {where} accuracy {m['val_acc']:.2%} per scored token, {m['val_exact']:.2%} exact match, loss "
+            f"{m['val_loss']:.4f} {tail}")
 
 
 @torch.no_grad()
 def sample_text(config=None):
     """Continues `prompt` num_samples times with the weights of a run's ckpt.pt; -> the texts, prompt
     included. The run is found from its keys, as --resume finds it: its run_name, or the keys it was trained with."""
-    ckpt = load_checkpoint(find_checkpoint(dict(config or {}), 'sample'))
+    ckpt = load_checkpoint(find_run(dict(config or {}), 'sample'))
     cfg = resolve({**ckpt['config'], **(config or {})})
     meta, device = ckpt['meta'], pick_device(cfg['device'])
     model = GPT(GPTConfig(**ckpt['model_args']))
@@ -653,7 +437,7 @@ def main(argv):
     try:
         overrides = parse_args([a for a in argv if a not in ('--help', '-h')])
         if '--help' in argv or '-h' in argv:
-            print(help_text(overrides.get('task', DEFAULTS['task'])))
+            print(help_text(overrides.get('task', DEFAULT_RUN['task'])))
         elif overrides.get('sample'):
             print('\n---------------\n'.join(sample_text(overrides)))
         else:

@@ -12,8 +12,10 @@ uninterrupted one would.
 import ctypes
 import difflib
 import json
+import os
 import zipfile
 import zlib
+from contextlib import nullcontext
 from functools import lru_cache
 from pathlib import Path
 
@@ -292,6 +294,39 @@ def pick_device(name):
         raise ConfigError(f'device={name!r}, but this machine has {available or "no"} {kind} device'
                           f'{"s" if available != 1 else ""}: use device=auto or cpu')
     return name
+
+
+def processes(cfg):
+    """-> (ddp, rank, world, device, own_group): torchrun sets RANK/WORLD_SIZE; each rank runs a slice of the
+    micro-batches (gradient_accumulation_steps counts all processes') on its own GPU or its share of the CPU."""
+    ddp = int(os.environ.get('RANK', -1)) != -1
+    rank, world = (int(os.environ['RANK']), int(os.environ['WORLD_SIZE'])) if ddp else (0, 1)
+    device, own_group = pick_device(cfg['device']), False
+    if ddp:
+        if device.startswith('cuda'):
+            device = f"cuda:{os.environ['LOCAL_RANK']}"
+            torch.cuda.set_device(device)
+        own_group = not dist.is_initialized()  # a caller's process group is the caller's to end
+        if own_group:
+            dist.init_process_group(backend='nccl' if device.startswith('cuda') else 'gloo')
+    if cfg['gradient_accumulation_steps'] % world:
+        raise ConfigError(f"gradient_accumulation_steps={cfg['gradient_accumulation_steps']} must be a multiple of "
+                          f'the {world} processes')
+    if device.startswith('cpu'):
+        keep_freed_memory()
+    return ddp, rank, world, device, own_group
+
+
+def compute_dtype(cfg, device_type):
+    """-> (dtype name, autocast context); 'auto': bfloat16 where the GPU has it, else float16; float32 off CUDA."""
+    dtype = cfg['dtype']
+    if dtype == 'auto':
+        dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
+    if dtype not in ('float32', 'bfloat16', 'float16'):
+        raise ConfigError(f"dtype={dtype!r} is not one of 'auto', 'float32', 'bfloat16', 'float16'")
+    if dtype == 'bfloat16' and device_type == 'cuda' and not torch.cuda.is_bf16_supported():
+        raise ConfigError('this GPU has no bfloat16: use dtype=float16 (with loss scaling) or float32')
+    return dtype, nullcontext() if dtype == 'float32' else torch.autocast(device_type, dtype=getattr(torch, dtype))
 
 
 def keep_freed_memory():

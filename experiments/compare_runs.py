@@ -31,14 +31,11 @@ from matplotlib.ticker import EngFormatter, PercentFormatter  # noqa: E402
 
 import common  # noqa: E402  (puts the repository root on sys.path)
 import train  # noqa: E402
-from data.loader import ConfigError, read_json  # noqa: E402  (what the user has to fix: one line, exit 2)
+from data.loader import ConfigError  # noqa: E402  (what the user has to fix: one line, exit 2)
+from data.runs import is_run, read_config, read_log  # noqa: E402
 from data.synthetic import atomic_write  # noqa: E402
 
 COLUMNS = ['run', 'step', 'tokens', 'val_loss', 'val_acc', 'val_exact', 'wall_s']
-
-
-def is_run(folder):
-    return (folder / 'log.jsonl').exists() or (folder / 'config.json').exists()
 
 
 def run_dirs(paths):
@@ -65,35 +62,6 @@ def run_dirs(paths):
     if not unique:
         raise ConfigError('no run folders found: give run folders written by train.py (out/<run>/)')
     return [next(d for d in found if d.resolve() == u) for u in unique]
-
-
-def read_log(run_dir):
-    """-> the evaluations of log.jsonl as dicts; blank lines (none that train.py writes) are skipped."""
-    path = run_dir / 'log.jsonl'
-    if not path.exists():
-        raise ConfigError(f'{run_dir} has no log.jsonl: train.py writes one at its first evaluation '
-                       f'(every eval_interval steps); leave this folder out or wait for it')
-    lines = []
-    for i, text in enumerate(path.read_text().splitlines(), 1):
-        if not text.strip():
-            continue
-        try:
-            line = json.loads(text)
-        except json.JSONDecodeError:
-            line = None
-        if not isinstance(line, dict) or not isinstance(line.get('step'), int):
-            raise ConfigError(f'{path} line {i} is not a JSON object with a step ({text[:60]!r}): delete or repair '
-                           f'that line, or leave the run out')
-        lines.append(line)
-    if not lines:
-        raise ConfigError(f'{path} is empty: the run has not finished its first evaluation (every eval_interval '
-                       f'steps); wait for it or leave the run out')
-    return lines
-
-
-def read_config(run_dir):
-    path = run_dir / 'config.json'
-    return read_json(path, 'repair it or delete it (the run is then named by its folder)') if path.exists() else {}
 
 
 def wall_time(log):

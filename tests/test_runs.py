@@ -81,7 +81,7 @@ def text_corpus(d):
 CASES = [
     # keys, names and types
     ('unknown key', lambda d: flags(d, lerning_rate=0.1), None, "did you mean 'learning_rate'"),
-    ('renamed key', lambda d: ['--trainable=embeddings'], None, 'frozen_blocks=True'),
+    ('key of an older version', lambda d: ['--freeze_qk=True'], None, "unknown key 'freeze_qk'; did you mean 'frozen_qk'"),
     ('unknown variant', lambda d: flags(d, variant='mixt'), None, "did you mean 'mixit'"),
     ('unknown task', lambda d: ['--task=adition'], None, "did you mean 'addition'"),
     ('wrong type', lambda d: flags(d, max_iters='ten'), None, 'max_iters=.ten. should be of type int'),

@@ -1,0 +1,287 @@
+"""
+Everything a run writes and reads back, for train.py, the experiments and compare_runs.py (as nanochat keeps its
+checkpoints in a module of their own). A run lives in one folder, out_dir/<run name>/:
+
+    config.json   the full config: `python train.py out/<run>/config.json` runs it again
+    log.jsonl     one JSON line per evaluation
+    ckpt.pt       weights, optimizer state, config, model args and the data's meta.json, with their sha256
+    .lock         held (flock) by the one process that writes the folder
+
+Run(...) holds the folder while a run writes it and `record`s each evaluation (log line, checkpoint, W&B) in one
+call. Nothing here imports train.py: what depends on its keys (which keys name a run, which --resume may change)
+is passed in.
+"""
+import fcntl
+import hashlib
+import json
+import math
+import re
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import torch
+from tqdm import tqdm
+
+from data.loader import ConfigError, read_json
+from data.synthetic import atomic_write
+
+
+def differing(a, b, ignored=()):
+    """The keys whose values differ between two configs (or two meta.json), a key one lacks included."""
+    return [k for k in {**a, **b} if k not in ignored and a.get(k) != b.get(k)]
+
+
+def run_dir(cfg, label, not_named):
+    """out_dir/run_name, or a name of the config's own: the task, then `label` (the variant and the keys not at their
+    default) as far as it fits, then a hash of every key outside not_named, so that runs of different configs never
+    share a folder: 'dyck-standard,seed=1-3f2a9c01'."""
+    if cfg['run_name']:
+        return Path(cfg['out_dir']) / cfg['run_name']
+    readable = re.sub(r'[^\w.,=+-]', '_', label)
+    readable = readable if len(readable) <= 64 else readable[:64].rsplit(',', 1)[0]  # whole keys; the hash tells
+    named = json.dumps({k: v for k, v in cfg.items() if k not in not_named}, sort_keys=True)
+    return Path(cfg['out_dir']) / f"{cfg['task']}-{readable}-{hashlib.sha256(named.encode()).hexdigest()[:8]}"
+
+
+def find_checkpoint(cfg, given, folder, resumable, action):
+    """The ckpt.pt of an existing run, to `action` it (--resume, --sample): `folder` (the run_name's, or the config's
+    own), else the one folder in out_dir whose config.json agrees with cfg on every key outside `resumable` (so a run
+    extended with max_iters is still found), else the one that differs least, in keys `given` now only (so that
+    resume can name the key it cannot change)."""
+    found = [folder]
+    if not cfg['run_name'] and not (folder / 'ckpt.pt').exists():
+        near = []  # (number of keys that differ, all of them given now; folder)
+        for path in sorted(Path(cfg['out_dir']).glob('*/config.json')):
+            try:
+                differ = set(differing(json.loads(path.read_text()), cfg, resumable))
+            except (OSError, ValueError, AttributeError):  # not a run's config, so not this run
+                continue
+            near += [(len(differ), path.parent)] if differ <= set(given) else []
+        found = [folder for n, folder in near if n == min(n for n, _ in near)]
+    if len(found) > 1:
+        raise ConfigError(f"cannot {action}: several runs in {cfg['out_dir']} have these keys "
+                          f"({', '.join(p.name for p in found)}); name one with run_name")
+    if not found or not (found[0] / 'ckpt.pt').exists():
+        raise ConfigError(f"cannot {action}: no run in {cfg['out_dir']} has a ckpt.pt with these keys"
+                          f"{f' ({found[0]})' if found else ''}; give the keys it was trained with, or its run_name")
+    return found[0] / 'ckpt.pt'
+
+
+def resumed_config(ckpt, overrides, resolve, resumable):
+    """A resumed run's config: the checkpoint's, with the keys given now, through `resolve` (train.py's). A key
+    outside `resumable` given with a value other than the run's (its config's, else its model's) is refused, by name."""
+    saved = ckpt['config']
+    cfg = resolve({**saved, **overrides})
+    for key in overrides:
+        before = saved[key] if key in saved else ckpt['model_args'].get(key)
+        if key not in resumable and cfg[key] != before:
+            raise ConfigError(f'--resume cannot change {key} ({before!r} in the run, {cfg[key]!r} given): it fixes '
+                              f'the model, the data or the optimizer state. Drop it, or start a new run')
+    return cfg
+
+
+def same_data(ckpt, meta):
+    """A resumed run goes on with the data it was trained on: the checkpoint's meta.json (source, encoding, sizes)."""
+    changed = differing(ckpt['meta'], meta, ('date',))
+    if changed:
+        raise ConfigError(f"the {meta['task']} data is not what this run trained on ({changed[0]}: "
+                          f"{ckpt['meta'].get(changed[0])!r} then, {meta.get(changed[0])!r} now): prepare it again as "
+                          f'it was, or start a new run')
+
+
+def digest(obj, h=None):
+    """sha256 over a checkpoint's tensors (dtype, shape, bytes) and plain values, in their order: recorded at save
+    time, it catches a file that still unzips but whose contents changed."""
+    h = h or hashlib.sha256()
+    if isinstance(obj, torch.Tensor):
+        h.update(f'{obj.dtype}{tuple(obj.shape)}'.encode())
+        h.update(obj.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy())
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            h.update(repr(key).encode())
+            digest(value, h)
+    elif isinstance(obj, (list, tuple)):
+        for value in obj:
+            digest(value, h)
+    else:
+        h.update(repr(obj).encode())
+    return h
+
+
+def save_checkpoint(ckpt, path):
+    """Tensors and plain values only (so that weights_only loading reads it), with their checksum, atomically."""
+    ckpt = {**ckpt, 'sha256': digest(ckpt).hexdigest()}
+    atomic_write(path, lambda tmp: torch.save(ckpt, tmp))
+
+
+def load_checkpoint(path):
+    """A checkpoint, for resume, --sample and the experiments. weights_only: run folders are shared, and a pickle
+    can run any code when it is loaded, so only tensors and plain values are read; then the checksum is checked."""
+    try:
+        ckpt = torch.load(path, map_location='cpu', weights_only=True)
+    except Exception as e:  # torch.load raises many types for a damaged file
+        if 'Weights only load failed' in str(e):
+            raise ConfigError(f'{path} holds objects other than tensors and plain values, which could run code when '
+                              f'loaded: it was not loaded. Delete it unless you know who made it and why') from None
+        raise ConfigError(f'{path} is damaged ({type(e).__name__}): delete it, or restore it from a copy') from None
+    if not isinstance(ckpt, dict) or 'sha256' not in ckpt:
+        raise ConfigError(f'{path} has no checksum: it was not written by this train.py; train the run again')
+    if digest({k: v for k, v in ckpt.items() if k != 'sha256'}).hexdigest() != ckpt['sha256']:
+        raise ConfigError(f'{path} is damaged: its contents differ from the checksum saved with them; delete it, '
+                          f'or restore it from a copy')
+    return ckpt
+
+
+def logged_step(line):
+    """The step of a log.jsonl line; a damaged line counts as after any checkpoint, so resume drops it."""
+    try:
+        return int(json.loads(line)['step'])
+    except (ValueError, KeyError, TypeError):
+        return math.inf
+
+
+class Run:
+    """A run's folder while the run writes to it, as a context manager; with write=False (the other DDP ranks) it
+    writes nothing. On entering: a lock (flock, which the kernel drops when the process ends, so a crash leaves none
+    behind) refuses a second process instead of mixing two runs' files; a fresh run does not replace another run's
+    files unless cfg's overwrite is set (the keys in not_named say where and how a run is shown, not what it trains);
+    config.json is written and log.jsonl started: empty, or for a resumed run cut back to the checkpoint's step,
+    atomically; W&B starts when wandb_log asks for it."""
+
+    def __init__(self, folder, cfg, meta, resumed_step, not_named, write=True):
+        self.folder, self.cfg, self.meta, self.resumed, self.not_named = folder, cfg, meta, resumed_step, not_named
+        self.write, self.saved_step, self.lock, self.wandb = write, resumed_step, None, None
+
+    def __enter__(self):
+        if not self.write:
+            return self
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self.lock = open(self.folder / '.lock', 'a')
+        except OSError as e:
+            raise ConfigError(f'cannot write to {self.folder} ({e.strerror}): set out_dir to a folder you can '
+                              f'write') from None
+        try:
+            fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self.check_fresh()
+            text = json.dumps({**self.cfg, 'resume': False, 'overwrite': False}, indent=2) + '\n'
+            atomic_write(self.folder / 'config.json', lambda tmp: tmp.write_text(text))
+            log = self.folder / 'log.jsonl'
+            lines = log.read_text(errors='replace').splitlines() if self.resumed is not None and log.exists() else []
+            kept = ''.join(line + '\n' for line in lines if logged_step(line) <= self.resumed)
+            atomic_write(log, lambda tmp: tmp.write_text(kept))
+            self.wandb = wandb_run(self.cfg, self.folder) if self.cfg['wandb_log'] else None
+        except BaseException as e:
+            self.lock.close()
+            if isinstance(e, BlockingIOError):
+                raise ConfigError(f'another process is running in {self.folder}: wait for it, or use another '
+                                  f'run_name') from None
+            raise
+        return self
+
+    def check_fresh(self):
+        """A fresh run (not resumed, not overwrite) refuses a folder that holds another run's files."""
+        config = self.folder / 'config.json'
+        if self.resumed is not None or self.cfg['overwrite'] or not (config.exists() or
+                                                                     (self.folder / 'ckpt.pt').exists()):
+            return
+        saved = read_json(config, 'use overwrite=True to replace this folder\'s files, or another run_name')
+        differ = differing(saved, self.cfg, self.not_named)
+        if differ:
+            raise ConfigError(f'{self.folder} holds another run ({differ[0]}={saved.get(differ[0])!r} there, '
+                              f'{self.cfg.get(differ[0])!r} here): --resume it, use another run_name, or set '
+                              f'overwrite=True to replace it')
+
+    def record(self, metrics, model, optimizer, scaler):
+        """One evaluation: its log line, the checkpoint of the weights that gave it, and W&B."""
+        if not self.write:
+            return
+        with open(self.folder / 'log.jsonl', 'a') as f:
+            f.write(json.dumps(metrics) + '\n')
+        save_checkpoint(dict(model=model.state_dict(), optimizer=optimizer.state_dict(), scaler=scaler.state_dict(),
+                             model_args=asdict(model.config), step=metrics['step'], config=self.cfg, meta=self.meta),
+                        self.folder / 'ckpt.pt')
+        self.saved_step = metrics['step']
+        if self.wandb:
+            self.wandb.log(metrics, step=metrics['step'])
+
+    def non_finite(self, step):
+        """The error that stops a run whose loss became NaN or infinite; the last checkpoint is kept."""
+        kept = (f'{self.folder / "ckpt.pt"} keeps the weights of step {self.saved_step}' if self.saved_step else
+                'no checkpoint was saved')
+        return FloatingPointError(f'the loss became non-finite by step {step} ({kept}): lower learning_rate, keep '
+                                  f'grad_clip on, or use dtype=float32')
+
+    def __exit__(self, *exc):
+        if self.wandb:
+            self.wandb.finish()
+        if self.lock:
+            self.lock.close()  # closing the file drops the flock
+
+
+def wandb_run(cfg, folder):
+    """A Weights & Biases run, imported only when asked for; WANDB_MODE=offline keeps it on this machine."""
+    try:
+        import wandb
+    except ImportError:
+        raise ConfigError('wandb_log=True needs the wandb package: pip install wandb') from None
+    return wandb.init(project=cfg['wandb_project'], name=cfg['wandb_run_name'] or folder.name, config=cfg)
+
+
+class Progress:
+    """The progress bar: the training batch's loss and accuracy per scored token, tokens/s and, on a GPU named in
+    `peaks` (model.PEAK_FLOPS), the model FLOPs utilization, each over the steps since the last update (the only
+    host-device sync)."""
+
+    def __init__(self, cfg, step, show, model, examples_per_step, T, peaks):
+        self.bar = tqdm(total=cfg['max_iters'], initial=step, disable=not show, dynamic_ncols=True)
+        self.model, self.examples, self.T, self.step, self.t = model, examples_per_step, T, step, time.time()
+        gpu = torch.cuda.get_device_name() if next(model.parameters()).is_cuda else ''
+        self.peak = next((v for k, v in peaks.items() if k in gpu), None)
+
+    def log(self, step, loss, predicted, y):
+        scored = y != -1
+        acc = ((predicted == y) & scored).sum().item() / max(1, scored.sum().item())
+        dt, examples = time.time() - self.t, self.examples * (step - self.step)
+        postfix = dict(loss=f'{loss:.4f}', acc=f'{acc:.3f}', tok_s=f'{examples * self.T / dt:,.0f}')
+        if self.peak:
+            postfix['mfu'] = f'{self.model.estimate_mfu(examples, dt, self.peak):.1%}'
+        self.t, self.step = time.time(), step
+        self.bar.set_postfix(postfix, refresh=False)
+        self.bar.update(step - self.bar.n)
+
+
+# ----------------------------------------------------------------------------- reading runs back (compare_runs.py)
+
+def is_run(folder):
+    return (folder / 'log.jsonl').exists() or (folder / 'config.json').exists()
+
+
+def read_log(folder):
+    """-> the evaluations of log.jsonl as dicts; blank lines (none that train.py writes) are skipped."""
+    path = folder / 'log.jsonl'
+    if not path.exists():
+        raise ConfigError(f'{folder} has no log.jsonl: train.py writes one at its first evaluation '
+                          f'(every eval_interval steps); leave this folder out or wait for it')
+    lines = []
+    for i, text in enumerate(path.read_text().splitlines(), 1):
+        if not text.strip():
+            continue
+        try:
+            line = json.loads(text)
+        except json.JSONDecodeError:
+            line = None
+        if not isinstance(line, dict) or not isinstance(line.get('step'), int):
+            raise ConfigError(f'{path} line {i} is not a JSON object with a step ({text[:60]!r}): delete or repair '
+                              f'that line, or leave the run out')
+        lines.append(line)
+    if not lines:
+        raise ConfigError(f'{path} is empty: the run has not finished its first evaluation (every eval_interval '
+                          f'steps); wait for it or leave the run out')
+    return lines
+
+
+def read_config(folder):
+    path = folder / 'config.json'
+    return read_json(path, 'repair it or delete it (the run is then named by its folder)') if path.exists() else {}
