@@ -33,8 +33,8 @@ from torch.nn import functional as F
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 from data import runs, synthetic
-from data.loader import (ConfigError, batches, compute_dtype, load_data, pick_device, processes, prompt_codec, read_json,
-                         task_keys, task_module, unknown)
+from data.loader import (ConfigError, batches, compute_dtype, load_data, pick_device, processes, prompt_codec,
+                         read_json, task_keys, task_module, unknown)
 from data.runs import load_checkpoint
 from model import GPT, GPTConfig, PEAK_FLOPS, VARIANTS
 
@@ -47,7 +47,7 @@ resume = False  # continue the run from its ckpt.pt, whose config is the base; o
 overwrite = False  # let a fresh run replace another run's files in its folder (else it is refused)
 seed = 0  # seeds the initial weights, the fixed random matrices and the order of the training examples
 # task
-task = 'dyck'  # a folder of data/ with a prepare.py; synthetic tasks are generated on first use, corpora prepared by it
+task = 'dyck'  # a folder of data/ with a prepare.py (generated on first use, or prepared); none given: DEFAULT_RUN
 data_seed = 0  # seed of a synthetic task's data generator (its `--seed` flag)
 data_dir = ''  # where the task's files are; '' = data/<task>/ (a sub-folder when task settings differ)
 eval_split = ''  # the split to evaluate on; '' = the task's held-out split (meta.json), e.g. val, test
@@ -200,7 +200,8 @@ def help_text(task_name):
     lines += ['', 'model keys (default: the variant\'s value, else GPTConfig\'s):']
     lines += [row(k, f.default, model_comments.get(k, '')) for k, f in MODEL_KEYS.items()
               if k not in DEFAULTS and k != 'vocab_size']
-    lines += ['', f'variants: {", ".join(VARIANTS)}', f'tasks: {", ".join(synthetic.tasks())}']
+    lines += ['', f'variants: {", ".join(VARIANTS)}', f'tasks: {", ".join(synthetic.tasks())}',
+              f'no --task: {DEFAULT_RUN}']
     if task_name in synthetic.tasks():
         lines += ['', f'keys of task {task_name} (data/{task_name}/prepare.py; the paper\'s settings):']
         lines += [row(k, v) for k, v in task_keys(task_module(task_name)).items()]
@@ -293,13 +294,10 @@ def train(config=None):
     """Trains one run; returns its final metrics. `config` holds the keys to override (see --help). Everything is
     checked before the run's folder is touched: the keys, the checkpoint, the data, the model."""
     overrides = dict(config or {})
-    if overrides.get('resume'):
-        path = find_run(overrides, 'resume')
-        ckpt, run_dir = load_checkpoint(path), path.parent
-        cfg = runs.resumed_config(ckpt, overrides, resolve, RESUMABLE)
-    else:
-        cfg, ckpt = resolve(overrides), None
-        run_dir = run_dir_of(cfg)
+    path = find_run(overrides, 'resume') if overrides.get('resume') else None  # its ckpt.pt
+    ckpt = load_checkpoint(path) if path else None
+    cfg = runs.resumed_config(ckpt, overrides, resolve, RESUMABLE) if ckpt else resolve(overrides)
+    run_dir = path.parent if path else run_dir_of(cfg)
 
     ddp, rank, world, device, own_group = processes(cfg)
     master, device_type = rank == 0, device.split(':')[0]
@@ -334,9 +332,10 @@ def train(config=None):
         model = DDP(model, device_ids=[int(device.split(':')[1])] if device_type == 'cuda' else None,
                     broadcast_buffers=False)
     trained = [p for p in raw_model.parameters() if p.requires_grad]
+    corpus = isinstance(train_data, np.memmap)  # a corpus's token stream; else fixed-length examples
     if master:
         data = 'a fresh training batch every step' if cfg['online'] else f'{len(train_data):,} training tokens' \
-            if isinstance(train_data, np.memmap) else f'{len(train_data[0]):,} training examples'
+            if corpus else f'{len(train_data[0]):,} training examples'
         print(f"{cfg['task']} / {model_label(cfg)}: {raw_model.get_num_params():,} trained of "
               f"{raw_model.get_num_params(False):,} parameters, {data}, length {T}, {device} {dtype}, "
               f"{world} process(es), in {run_dir}")
@@ -393,7 +392,7 @@ def train(config=None):
                    tokens_per_s=global_batch * T * (step - start) / wall, trainable_params=raw_model.get_num_params(),
                    run_dir=str(run_dir))
     if master:
-        print(summary(cfg, metrics, isinstance(train_data, np.memmap)))
+        print(summary(cfg, metrics, corpus))
     if own_group:
         dist.destroy_process_group()
     return metrics
@@ -401,14 +400,12 @@ def train(config=None):
 
 def summary(cfg, m, corpus):
     """The run's last line: a corpus's log perplexity, else the accuracy on the evaluated split."""
-    head, tail = f"{cfg['task']} / {model_label(cfg)}", f"after {m['step']} steps ({m['wall_s']:.0f} s)"
-    if corpus:
-        return (f"{head}: {m['eval_split']} log perplexity {m['val_loss']:.4f} (perplexity {math.exp(m['val_loss']):.2f}"
-                f", next-token accuracy {m['val_acc']:.2%}) {tail}")
-    split = m['eval_split']
-    where = {'val': 'held-out', 'train': 'training-set', 'validation': 'validation'}.get(split, f'{split}-set')
-    return (f"{head}: {where} accuracy {m['val_acc']:.2%} per scored token, {m['val_exact']:.2%} exact match, loss "
-            f"{m['val_loss']:.4f} {tail}")
+    where = {'val': 'held-out', 'train': 'training-set', 'validation': 'validation'}.get(m['eval_split'],
+                                                                                        f"{m['eval_split']}-set")
+    result = (f"{m['eval_split']} log perplexity {m['val_loss']:.4f} (perplexity {math.exp(m['val_loss']):.2f}, "
+              f"next-token accuracy {m['val_acc']:.2%})" if corpus else f"{where} accuracy {m['val_acc']:.2%} per "
+              f"scored token, {m['val_exact']:.2%} exact match, loss {m['val_loss']:.4f}")
+    return f"{cfg['task']} / {model_label(cfg)}: {result} after {m['step']} steps ({m['wall_s']:.0f} s)"
 
 
 @torch.no_grad()

@@ -1,28 +1,28 @@
 """
-Figure 3 of "Is Random Attention Sufficient?": Frozen-QK, whose W_Q and W_K stay at their random
-initialization, solves retrieval by forming an induction head: in layer 1 a head where each token attends
-to the one before it (so the value's position learns which key preceded it), in layer 2 a head where the
-query key attends to the value right after the matching key, which it copies.
+Figure 3 of "Is Random Attention Sufficient?": Frozen-QK, whose W_Q and W_K stay at their random initialization,
+solves retrieval by forming an induction head. Claim: a trained Frozen-QK model has a previous-token head in layer 1
+(each token attends to the one before it, so the value's position learns which key preceded it) and a head in layer 2
+that attends from the query to the value right after the matching key, which it copies.
 
-Data: the retrieval task (m uniform in 1..m_max pairs `k1 v1 ... km vm`, then a query; only the queried value
-is scored); 4,000 held-out sequences.
-Model: frozen_qk only. The attention probabilities are recomputed outside model.py from the trained modules
-(norm1, q_proj, k_proj, RoPE, causal softmax), checked against the block's own attention output.
-Metric: per layer and head, over the first 500 held-out sequences: the mean attention of each real token to
-the token before it (previous-token score), and the mean attention from the query position to the position
-right after the matching key (retrieval score: the value to copy); the held-out accuracy beside them.
-The plot shows, for the first held-out sequence with at least min(6, m_max) pairs (chosen by its length alone),
-the layer-1 head with the highest previous-token score and the layer-2 head with the highest retrieval score.
-Full protocol: induction.py's retrieval run of Frozen-QK at m_max = 30: the authors' code's task (their
-condattendstream_30: vocabulary 512, so that the figure's "token 256" exists, a query token of its own), online
-training, m = block_size = 63, and their depth.py driver's optimizer (AdamW (0.9, 0.999), weight decay 1e-3,
-500 warm-up steps, cosine to 0); the paper text's architecture (Appendix C: 2 layers, width 1024, 4 heads) and
-Table 8's lr 1e-4 and batch 1,024; 5,000 steps: ours (the paper gives none).
---quick (ours; train.py's optimizer defaults): m_max = 8 with common.RETRIEVAL's quick setting (V = 64, 2 layers,
-width 128, 2 heads, softmax scale 1, lr 1e-3, batch 128, 500 steps; common.py says why the scale).
+Data: the retrieval task (m uniform in 1..m_max pairs `k1 v1 ... km vm`, then a query; only the queried value is
+scored); 4,000 held-out sequences.
+Model: frozen_qk only, one run (no search). The attention probabilities are recomputed outside model.py from the
+trained modules (norm1, q_proj, k_proj, RoPE, causal softmax), checked against the block's own attention output.
+Metric: per layer and head, over the first 500 held-out sequences: the mean attention of each real token to the token
+before it (previous-token score), and the mean attention from the query position to the position right after the
+matching key (retrieval score: the value to copy); the held-out accuracy beside them. The plot shows, for the first
+held-out sequence with at least min(6, m_max) pairs (chosen by its length alone), the layer-1 head with the highest
+previous-token score and the layer-2 head with the highest retrieval score.
+
+Full protocol: induction.py's retrieval run of Frozen-QK at m_max = 30. The authors' code (github
+princeton-pli/MixiT): their task condattendstream_30 (vocabulary 512, so that the figure's "token 256" exists, a
+query token of its own), online training, m = block_size = 63, and their depth.py driver's optimizer (AdamW (0.9,
+0.999), weight decay 1e-3, 500 warm-up steps, cosine to 0). Paper text: the architecture (Appendix C: 2 layers, width
+1024, 4 heads), Table 8's lr 1e-4 and batch 1,024. Ours: 5,000 steps (the paper gives none).
+--quick (ours; train.py's optimizer defaults): m_max = 8 with papers.RETRIEVAL's quick setting (V = 64, 2 layers,
+width 128, 2 heads, softmax scale 1, lr 1e-3, batch 128, 500 steps; papers.py says why the scale), block_size the
+task's own.
 --smoke: the full protocol's settings, tiny.
-Claim it tests: a trained Frozen-QK model has a previous-token head in layer 1 and a head in layer 2 that
-attends from the query to the value after the matching key (and so retrieves it).
 
 Writes OUT_DIR/induction_heads_map.png and, for full and quick runs,
 experiments/results/induction_heads_map[-quick].png.
@@ -34,20 +34,23 @@ import matplotlib.pyplot as plt  # noqa: E402
 import torch  # noqa: E402
 
 import common  # noqa: E402
+import papers  # noqa: E402
 from data.loader import task_data  # noqa: E402
+from data.runs import load_checkpoint  # noqa: E402
 from data.synthetic import load_split  # noqa: E402
 from model import GPT, GPTConfig, apply_rope  # noqa: E402
-from train import load_checkpoint  # noqa: E402
 
 NAME = 'induction_heads_map'
 PAPER = {1: 'a previous-token head: each token attends to the one before it',
          2: 'a head where the query attends to the value after the matching key, which is retrieved'}
-# per mode: the driver of the authors' code whose settings the run takes (common.authors; None: train.py's
-# defaults), and train.py's keys of the one Frozen-QK run (block_size: their m, 2 m_max + 3)
+# per mode: train.py's keys of the one Frozen-QK run (block_size: their m, 2 m_max + 3; --quick: the task's own)
 PROTOCOL = {
-    'full': ('depth.py', dict(m_max=30, block_size=63, **common.RETRIEVAL['full'])),
-    'quick': (None, dict(m_max=8, **common.RETRIEVAL['quick'])),
-    'smoke': ('depth.py', dict(m_max=3, block_size=9, **common.RETRIEVAL['smoke'])),
+    'full': dict(driver='depth.py', keys=dict(variant='frozen_qk', task='retrieval', m_max=30, block_size=63,
+                                              **papers.RETRIEVAL['full']), sweep={}),
+    'quick': dict(driver=None, keys=dict(variant='frozen_qk', task='retrieval', m_max=8, **papers.RETRIEVAL['quick']),
+                  sweep={}),
+    'smoke': dict(driver='depth.py', keys=dict(variant='frozen_qk', task='retrieval', m_max=3, block_size=9,
+                                               **papers.RETRIEVAL['smoke']), sweep={}),
 }
 N_EXAMPLES = 500  # held-out sequences the scores average over
 
@@ -76,8 +79,7 @@ def attention_maps(model, x):
 
 def config(mode):
     """train.py's keys of the run."""
-    driver, keys = PROTOCOL[mode]
-    return common.authors(driver, 'frozen_qk', task='retrieval', **keys)
+    return common.config(PROTOCOL[mode])
 
 
 def scores(maps, x, y, query_offset=0):

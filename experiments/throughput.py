@@ -22,6 +22,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 import common
+import papers
 import torch
 from data.loader import keep_freed_memory, pick_device
 from model import GPT, GPTConfig, PEAK_FLOPS, VARIANTS
@@ -29,7 +30,7 @@ from train import DEFAULTS, MODEL_KEYS
 
 NAME = 'throughput'
 PAPER_SAMPLES = {'standard': 1022.8, 'frozen_qk': 1267.1, 'mixit': 1349.0}  # FineWeb-edu, lm configuration
-SETTINGS = {v: common.authors('trainer.py', v, **VARIANTS[v]) for v in VARIANTS}  # GPTConfig's and AdamW's keys
+SETTINGS = {v: papers.authors('trainer.py', v, **VARIANTS[v]) for v in VARIANTS}  # GPTConfig's and AdamW's keys
 # Per mode: configurations (architecture; micro-batch on CUDA and on a CPU) and timing: warm-up steps per variant
 # (CUDA: compilation; CPU: until its allocator stops taking fresh pages), then repeats of `steps` steps of each in turn.
 PROTOCOL = {

@@ -1,70 +1,44 @@
 """
-Tables 1-4 of "Fixed universal transformers": can gradient descent find the embedding that programs a fixed
-universal backbone? Dyck-1 and k-hop induction heads (k = 1..4) for the sparse universal transformer (the 0/1
-construction of Theorem 3.1), the random universal transformer (same shapes, i.i.d. PyTorch-default init)
-and a fully trained transformer, attention-only and with the ablations of Tables 2-4.
+Tables 1-4 of "Fixed universal transformers": gradient descent finds the embedding that programs a fixed universal
+backbone. With only the token and position embeddings and the LM head (E and U) trained, the sparse universal
+transformer (Theorem 3.1's 0/1 construction) solves Dyck-1 (and, with residual and LayerNorm, k-hop), at least as
+well as the random universal transformer (the same shapes, i.i.d. PyTorch-default init).
 
-Data: Dyck-1 (data/dyck: vocabulary {pad, (, ), ?}, the answer after '?' scored) and k-hop with one fixed k
-per task (data/khop with min_hops = max_hops = k; every position scored). Online training: a fresh batch
-from the generator every step (train.py --online=True), inputs of the held-out split (and, in a search run, of the
-validation split) redrawn; accuracy per scored token on the held-out split.
-Models: universal_sparse and universal_random train only the token and position embeddings and the LM
-head (E and U); their attention, and any MLP and LayerNorm, stay fixed. The embedding dimension comes
-from the construction: one-hot tokens and positions give d = vocabulary + sequence length, and
-D = 2Hk(1 + H + ... + H^(L-1)) + d H^L for H heads, L layers and head width k; the random backbone uses the
-same D. The fully trained model is the standard transformer with the same blocks (learned positions, no
-RoPE), width 64 and everything trained.
-Ablations (rows): attention-only; + residual; + residual and LayerNorm; + MLP (residual and a GELU MLP,
-fixed for the universal models); + MLP and LayerNorm.
-Paper (Table 1, attention-only): Dyck-1 sparse 100%, random 94.4%, trained 100%; k-hop k = 1..4 sparse
-30.2 / 33.2 / 39.2 / 39.4%, random 29.4 / 30.5 / 32.6 / 35.2%, trained 8.4 / 51.8 / 99.5 / 95.6%. With
-residual and LayerNorm (Table 2's rows for k-hop): sparse 100% at every k, random 96.1 / 85.7 / 92.6 / 89.2%,
-trained 100%. Dyck-1 ablations (Table 3) and 2-hop ablations (Table 4) as in PAPER below. The paper's
-sequence lengths, H, L, k and step counts were lost from our copy; ours are stated here.
-Settings: tasks, models, ablations and online training follow the paper's text (no authors' code in reference.md);
-the settings it lost from our copy (below) are ours.
+Data: Dyck-1 (data/dyck, vocabulary {pad, (, ), ?}, the answer after '?' scored) and k-hop induction heads with one
+fixed k per task, k = 1..4 (data/khop, min_hops = max_hops = k; every position scored); online training (a fresh
+batch every step, the held-out inputs, and in a search run the validation ones, redrawn).
+Models: universal_sparse and universal_random train E and U alone; their attention, MLP and LayerNorm stay fixed, at
+the construction's width D = 2Hk(1 + H + ... + H^(L-1)) + d H^L (model.universal_dim) for H heads, L layers, head
+width k and d = vocabulary + sequence length (one-hot tokens and positions). standard: the same blocks (learned
+positions, no RoPE) at width 64, everything trained. Rows, a task with an ablation of the blocks: attention-only,
++ residual, + residual and LN, + MLP (a GELU MLP, fixed for the universal models), + MLP and LN.
+Metric: accuracy per scored token on the held-out split, over --seeds seeds: mean ± std (min–max), beside the
+accuracy of always giving the task's most frequent answer. The paper's numbers: PAPER below (Tables 1-4).
+Comparison: each model of each row at its own best (fair.fair). The paper averages its random models over seeds and
+says nothing of a search in our copy (its Tables 5-6 list one learning rate, warm-up and batch per task, values
+lost), so the grid is ours: the MixiT paper's Table 7 row of the task's kind (k-hop's; the algorithmic row for
+Dyck-1) without layers, width and heads, which the construction pins: in full the learning rate and batch (min_lr
+stays 1e-4: the smallest learning rate runs constant after its warm-up); --quick: the learning rate times 1/3, 1, 3.
 
-Comparison (issue 16): each model of each row at its own best, through common.fair: the points of a search each
-trained on seed 0 and scored by accuracy on a validation split (the training split's last 10%, held out of training
-and of the online stream), then the chosen point on --seeds seeds (default 3; seed and data_seed, so the random
-backbone, E and U, the batches and the held-out draw all change), reported as mean ± std (min–max). The paper text
-averages its random universal models over seeds ("all the results are averaged across seeds") and says nothing of a
-search in our copy: its Tables 5-6 list one learning rate, warm-up and batch per task, values lost, and its Figure
-2's text compares the construction's D with a usual hidden width, nothing more (the search per architecture of a
-Figure 2 is the MixiT paper's, for retrieval). So the grid is ours: the MixiT paper's Table 7 row of the task's
-kind, k-hop's for k-hop and the algorithmic row for Dyck-1 (one of that paper's algorithmic tasks), without layers,
-width and heads, which the construction pins (H, L and D; the trained model keeps the same blocks at width 64): in
-full the learning rate and batch (k-hop: 1e-4, 5e-4 x 128, 256; Dyck-1: 1e-3, 5e-4, 1e-4 x 128, 256, 512; min_lr
-stays 1e-4, so the smallest learning rate runs constant after its warm-up); --quick: the protocol's learning rate
-times 1/3, 1 and 3 (min_lr in proportion).
-Full protocol: Dyck-1 length 40, k-hop length 32 over 4 letters; H = 2, L = 3, k = 8; 10,000 steps of batch
-256, lr 1e-3 (warm-up 100, cosine to 1e-4), the search's centre; 2,000 held-out examples and 20,000 training ones,
-whose last 2,000 are the search's validation split (online runs draw their own); every task with every ablation.
---quick: three rows, Table 1's Dyck-1 and 2-hop (attention-only) and Table 2's 2-hop (+ residual and LN), the
-rows of the claim below (the other k and ablations cost six runs per model each: the full protocol has them);
-H = 2, L = 2 (Dyck-1) or 3 (k-hop), k = 4; 500 steps of batch 64 (800 before the comparison needed six runs per
-model), lr 3e-3 (the search's centre; warm-up 50, cosine to lr/10); 1,000 held-out examples and 10,000 training
-ones (the last 1,000: validation). k-hop length 12, as before. Dyck-1 length 24, not 12 as before: online training
-redraws held-out inputs, and at 12 brackets the 2,000 held-out strings cover nearly every short string, so 76% of
-the draws were redrawn and training was 11% balanced against the held-out 45%: the held-out set was not the
-training distribution. At 24 brackets with 1,000 held-out strings, 30% are redrawn (35% in a search run, which
-also redraws the validation strings), 39% balanced against 46%. Beside each task: the accuracy of always giving its
-most frequent answer (on short k-hop strings most chains leave the string, so <none> is the most frequent answer
-and grows with k).
-Time (quick, estimated from the run before this comparison: 9.1 min for 13 rows x 3 models of 800 steps,
-apportioned by short timings of a few hundred steps of each row): a step of the three models together takes about
-17 ms on Dyck-1 at length 12 (48 at length 24: T 25 against 13, D 164 against 116), 36 on 2-hop attention-only
-and 54 on 2-hop with residual and LN. Six runs per model: 6 x 500 x (48 + 36 + 54) ms = 414 s, and about 0.7 s a
-run to start and evaluate: about 7.5 min.
+Tasks, models, ablations and online training follow the paper's text (reference.md has no authors' code for it); the
+settings lost from our copy (sequence lengths, H, L, k, steps, examples) are ours:
+Full protocol: Dyck-1 length 40, k-hop length 32 over 4 letters; H = 2, L = 3, k = 8; 10,000 steps of 256, lr 1e-3
+(warm-up 100, cosine to 1e-4), the search's centre; 2,000 held-out and 20,000 training examples, whose last 2,000
+are the validation split (online runs draw their own); every task with every ablation.
+--quick: Table 1's Dyck-1 and 2-hop (attention-only) and Table 2's 2-hop (+ residual and LN), the rows of the claim
+(every other row costs six runs per model); H = 2, L = 2 (Dyck-1) or 3 (k-hop), k = 4; 500 steps of 64, lr 3e-3
+(the search's centre; warm-up 50, cosine to lr/10); 1,000 held-out and 10,000 training examples (the last 1,000:
+validation). k-hop length 12 (on short strings most chains leave the string: <none> is the most frequent answer);
+Dyck-1 length 24: online training redraws held-out inputs, and at 12 brackets the held-out strings cover nearly
+every short string, so that training no longer looks like the held-out set (results file, History).
 --smoke: tiny; no search, one seed.
-Claim it tests: with only E and U trained, the sparse universal transformer solves Dyck-1 (and, with
-residual and LayerNorm, k-hop), at least as well as the random one.
 """
 import common
+import fair
+import papers
 from model import universal_dim
 
 NAME = 'universal_tasks'
-MODELS = ['universal_sparse', 'universal_random', 'standard']
 ABLATIONS = {'attention-only': dict(residual=False, norm='none', mlp='none'),
              '+ residual': dict(residual=True, norm='none', mlp='none'),
              '+ residual and LN': dict(residual=True, norm='layernorm', mlp='none'),
@@ -81,15 +55,15 @@ PAPER = {  # (task, ablation) -> sparse, random, trained
     ('2-hop', '+ residual'): (53.8, 54.3, 58.4), ('2-hop', '+ MLP'): (54.6, 54.1, 100),
     ('2-hop', '+ MLP and LN'): (100, 66.2, 100)}
 TASKS = ['dyck', '1-hop', '2-hop', '3-hop', '4-hop']
-# per task kind: common.fair's family (the MixiT paper's Table 7 row) and the keys its search leaves fixed, the
-# construction's H, L and D (docstring)
+# per task (train.py's 'dyck' or 'khop'): fair's family (the MixiT paper's Table 7 row) and the keys its search leaves
+# fixed, the construction's H, L and D (docstring)
 ARCHITECTURE = ('n_layer', 'n_embd', 'n_head')
 SEARCH = {'dyck': ('algorithmic', ARCHITECTURE), 'khop': ('k-hop', ARCHITECTURE)}
 # per mode: sequence length and layers per task kind (dyck, and k-hop over 4 letters), the (task, ablation) rows,
 # heads H and head width k of the construction, held-out and training examples (the training split's last 10%: the
 # search's validation split), and train.py's optimization keys of every run (warm-up min(100, 10% of the steps),
 # cosine to a tenth of the peak; one evaluation, at the end)
-PROTOCOL = {
+SETTING = {
     'full': dict(length=dict(dyck=40, khop=32), n_layer=dict(dyck=3, khop=3),
                  rows=[(task, ablation) for ablation in ABLATIONS for task in TASKS], n_head=2, k=8, n_test=2000,
                  n_train=20_000, run=dict(max_iters=10_000, batch_size=256, learning_rate=1e-3, min_lr=1e-4,
@@ -107,36 +81,59 @@ PROTOCOL = {
 }
 
 
+def task_data(mode, task):
+    """-> (train.py's keys of `task`'s data in `mode`, its layers L, the construction's width D for H, L, k)."""
+    s = SETTING[mode]
+    kind = 'dyck' if task == 'dyck' else 'khop'
+    keys, vocab, T = papers.universal_task(task, s['length'][kind], s['n_test'])
+    L = s['n_layer'][kind]
+    return dict(keys, n_train=s['n_train']), L, universal_dim(s['n_head'], L, vocab + T, s['k'])
+
+
+def protocol(mode):
+    """PROTOCOL[mode]: the rows (task, ablation), each its task's data, L and D with the ablation's blocks, whose keys
+    name the task it trains; then the models, the universal ones with head width k, the trained one at width 64."""
+    s, rows = SETTING[mode], {}
+    for task, ablation in s['rows']:
+        keys, L, D = task_data(mode, task)
+        rows[task, ablation] = dict(keys, n_layer=L, n_embd=D, **ABLATIONS[ablation])
+    return dict(driver=None, keys=dict(n_head=s['n_head'], online=True, **s['run']), sweep=dict(task=rows, variant={
+        'universal_sparse': dict(universal_k=s['k']), 'universal_random': dict(universal_k=s['k']),
+        'standard': dict(n_embd=64, pos='learned')}))
+
+
+PROTOCOL = {mode: protocol(mode) for mode in SETTING}
+
+
+def config(mode, row, model):
+    """train.py's keys of one run: row = (task, ablation) and model a variant. The model's keys come after the row's,
+    so that the trained model's width 64 replaces the construction's D."""
+    return common.config(PROTOCOL[mode], task=row, variant=model)
+
+
 def main():
-    args = common.parse_args(__doc__, compare=True)
-    p = PROTOCOL[args.mode]
-    H, k = p['n_head'], p['k']
+    args = fair.parse_args(__doc__)
+    s, models = SETTING[args.mode], PROTOCOL[args.mode]['sweep']['variant']
     rows, fairs = [], {}
-    for task, ablation in p['rows']:
-        kind = 'dyck' if task == 'dyck' else 'khop'
-        settings, vocab, T = common.universal_task(task, p['length'][kind], p['n_test'])
-        settings['n_train'] = p['n_train']
-        L = p['n_layer'][kind]
-        D = universal_dim(H, L, vocab + T, k)
-        row = {'task': task, 'ablation': ablation, 'H, L, k; D': f'{H}, {L}, {k}; {D}',
-               'majority answer': common.pct(common.majority(settings))}
-        for model, paper in zip(MODELS, PAPER.get((task, ablation), (None,) * 3)):
-            width = dict(n_embd=D, universal_k=k) if model != 'standard' else dict(n_embd=64, pos='learned')
-            config = dict(settings, variant=model, n_head=H, n_layer=L, **width, **ABLATIONS[ablation], online=True,
-                          **p['run'])
-            f = fairs[f'{task}, {ablation}: {model}'] = common.fair(args, NAME, config, *SEARCH[kind])
-            row[model] = common.spread([m['val_acc'] for m in f['runs']])
+    for task, ablation in PROTOCOL[args.mode]['sweep']['task']:
+        keys, L, D = task_data(args.mode, task)
+        row = {'task': task, 'ablation': ablation, 'H, L, k; D': f"{s['n_head']}, {L}, {s['k']}; {D}",
+               'majority answer': common.pct(papers.majority(keys))}
+        for model, paper in zip(models, PAPER.get((task, ablation), (None,) * 3)):
+            f = fair.fair(args, NAME, config(args.mode, (task, ablation), model), *SEARCH[keys['task']])
+            fairs[f'{task}, {ablation}: {model}'] = f
+            row[model] = fair.spread([m['val_acc'] for m in f['runs']])
             row[f'paper {model}'] = '' if paper is None else f'{paper:.1f}%'
         rows.append(row)
-    columns = ['task', 'ablation', 'H, L, k; D', 'majority answer'] + [c for m in MODELS for c in (m, f'paper {m}')]
-    budget = ', '.join(f'{key}={v}' for key, v in p['run'].items())
+    columns = ['task', 'ablation', 'H, L, k; D', 'majority answer'] + [c for m in models for c in (m, f'paper {m}')]
+    budget = ', '.join(f'{key}={v}' for key, v in s['run'].items())
     notes = (f"Budget: online training, {budget} (learning_rate: the search's centre); Dyck-1 length "
-             f"{p['length']['dyck']}, k-hop length {p['length']['khop']} over 4 letters; accuracy per scored token "
-             f"on {p['n_test']:,} held-out examples, over the seeds: mean ± std (min–max). universal_* train only "
+             f"{s['length']['dyck']}, k-hop length {s['length']['khop']} over 4 letters; accuracy per scored token "
+             f"on {s['n_test']:,} held-out examples, over the seeds: mean ± std (min–max). universal_* train only "
              f'the token and position embeddings and the LM head; standard (width 64) trains everything. An empty '
              f'paper cell: the paper has no such entry.')
-    common.report(args, NAME, 'Universal transformers, Tables 1-4: Dyck-1 and k-hop with only E and U trained',
-                  columns, rows, notes=notes, fairs=fairs)
+    fair.report(args, NAME, 'Universal transformers, Tables 1-4: Dyck-1 and k-hop with only E and U trained',
+                columns, rows, fairs, notes=notes)
 
 
 if __name__ == '__main__':

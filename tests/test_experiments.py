@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = sorted(p.stem for p in (ROOT / 'experiments').glob('*.py') if p.stem != 'common')
+HARNESS = ['common', 'papers', 'fair']  # the harness, what the papers set, the fair comparisons: no experiments
+FILES = sorted(p.stem for p in (ROOT / 'experiments').glob('*.py') if p.stem not in HARNESS)
 TOOLS = ['compare_runs']
 EXPERIMENTS = [name for name in FILES if name not in TOOLS]
 
@@ -41,16 +42,33 @@ def imported_modules(path):
 
 
 def test_import_layers():
-    """The import structure is flat: experiments on top, then train, then data and model. No experiment imports
-    another (shared helpers live in common.py or data/), and nothing below imports an experiment or train."""
+    """The import structure is flat: experiments on top, then fair.py, common.py and papers.py, then train, then data
+    and model. No experiment imports another, the harness (common.py) nothing of the comparisons (fair.py), papers.py
+    neither, and nothing below imports an experiment or train."""
     for name in FILES:
         others = imported_modules(ROOT / 'experiments' / f'{name}.py') & (set(FILES) - {name})
         assert not others, f'experiments/{name}.py imports experiments {others}'
+    assert not imported_modules(ROOT / 'experiments' / 'common.py') & {'fair', *FILES}
+    assert not imported_modules(ROOT / 'experiments' / 'papers.py') & {'common', 'fair', 'train', *FILES}
     below = [ROOT / 'model.py', *(ROOT / 'data').rglob('*.py')]
     for path in [ROOT / 'train.py', *below]:
-        assert not imported_modules(path) & {'common', *FILES}, f'{path} imports an experiment'
+        assert not imported_modules(path) & {*HARNESS, *FILES}, f'{path} imports an experiment'
     for path in below:
         assert 'train' not in imported_modules(path), f'{path} imports train.py'
+
+
+@pytest.mark.parametrize('name', EXPERIMENTS)
+def test_protocol_shape_and_header(name):
+    """Every experiment's docstring is a header of at most 40 lines and its file at most 250 lines; one that trains
+    through common.config writes every PROTOCOL[mode] in the one shape: driver, keys and named sweep axes."""
+    path = ROOT / 'experiments' / f'{name}.py'
+    module = load_tool(name)
+    assert len(module.__doc__.strip().splitlines()) <= 40 and len(path.read_text().splitlines()) <= 250
+    if 'common.config(' in path.read_text():
+        for mode, protocol in module.PROTOCOL.items():
+            assert mode in ('full', 'quick', 'smoke') and protocol.keys() == {'driver', 'keys', 'sweep'}, mode
+            assert protocol['driver'] is None or isinstance(protocol['driver'], str)
+            assert all(isinstance(values, (list, tuple, dict)) for values in protocol['sweep'].values())
 
 
 def load_tool(name):

@@ -1,4 +1,4 @@
-"""common.fair, the fair comparison of a variant (issue 16; the paper's Appendix B.1): the search scores every grid
+"""fair.fair, the fair comparison of a variant (issue 16; the paper's Appendix B.1): the search scores every grid
 point on the validation split only, the chosen point is the best of those scores, and the seeds run the chosen point
 on the reported split. Checked with a stand-in for training that records every run it is asked for."""
 import sys
@@ -10,6 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'experiments'))
 
 import common  # noqa: E402
+import fair  # noqa: E402
 
 MODADD = dict(task='modular_addition', p=11, variant='standard', learning_rate=1e-2, min_lr=1e-3)
 
@@ -27,15 +28,15 @@ def fake_runs(monkeypatch, score):
 
 @pytest.mark.parametrize('higher', [True, False])
 def test_search_selects_on_validation_and_seeds_run_the_choice(tmp_path, monkeypatch, higher):
-    args = common.parse_args('', argv=['--quick', '--seeds=3', f'--data_dir={tmp_path}'], compare=True)
+    args = fair.parse_args('', argv=['--quick', '--seeds=3', f'--data_dir={tmp_path}'])
     # validation scores peak at the middle learning rate; held-out scores (never to be used) peak elsewhere
     validation = lambda lr: float((lr == 1e-2) == higher)
     calls = fake_runs(monkeypatch, lambda c: {'m': validation(c['learning_rate']) if c.get('val_frac')
                                               else c['learning_rate'] * 100 + c['seed']})
-    result = common.fair(args, 'x', MODADD, 'algorithmic', key='m', higher=higher)
+    result = fair.fair(args, 'x', MODADD, 'algorithmic', key='m', higher=higher)
     search, seeds = calls[:3], calls[3:]
     assert [c['learning_rate'] for c in search] == [pytest.approx(1e-2 / 3, rel=1e-2), 1e-2, 3e-2]
-    assert all(c['val_frac'] == common.VAL_FRAC and c['seed'] == 0 for c in search), 'search on validation, seed 0'
+    assert all(c['val_frac'] == fair.VAL_FRAC and c['seed'] == 0 for c in search), 'search on validation, seed 0'
     assert [c['min_lr'] / c['learning_rate'] for c in search] == pytest.approx([0.1] * 3), 'min_lr in proportion'
     assert result['chosen']['learning_rate'] == 1e-2, 'the best validation score, whatever the held-out split says'
     assert [(c['seed'], c['data_seed']) for c in seeds] == [(0, 0), (1, 1), (2, 2)]
@@ -45,57 +46,56 @@ def test_search_selects_on_validation_and_seeds_run_the_choice(tmp_path, monkeyp
 
 
 def test_a_task_measured_on_its_training_set_selects_on_it_and_trains_seed_0_once(tmp_path, monkeypatch):
-    args = common.parse_args('', argv=['--quick', '--seeds=2', f'--data_dir={tmp_path}'], compare=True)
+    args = fair.parse_args('', argv=['--quick', '--seeds=2', f'--data_dir={tmp_path}'])
     calls = fake_runs(monkeypatch, lambda c: {'val_acc': c['learning_rate']})
-    result = common.fair(args, 'x', dict(task='memorization', size=4, learning_rate=3e-3), 'memorization')
+    result = fair.fair(args, 'x', dict(task='memorization', size=4, learning_rate=3e-3), 'memorization')
     assert not any('val_frac' in c for c in calls), 'memorization has no validation split to hold out'
     assert result['chosen']['learning_rate'] == 9e-3
     assert len(calls) == 4, 'three search runs, then seed 1 only: seed 0 of the choice is the search run'
 
 
 def test_no_search_runs_the_protocol_on_each_seed(tmp_path, monkeypatch):
-    args = common.parse_args('', argv=['--quick', '--no-search', '--seeds=2', f'--data_dir={tmp_path}'],
-                             compare=True)
+    args = fair.parse_args('', argv=['--quick', '--no-search', '--seeds=2', f'--data_dir={tmp_path}'])
     calls = fake_runs(monkeypatch, lambda c: {'val_acc': 0.5})
-    result = common.fair(args, 'x', MODADD, 'algorithmic')
+    result = fair.fair(args, 'x', MODADD, 'algorithmic')
     assert result['chosen'] == {} and result['grid'] == [] and [c['seed'] for c in calls] == [0, 1]
     assert all(c['learning_rate'] == 1e-2 for c in calls)
 
 
 def test_full_grid_is_table7_without_the_pinned_keys():
-    args = common.parse_args('', argv=[], compare=True)
-    points = common.grid(args, dict(n_embd=128, n_head=4), 'memorization', fixed=('n_layer', 'n_embd', 'n_head'))
+    args = fair.parse_args('', argv=[])
+    points = fair.grid(args, dict(n_embd=128, n_head=4), 'memorization', fixed=('n_layer', 'n_embd', 'n_head'))
     assert len(points) == 9 and {p['learning_rate'] for p in points} == {1e-3, 5e-4, 1e-4}
     assert {p['batch_size'] for p in points} == {256, 512, 1024}
     assert all(set(p) == {'learning_rate', 'min_lr', 'batch_size'} for p in points), 'the pinned keys are not searched'
     assert all(p['min_lr'] == pytest.approx(p['learning_rate'] / 10) for p in points), "train.py's min_lr ratio kept"
-    full = common.grid(args, {}, 'algorithmic')
+    full = fair.grid(args, {}, 'algorithmic')
     assert len(full) == 3 * 2 * 4 * 3 * 3  # every n_head of Table 7 divides both widths
     assert args.search and args.seeds == 3
 
 
 def test_spread_is_mean_std_min_max():
-    assert common.spread([0.5, 0.7, 0.9]) == '70.00% ± 20.00% (50.00%–90.00%)'
-    assert common.spread([0.25]) == '25.00%'
+    assert fair.spread([0.5, 0.7, 0.9]) == '70.00% ± 20.00% (50.00%–90.00%)'
+    assert fair.spread([0.25]) == '25.00%'
 
 
 def test_a_diverged_point_scores_worst(tmp_path, monkeypatch):
-    args = common.parse_args('', argv=['--quick', '--seeds=1', f'--data_dir={tmp_path}'], compare=True)
+    args = fair.parse_args('', argv=['--quick', '--seeds=1', f'--data_dir={tmp_path}'])
 
     def score(c):
         if c['learning_rate'] > 1e-2:
             raise FloatingPointError('the loss is not finite')
         return {'val_acc': c['learning_rate']}
     fake_runs(monkeypatch, score)
-    result = common.fair(args, 'x', MODADD, 'algorithmic')
+    result = fair.fair(args, 'x', MODADD, 'algorithmic')
     assert result['grid'][2][1] == float('-inf') and result['chosen']['learning_rate'] == 1e-2
 
 
 def test_a_sweep_searches_at_one_point_and_runs_its_choice_at_every_other(tmp_path, monkeypatch):
-    args = common.parse_args('', argv=['--quick', '--seeds=2', f'--data_dir={tmp_path}'], compare=True)
+    args = fair.parse_args('', argv=['--quick', '--seeds=2', f'--data_dir={tmp_path}'])
     calls = fake_runs(monkeypatch, lambda c: {'val_acc': -abs(c['learning_rate'] - 3e-2) + c['n_layer']})
     configs = {depth: dict(MODADD, n_layer=depth) for depth in (2, 8)}
-    results = common.fair_sweep(args, 'x', configs, 8, 'algorithmic')
+    results = fair.fair_sweep(args, 'x', configs, 8, 'algorithmic')
     searched = [c for c in calls if 'val_frac' in c]
     assert len(searched) == 3 and all(c['n_layer'] == 8 for c in searched), 'the search at the named point alone'
     assert results[2]['grid'] == [] and results[2]['chosen'] == results[8]['chosen'] == dict(learning_rate=3e-2,

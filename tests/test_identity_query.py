@@ -87,8 +87,9 @@ def test_appendix_8_1_score_std():
 def test_table_2_parameter_counts():
     """The five GPT-2 configurations of the paper's Table 2 have exactly its total / non-embedding counts."""
     import identity_query as exp
-    got = [tuple(round(c / 1e6, 2) for c in exp.counts(label)) for label in exp.MODELS]
-    assert got == [(exp.PAPER[label]['total'], exp.PAPER[label]['non_emb']) for label in exp.MODELS]
+    labels = exp.PROTOCOL['full']['sweep']['variant']
+    got = [tuple(round(c / 1e6, 2) for c in exp.counts(label)) for label in labels]
+    assert got == [(exp.PAPER[label]['total'], exp.PAPER[label]['non_emb']) for label in labels]
     assert got == [(124.37, 84.95), (117.30, 77.88), (117.92, 79.73), (117.30, 77.88), (124.37, 84.95)]
 
 

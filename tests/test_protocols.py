@@ -75,9 +75,9 @@ def test_depth():
 
 def test_mixit_heads():
     heads = load('mixit_heads')
-    assert heads.PROTOCOL['full']['heads'] == [4, 16, 64, 256]
+    assert heads.PROTOCOL['full']['sweep']['n_head'] == [4, 16, 64, 256]
     for task, train_size in (('addition', 80_000), ('dyck', 200_000)):
-        for n_head in heads.PROTOCOL['full']['heads']:
+        for n_head in heads.PROTOCOL['full']['sweep']['n_head']:
             c = heads.config('full', task, n_head)
             has(c, task=task, variant='mixit', n_head=n_head, n_layer=2, n_embd=512, frozen_blocks=True,
                 learning_rate=1e-2, batch_size=128, max_iters=500 * train_size // 128, **ALL, **DEPTH_PY,
@@ -93,10 +93,10 @@ def test_mixit_heads():
 
 def test_language_modeling():
     lm = load('language_modeling')
-    assert lm.PROTOCOL['full']['batch'] == 512
+    assert lm.BATCH['full'] == 512
     for variant in lm.VARIANT_ORDER:
-        c = lm.config('full', variant)
-        has({**c, 'task': 'wikitext'}, variant=variant, n_layer=12, n_embd=512, n_head=8, block_size=256,
+        c = lm.config('full', 'wikitext', variant)
+        has(c, task='wikitext', variant=variant, n_layer=12, n_embd=512, n_head=8, block_size=256,
             learning_rate=5e-4, max_iters=40_000, warmup_iters=1_600, **ALL, **TRAINER_PY)
         assert c['warmup_iters'] == max(int(0.04 * c['max_iters']), 500)
         if variant == 'mixit':
@@ -104,14 +104,14 @@ def test_language_modeling():
         else:
             assert 'skip_scaling' not in c and 'shaped_gate' not in c
     # their --scale_lr: off unless asked for, then MixiT's lr times (4 / 12) * (512 / 512)
-    assert lm.common.parse_args('', lm.add_flags, argv=[]).scale_lr is False
-    assert lm.config('full', 'mixit', scale_lr=True)['learning_rate'] == pytest.approx(5e-4 / 3)
-    assert lm.config('full', 'standard', scale_lr=True)['learning_rate'] == 5e-4
+    assert lm.fair.parse_args('', lm.add_flags, argv=[]).scale_lr is False
+    assert lm.scale_lr(lm.config('full', 'wikitext', 'mixit'))['learning_rate'] == pytest.approx(5e-4 / 3)
+    assert lm.scale_lr(lm.config('full', 'wikitext', 'standard'))['learning_rate'] == 5e-4
 
 
 def test_rank_collapse():
     rc = load('rank_collapse')
-    assert rc.PROTOCOL['full']['depths'] == [2, 4, 8, 16, 32]
+    assert rc.PROTOCOL['full']['sweep']['n_layer'] == [2, 4, 8, 16, 32]
     for model in ('random', 'mixit'):
         c = rc.config('full', model, 8)
         has(c, task='wikitext', variant=model, n_layer=8, n_embd=512, n_head=8, block_size=256, learning_rate=5e-4,
@@ -156,7 +156,7 @@ def test_retrieval_protocols():
     (vocabulary 512, the query token of their format) with its driver; k-hop keeps Table 8's setting."""
     induction, curve, heads_map = load('induction'), load('retrieval_vs_length'), load('induction_heads_map')
     runs = [induction.config('full', 'retrieval', v) for v in induction.VARIANT_ORDER]
-    runs += [curve.config('full', m, v) for m in curve.PROTOCOL['full']['m_max'] for v in curve.VARIANT_ORDER]
+    runs += [curve.config('full', m, v) for m in curve.PROTOCOL['full']['sweep']['m_max'] for v in curve.VARIANT_ORDER]
     runs += [heads_map.config('full')]
     for c in runs:
         has(c, task='retrieval', vocab=512, n_layer=2, n_embd=1024, n_head=4, learning_rate=1e-4, batch_size=1024,
@@ -167,7 +167,8 @@ def test_retrieval_protocols():
     assert [c['m_max'] for c in runs[:4]] == [30] * 4 and heads_map.config('full')['variant'] == 'frozen_qk'
     has(induction.config('full', 'khop', 'mixit'), n_layer=5, n_embd=512, n_head=8, learning_rate=1e-4,
         batch_size=128, max_iters=5000)
-    for m_max in curve.PROTOCOL['quick']['m_max']:  # the quick setting fits the authors' format (V/2 + 2M <= V)
+    # the quick setting fits the authors' format (V/2 + 2M <= V)
+    for m_max in curve.PROTOCOL['quick']['sweep']['m_max']:
         assert sequence(curve.config('quick', m_max, 'standard')) == 2 * m_max + 3
 
 
@@ -196,8 +197,8 @@ def test_algorithmic():
            'modular_addition': dict(learning_rate=1e-3, batch_size=4_000, max_iters=20_000),
            'memorization': dict(learning_rate=5e-3, batch_size=32_768, max_iters=10_000),
            'yelp': dict(learning_rate=5e-4, batch_size=256, warmup_iters=500)}
-    for task in alg.TASK_ORDER:
-        runs = alg.runs(task, alg.PROTOCOL['full']['tasks'][task])
+    for task in alg.PAPER:  # Table 3's rows
+        runs = {v: alg.config('full', task, v) for v in alg.PROTOCOL['full']['sweep']['variant']}
         assert list(runs) == alg.VARIANT_ORDER
         for variant, c in runs.items():
             has(c, task=task, variant=variant, **ALL, **drivers[task], **own[task])
@@ -218,7 +219,7 @@ def test_algorithmic():
 def test_memorization_capacity():
     """Table 4: hdmemorize_exp.py's batch min(n^2, 256 * 128), 10,000 steps, lr 0.005, weight decay 1e-4."""
     mem = load('memorization_capacity')
-    runs = mem.runs(dict(task='memorization', **mem.PROTOCOL['full']))
+    runs = {label: mem.config('full', label) for label in mem.PROTOCOL['full']['sweep']['variant']}
     for label, c in runs.items():
         has(c, task='memorization', size=512, n_layer=2, n_embd=128, n_head=4, block_size=3, batch_size=32_768,
             max_iters=10_000, learning_rate=5e-3, weight_decay=1e-4, warmup_iters=500, lr_schedule='cosine', **ALL)
@@ -226,6 +227,6 @@ def test_memorization_capacity():
     has(runs[mem.PLAIN], variant='mixit', mixit_sink=False, mixit_std=1 / (3 * 32) ** 0.5)  # Eq. 2.3, T = 3
     # paper text: "for a fair comparison across models" Table 4 pins L, heads, width, 10,000 steps and lr 0.005 (outside
     # Table 7's memorization range): the full search is that one point, the comparison its seeds
-    args = mem.common.parse_args('', argv=[], compare=True)
-    assert mem.common.grid(args, runs['mixit'], 'memorization', mem.FIXED) == [{}]
+    args = mem.fair.parse_args('', argv=[])
+    assert mem.fair.grid(args, runs['mixit'], 'memorization', mem.FIXED) == [{}]
     assert 'shaped_gate' not in runs[mem.PLAIN] and 'shaped_gate' not in runs['frozen_qk']

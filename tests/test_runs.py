@@ -1,7 +1,6 @@
 """Runs a researcher can trust: every input a user can type and every damaged file under out/ or data/ ends in one
 line 'error: ...' with exit code 2 and nothing written; checkpoints run no code; resume keeps its run; run folders
 are per config, locked, and never replace another run."""
-import io
 import json
 import os
 import pickletools

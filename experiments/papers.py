@@ -1,0 +1,117 @@
+"""
+What the papers' text and the authors' code set, for every experiment: the authors' drivers (their optimizer,
+initialization, schedule and data regime per script, and their MixiT block), authors() that turns a variant into
+train.py's keys as their driver runs it, MixiT as the text writes it, Table 7's search grids, the retrieval
+architecture, the softmax scale that stands in for the paper's width, and the universal transformers' tasks.
+
+The MixiT papers' numbers come from the authors' code (github princeton-pli/MixiT), which differs from the papers'
+text in ways that change them. A full protocol follows the code; each experiment's docstring marks every setting
+"authors' code" or "paper text".
+"""
+import numpy as np
+
+from data import synthetic
+from model import MixiT
+
+# ----------------------------------------------------------------------------- the authors' code
+# What every driver of theirs sets, for every variant (their Llama path, modeling_llama.py):
+# HF Trainer's AdamW with betas (0.9, 0.999); N(0, 0.02) for every weight, no 1/sqrt(2L) on the residual projections;
+# biases on the attention and MLP linears; the schedule decays to 0. (HF's grad clipping at 1.0 is ours too.)
+AUTHORS = dict(beta1=0.9, beta2=0.999, min_lr=0.0, scaled_init=False, bias=True)
+# MixiT only, their MixiT block (their shaped_attention='mixing'): the LeakyReLU gate with c = activation_cminus = -1,
+# residual scaling s = sqrt(0.5), width multipliers at base width 512. Two drivers set it otherwise (below).
+MIXIT_BLOCK = dict(shaped_gate=-1.0, skip_scaling=0.5 ** 0.5, base_width=512)
+# per driver of theirs: weight decay, warm-up, schedule, data regime, and where its MixiT block differs. Their README's
+# commands keep c = -1 (scripts/train.sh and train_classifier.sh pass +1, the former with depth_alpha=1: another MixiT).
+DRIVERS = {
+    'depth.py': dict(weight_decay=1e-3, warmup_iters=500, lr_schedule='cosine', online=True),  # algorithmic tasks
+    'hdmemorize_exp.py': dict(weight_decay=1e-4, warmup_iters=500, lr_schedule='cosine'),  # Table 4
+    'modadd_exp.py': dict(weight_decay=1e-3, warmup_iters=50, lr_schedule='cosine'),  # modular addition
+    'trainer.py': dict(weight_decay=0.01, lr_schedule='linear'),  # language modeling
+    'trainer_classifier.py': dict(weight_decay=0.01, lr_schedule='linear', classify=True),  # Yelp
+}
+MIXIT_DRIVER = {'trainer.py': dict(skip_scaling=0.5),  # utils.ScriptArguments' default, which trainer.py passes
+                'trainer_classifier.py': dict(base_width=1)}  # passes no base_hidden_size: the config's 1.0
+
+
+def authors(driver, variant, **keys):
+    """train.py's keys of a run as the authors' `driver` runs `variant`: AUTHORS, the driver's settings, MixiT's block
+    for MixiT, then `keys` (the experiment's own: task, architecture, budget). Their HF trainers warm up over
+    max(4% of the steps, 500) (utils.TrainingArguments). driver None: ours, the variant and `keys` alone (train.py's
+    defaults for the rest), as the quick protocols run."""
+    if driver is None:
+        return {'variant': variant, **keys}
+    warmup = {'warmup_iters': max(int(0.04 * keys['max_iters']), 500)} if driver.startswith('trainer') and \
+        'max_iters' in keys else {}
+    mixit = {**MIXIT_BLOCK, **MIXIT_DRIVER.get(driver, {})} if variant == 'mixit' else {}
+    return {**AUTHORS, **DRIVERS[driver], **warmup, **mixit, 'variant': variant, **keys}
+
+
+def plain_mixit(block_size, head_dim):
+    """The keys of MixiT as the paper's text writes Eq. 2.3: one std for every head (1/sqrt(m head_dim), the
+    authors' GPT-2 path) and no sink head; the mixit variant is their Llama path's (model.MixiT)."""
+    return dict(variant='mixit', mixit_sink=False, mixit_std=MixiT.fixed_std(block_size, head_dim))
+
+
+# The grid the paper searches per task family (Table 7; Appendix B.1), for fair.py: a full protocol's search
+TABLE7 = {  # Table 7, per task family: the full protocol's grid (keys an experiment pins are left out: `fixed`)
+    'algorithmic': dict(n_layer=(2, 4, 8), n_embd=(512, 1024), n_head=(4, 8, 16, 64),
+                        learning_rate=(1e-3, 5e-4, 1e-4), batch_size=(128, 256, 512)),
+    'retrieval': dict(n_layer=(2, 4, 8), n_embd=(512, 1024), n_head=(4, 8, 16, 64),
+                      learning_rate=(1e-3, 5e-4, 1e-4), batch_size=(256, 512, 1024)),
+    'k-hop': dict(n_layer=(5,), n_embd=(256, 512, 1024), n_head=(8,), learning_rate=(1e-4, 5e-4),
+                  batch_size=(128, 256)),
+    'memorization': dict(n_layer=(2, 4, 8), n_embd=(512, 1024), n_head=(4, 8, 16, 64),
+                         learning_rate=(1e-3, 5e-4, 1e-4), batch_size=(256, 512, 1024)),
+    'yelp': dict(n_layer=(4, 8), n_embd=(512, 1024), n_head=(4, 8, 16, 64), learning_rate=(1e-3, 5e-4, 1e-4),
+                 batch_size=(256, 512, 1024)),
+    'language_modeling': dict(n_layer=(8, 12), n_embd=(512, 1024), n_head=(4, 8, 16),
+                              learning_rate=(1e-3, 5e-4, 1e-4), batch_size=(256, 512, 1024)),
+}
+# The paper's retrieval architecture (Appendix C; Table 8's lr and batch, chosen for MixiT; 5,000 steps: ours), for
+# induction.py, induction_heads_map.py and retrieval_vs_length.py, which add m_max. --quick multiplies the softmax
+# scale by 1024 / 128 = 8 (to 1) for every softmax variant: RMSNorm fixes the scale of attention's input, so the
+# largest logit frozen N(0, 0.02^2) W_Q, W_K can give grows with the width (about n 0.02^2 (sqrt(n) + sqrt(d_h))^2
+# / sqrt(d_h): 2 at width 128 with 2 heads, 60 at 1024 with 4), and at width 128 with the default scale Frozen-QK
+# stayed at the plateau of copying any value in the context (at m_max 4 and 8, 1 or 2 heads, lr 1e-3 or 3e-3).
+RETRIEVAL = {
+    'full': dict(vocab=512, n_layer=2, n_embd=1024, n_head=4, learning_rate=1e-4, batch_size=1024, max_iters=5000,
+                 eval_interval=1000),  # with authors('depth.py', ...): their optimizer; vocab 512: their task's
+    'quick': dict(vocab=64, n_layer=2, n_embd=128, n_head=2, attn_scale=8 / 64 ** 0.5, learning_rate=1e-3,
+                  min_lr=1e-4, warmup_iters=50, batch_size=128, max_iters=500, eval_interval=500),
+    'smoke': dict(vocab=16, n_train=200, n_test=20, n_layer=2, n_embd=16, n_head=2, learning_rate=1e-3, min_lr=1e-4,
+                  warmup_iters=0, batch_size=8, max_iters=4, eval_interval=4),
+}
+
+
+def paper_scale(n_embd, n_head, paper_embd):
+    """attn_scale for a softmax model at width n_embd that stands in for the paper's width paper_embd: the paper's
+    score statistics at a smaller width. RMSNorm fixes attention's input at |x|^2 = n, so a score q.k / sqrt(d_h) with
+    frozen N(0, s^2) W_Q, W_K has std n s^2 whatever the head width: Frozen-QK's scores shrink with the width (std
+    0.026 at width 64, 0.2 at 512, from N(0, 0.02^2)) and near-uniform attention is an artefact of a small width.
+    Multiplying the scale by paper_embd / n_embd restores the paper's spread of frozen scores; every softmax variant
+    gets it, so the comparison stays one architecture."""
+    return paper_embd / n_embd / (n_embd // n_head) ** 0.5
+
+# --quick of the retrieval comparisons (induction.py, retrieval_vs_length.py): RETRIEVAL's quick model and lr under
+# depth.py's optimizer (its cosine to 0: no min_lr) at a quarter of the examples, so that a variant's 6 runs (fair)
+# fit the budget; induction_heads_map.py's single run keeps RETRIEVAL's quick setting
+RETRIEVAL_FAIR_QUICK = dict({k: v for k, v in RETRIEVAL['quick'].items() if k != 'min_lr'}, batch_size=64,
+                            max_iters=250, warmup_iters=25, eval_interval=250)
+
+
+def universal_task(task, length, n_test):
+    """-> (train.py task keys, vocabulary, sequence length) of 'dyck' (Dyck-1) or 'k-hop' (over 4 letters, fixed k)
+    in "Fixed universal transformers". Training is online, so the training split is only generated: kept small."""
+    sizes = dict(n_train=100, n_test=n_test)
+    if task == 'dyck':
+        return dict(task='dyck', format='text', length=length, **sizes), 4, length + 1
+    k = int(task.split('-')[0])
+    return dict(task='khop', length=length, letters=4, min_hops=k, max_hops=k, **sizes), 4 + 2 + k + 1, length - 1
+
+
+def majority(settings, n=20_000):
+    """The accuracy of always answering the task's most frequent scored target, on fresh draws."""
+    keys = {k: v for k, v in settings.items() if k not in ('task', 'n_train', 'n_test')}
+    y = synthetic.load_task(settings['task']).generate(np.random.default_rng(0), n, **keys)[1]
+    return np.bincount(y[y != -1]).max() / (y != -1).sum()
