@@ -1,7 +1,7 @@
 """
 Trains any variant of model.py on any task, on a CPU, a GPU, or many GPUs:
 
-    python train.py                                    # the embedded default, a few minutes on a CPU
+    python train.py                                    # the default run (DEFAULT_RUN): under a minute on a CPU
     python train.py --task=retrieval --variant=frozen_qk --m_max=10
     torchrun --standalone --nproc_per_node=4 train.py --task=khop --variant=mixit
     python train.py out/<run>/config.json              # run again from a saved config

@@ -27,6 +27,8 @@ task's own.
 Writes OUT_DIR/induction_heads_map.png and, for full and quick runs,
 experiments/results/induction_heads_map[-quick].png.
 """
+from pathlib import Path
+
 import matplotlib
 
 matplotlib.use('Agg')  # files only: no display on a server
@@ -117,7 +119,7 @@ def main():
     args = common.parse_args(__doc__)
     setting = config(args.mode)
     m = common.run(args, NAME, **setting)
-    ckpt = load_checkpoint(common.Path(m['run_dir']) / 'ckpt.pt')
+    ckpt = load_checkpoint(Path(m['run_dir']) / 'ckpt.pt')
     model = GPT(GPTConfig(**ckpt['model_args']))
     model.load_state_dict(ckpt['model'])
     model.eval()
