@@ -203,7 +203,7 @@ def help_text(task_name):
     lines += ['', f'variants: {", ".join(VARIANTS)}', f'tasks: {", ".join(synthetic.tasks())}',
               f'no --task: {DEFAULT_RUN}']
     if task_name in synthetic.tasks():
-        lines += ['', f'keys of task {task_name} (data/{task_name}/prepare.py; the paper\'s settings):']
+        lines += ['', f'keys of task {task_name} (data/{task_name}/prepare.py; defaults: the authors\' problem):']
         lines += [row(k, v) for k, v in task_keys(task_module(task_name)).items()]
     return '\n'.join(lines)
 
@@ -430,7 +430,7 @@ def sample_text(config=None):
 
 def main(argv):
     """The command line: any mistake in it, or in a file it reads, ends in one line 'error: ...' and exit code 2."""
-    synthetic.sigterm_exits()  # a kill cleans up as Ctrl-C does: no temporary files, the run folder unlocked
+    synthetic.sigterm_exits()  # a kill cleans up as Ctrl-C does: no temporary files, the run folder released
     try:
         overrides = parse_args([a for a in argv if a not in ('--help', '-h')])
         if '--help' in argv or '-h' in argv:
