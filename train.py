@@ -400,8 +400,8 @@ def train(config=None):
 
 def summary(cfg, m, corpus):
     """The run's last line: a corpus's log perplexity, else the accuracy on the evaluated split."""
-    where = {'val': 'held-out', 'train': 'training-set', 'validation': 'validation'}.get(m['eval_split'],
-                                                                                        f"{m['eval_split']}-set")
+    names = {'val': 'held-out', 'train': 'training-set', 'validation': 'validation'}
+    where = names.get(m['eval_split'], f"{m['eval_split']}-set")
     result = (f"{m['eval_split']} log perplexity {m['val_loss']:.4f} (perplexity {math.exp(m['val_loss']):.2f}, "
               f"next-token accuracy {m['val_acc']:.2%})" if corpus else f"{where} accuracy {m['val_acc']:.2%} per "
               f"scored token, {m['val_exact']:.2%} exact match, loss {m['val_loss']:.4f}")

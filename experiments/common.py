@@ -151,7 +151,8 @@ def batch_keys(args, batch):
 def device_name(device='auto'):
     if device in ('auto', 'cuda') and torch.cuda.is_available() or device.startswith('cuda'):
         return torch.cuda.get_device_name()
-    return f'CPU ({platform.processor() or platform.machine()}, {os.cpu_count()} cores, {torch.get_num_threads()} threads)'
+    cpu = platform.processor() or platform.machine()
+    return f'CPU ({cpu}, {os.cpu_count()} cores, {torch.get_num_threads()} threads)'
 
 
 def pct(x):

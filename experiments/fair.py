@@ -21,6 +21,7 @@ from common import batch_keys, markdown, pct
 from papers import TABLE7
 from train import DEFAULTS
 
+
 def parse_args(doc, add=None, argv=None):
     """common.parse_args with a comparison's flags: --search (default on, off in --smoke) and --seeds (default 3,
     1 in --smoke)."""

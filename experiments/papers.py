@@ -93,6 +93,7 @@ def paper_scale(n_embd, n_head, paper_embd):
     gets it, so the comparison stays one architecture."""
     return paper_embd / n_embd / (n_embd // n_head) ** 0.5
 
+
 # --quick of the retrieval comparisons (induction.py, retrieval_vs_length.py): RETRIEVAL's quick model and lr under
 # depth.py's optimizer (its cosine to 0: no min_lr) at a quarter of the examples, so that a variant's 6 runs (fair)
 # fit the budget; induction_heads_map.py's single run keeps RETRIEVAL's quick setting
