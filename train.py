@@ -33,8 +33,8 @@ from torch.nn import functional as F
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 from data import runs, synthetic
-from data.loader import (ConfigError, batches, compute_dtype, load_data, pick_device, processes, prompt_codec,
-                         read_json, task_keys, task_module, unknown)
+from data.loader import (ConfigError, batches, compute_dtype, leave_torchrun, load_data, pick_device, processes,
+                         prompt_codec, read_json, task_keys, task_module, unknown)
 from data.runs import load_checkpoint
 from model import GPT, GPTConfig, PEAK_FLOPS, VARIANTS
 
@@ -431,6 +431,7 @@ def sample_text(config=None):
 def main(argv):
     """The command line: any mistake in it, or in a file it reads, ends in one line 'error: ...' and exit code 2."""
     synthetic.sigterm_exits()  # a kill cleans up as Ctrl-C does: no temporary files, the run folder released
+    code = 0
     try:
         overrides = parse_args([a for a in argv if a not in ('--help', '-h')])
         if '--help' in argv or '-h' in argv:
@@ -441,7 +442,10 @@ def main(argv):
             train(overrides)
     except (ConfigError, FloatingPointError) as e:
         print(f'error: {e}', file=sys.stderr)
-        sys.exit(2)
+        code = 2
+    leave_torchrun(code)
+    if code:
+        sys.exit(code)
 
 
 if __name__ == '__main__':
