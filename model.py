@@ -74,7 +74,8 @@ class GPTConfig:
     universal_k: int = 4  # query/key width k of each universal head
     universal_d: int = 0  # width d of the simulated class T(H, L, d, k); 0 = vocab_size (+ block_size if pos='learned')
     looped: bool = False  # universal: one fixed block's matrices in every layer (weight-tied)
-    causal: bool = True  # causal mask; False = bidirectional (encoder-style), for the universal construction checks
+    causal: bool = True  # causal mask; False = bidirectional; train.py's classify: False for MixiT only, unless given
+    pad_token: int = -1  # id whose embedding row stays zero, untrained (padding_idx); -1 = none; classify: end of text
     seed: int = 0  # seeds every initial weight and fixed matrix
 
 
@@ -110,6 +111,11 @@ def check_config(c):
         raise ValueError("shaped_gate replaces the gated MLP's SiLU: it needs mlp='gated'")
     if c.n_classes and c.tie_embeddings:
         raise ValueError('a classifier head (n_classes > 0) cannot be tied to the token embedding: tie_embeddings=False')
+    if not -1 <= c.pad_token < c.vocab_size:
+        raise ValueError(f'pad_token={c.pad_token} must be a token id below vocab_size={c.vocab_size}, or -1 (none)')
+    if c.pad_token >= 0 and c.tie_embeddings:
+        raise ValueError('the LM head would train the padding row of a tied embedding: tie_embeddings=False or '
+                         'pad_token=-1')
     choices = dict(norm=('rmsnorm', 'layernorm', 'none'), mlp=('gated', 'gelu', 'none'),
                    pos=('rope', 'learned', 'none'), mixing=('softmax', 'mixit'), universal=('', 'sparse', 'random'))
     for key, allowed in choices.items():
@@ -455,7 +461,10 @@ class GPT(nn.Module):
         super().__init__()
         check_config(config)
         self.config = config
-        self.wte = nn.Embedding(config.vocab_size, config.n_embd)
+        # the padding row (pad_token) gets no gradient: zero at init (_init_weights), it stays zero, as the authors'
+        # classifier's (their modeling_llama.py: nn.Embedding(..., padding_idx=config.pad_token_id))
+        self.wte = nn.Embedding(config.vocab_size, config.n_embd,
+                                padding_idx=config.pad_token if config.pad_token >= 0 else None)
         if config.pos == 'learned':
             self.wpe = nn.Embedding(config.block_size, config.n_embd)
         if config.pos == 'rope':
@@ -486,6 +495,8 @@ class GPT(nn.Module):
                     residual_out = self.config.scaled_init and name.endswith(('o_proj.weight', 'down_proj.weight'))
                     std = 0.02 / math.sqrt(2 * self.config.n_layer) if residual_out else 0.02
                     p.copy_(torch.randn(p.shape, generator=seeded(self.config.seed, name)) * std)
+            if self.wte.padding_idx is not None:  # the padding row (pad_token) is zero, as HF's _init_weights makes it
+                self.wte.weight[self.wte.padding_idx].zero_()
 
     def frozen_modules(self):
         """The modules kept at initialization (requires_grad=False from construction on): the one place that

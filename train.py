@@ -53,7 +53,7 @@ data_dir = ''  # where the task's files are; '' = data/<task>/ (a sub-folder whe
 eval_split = ''  # the split to evaluate on; '' = the task's held-out split (meta.json), e.g. val, test
 val_frac = 0.0  # model selection: keep the last val_frac of the training split out of training, evaluate on it
 online = False  # synthetic tasks: a fresh batch from the task's generator every step, held-out inputs redrawn
-classify = False  # a classifier (the authors' Yelp): a head output per class, bidirectional; needs a task with classes
+classify = False  # the authors' Yelp classifier, a head output per class (model_args_of); needs a task with classes
 # model
 variant = 'standard'  # one of model.VARIANTS; a GPTConfig field given as a key overrides the variant's value
 n_layer = 2  # blocks
@@ -250,11 +250,19 @@ def model_args_of(cfg, meta, T):
     args['block_size'] = cfg['block_size'] or T
     args['vocab_size'] = args.get('vocab_size') or meta['vocab_size']
     if cfg['classify']:
-        # the authors' Yelp model (LlamaForSequenceClassification, is_causal=False): one head output per class, read
-        # at the scored position, bidirectional attention. They read the last review token; ours is the separator
-        # after it, and with bidirectional attention both positions see the whole review. The padding after the
-        # separator is attended to like any token (no attention mask): the same token in every padded position.
-        args.update(n_classes=len(meta['classes']), causal=False)
+        # the authors' Yelp model (trainer_classifier.py: LlamaForSequenceClassification, is_causal=False, no attention
+        # mask): one head output per class, read at the scored position, the last review token as theirs (loader.py's
+        # class_targets). Attention as their code ran with the transformers it was built on (4.50 to 4.52): MixiT
+        # mixes both ways (modeling_llama.py keeps its matrices full when is_causal is False); the softmax variants run
+        # transformers' SDPA attention, which there sets is_causal = (q_len > 1 and no mask) without reading the
+        # module's flag, so they stay causal. transformers 4.53 reads the flag: softmax bidirectional too. Given
+        # causal=False makes every variant bidirectional (4.53's reading), causal=True MixiT causal too. Their pad
+        # token is the end of text (pad_token = eos_token), its embedding row zero and never trained (padding_idx);
+        # ours too: the end-of-text token pads the reviews and is the separator (meta's sep), read by no position.
+        # pad_token=-1 trains that row.
+        args['n_classes'] = len(meta['classes'])
+        args.setdefault('causal', args.get('mixing') != 'mixit')
+        args.setdefault('pad_token', meta.get('sep', -1))
     if not args.get('causal', True) and args.get('mixing') == 'mixit' and args['block_size'] != T:
         raise ConfigError(f"bidirectional MixiT mixes all block_size positions: set block_size={T} (or 0), the "
                           f'length of the examples')

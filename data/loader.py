@@ -174,7 +174,10 @@ def validation_split(train, frac, meta):
 
 
 def class_targets(y, classes, path, again):
-    """Replaces y's scored targets, in place: token id classes[i] -> class index i (-1 stays: not scored)."""
+    """Replaces y's scored targets, in place: token id classes[i] -> class index i (-1 stays: not scored), each moved
+    from the separator to the token before it, the review's last, where the authors' classifier reads (their
+    LlamaForSequenceClassification reads the last token that is not padding, and their padding is the end of text,
+    our separator: its embedding row is zero there, model_args_of in train.py)."""
     scored = y != -1
     ids, classes = y[scored], torch.tensor(classes, dtype=y.dtype)
     match = ids[:, None] == classes  # (scored positions, classes)
@@ -182,7 +185,9 @@ def class_targets(y, classes, path, again):
         bad = ids[~match.any(1)][0].item()
         raise ConfigError(f'{path} has a scored target {bad} that is none of the classes {classes.tolist()} '
                           f'of meta.json: {again}')
-    y[scored] = match.int().argmax(1).to(y.dtype)
+    rows, cols = scored.nonzero(as_tuple=True)
+    y[rows, cols] = -1
+    y[rows, (cols - 1).clamp(min=0)] = match.int().argmax(1).to(y.dtype)  # an empty review: read the separator
     return y
 
 

@@ -23,7 +23,9 @@ A run is one value of each axis: config(PROTOCOL[mode], variant=..., n_layer=...
 config(mode, ...) ends in. run() adds nothing to a run but where it is written and its data read (train_keys).
 """
 import argparse
+import ast
 import datetime
+import hashlib
 import json
 import os
 import platform
@@ -38,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 import papers  # noqa: E402
+from claims import claims_text, judge, pct, verdict  # noqa: E402, F401 (pct: the experiments' common.pct)
 from data import local, synthetic  # noqa: E402
 from data.loader import ConfigError, load_data, task_data  # noqa: E402
 from train import resolve, train  # noqa: E402
@@ -52,10 +55,13 @@ def parse_args(doc, add=None, argv=None):
     parser.add_argument('--data_dir', default='', help="the root that replaces data/: each task's files go to "
                         "DATA_DIR/<task>/[<settings>]/, laid out as under data/; '' = data/ (default)")
     parser.add_argument('--device', default='auto', help="'auto', 'cpu', 'cuda', ...")
+    parser.add_argument('--plan', action='store_true', help='train nothing: list the runs the protocol would train '
+                        'in OUT_DIR/<name>-plan.json (experiments/reproduce.py --plan prices them)')
     if add:
         add(parser)
     args = parser.parse_args(argv)
     args.mode = 'smoke' if args.smoke else 'quick' if args.quick else 'full'
+    args.plan_runs, args.plan_corpora = [], set()  # with --plan: each run's train.py keys, the corpora it reads
     args.t0 = time.time()
     return args
 
@@ -90,9 +96,18 @@ def train_keys(args, config, name=''):
     return keys
 
 
+class Planned(dict):  # the metrics of a run that --plan lists but does not train: every metric reads 1
+    def __missing__(self, key):
+        return 1.0
+
+
 def run(args, name, **config):
     """Trains one run of experiment `name` (config: every train.py key it changes from the defaults) and returns its
-    metrics; it is written to OUT_DIR/<name>/, in the folder train.py names after its config."""
+    metrics; it is written to OUT_DIR/<name>/, in the folder train.py names after its config. With --plan it only
+    records the run's keys."""
+    if args.plan:
+        args.plan_runs.append(train_keys(args, config, name))
+        return Planned(run_dir='')
     return train(train_keys(args, config, name))
 
 
@@ -103,7 +118,10 @@ def command(args, config, name):
 
 
 def task_files(args, **config):
-    """load_data of a run's task (meta, train, held-out, T), from the folder its run reads, made if missing."""
+    """load_data of a run's task (meta, train, held-out, T), from the folder its run reads, made if missing (with
+    --plan, only the meta's evaluated split: nothing is generated)."""
+    if args.plan:
+        return dict(eval_split='train' if config.get('task') == 'memorization' else 'val'), None, None, None
     return load_data(resolve(train_keys(args, config)))
 
 
@@ -111,8 +129,9 @@ def corpus_dirs(args, tasks, otherwise):
     """-> the prepared folder of each corpus; a missing one stops the experiment at once, before anything trains,
     with the prepare command of each missing corpus and `otherwise`."""
     dirs = [task_data(resolve(train_keys(args, {'task': task})))[2] for task in tasks]
+    args.plan_corpora.update(tasks)
     missing = [(task, d) for task, d in zip(tasks, dirs) if not (d / 'meta.json').exists()]
-    if missing:
+    if missing and not args.plan:
         steps = '\n'.join(f"    python data/{task}/prepare.py{f' --out_dir={d}' if args.data_dir else ''}"
                           f'   (or add --input=LOCAL_FILES)' for task, d in missing)
         sys.exit(f'error: no prepared data in {", ".join(str(d) for _, d in missing)}. Prepare it first (README, '
@@ -155,14 +174,23 @@ def device_name(device='auto'):
     return f'CPU ({cpu}, {os.cpu_count()} cores, {torch.get_num_threads()} threads)'
 
 
-def pct(x):
-    return f'{100 * x:.2f}%'
-
-
 def markdown(columns, rows):
     lines = ['| ' + ' | '.join(columns) + ' |', '|' + '---|' * len(columns)]
     lines += ['| ' + ' | '.join(str(row.get(c, '')) for c in columns) + ' |' for row in rows]
     return '\n'.join(lines)
+
+
+def source_digest(name):
+    """A digest of experiments/<name>.py's code, its docstring and comments left out: results are current while it
+    holds (experiments/reproduce.py skips them)."""
+    tree = ast.parse((ROOT / 'experiments' / f'{name}.py').read_text())
+    if ast.get_docstring(tree) is not None:
+        tree.body = tree.body[1:]
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:16]
+
+
+def write_text(path, text):  # whole or not at all: a temporary name, then a rename
+    synthetic.atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
 def results_path(args, name, ext):
@@ -185,26 +213,38 @@ def save_figure(args, name, fig, dpi=120):
     return paths
 
 
-def report(args, name, title, columns, rows, notes='', extra=None):
-    """Prints the table and writes OUT_DIR/<name>.json and, except for --smoke, experiments/results/<name>[-quick].md
-    (with what the results file already holds after '## History' kept: measurements made before the protocol was
-    fixed, moved out of the experiments' docstrings)."""
+def report(args, name, title, columns, rows, notes='', extra=None, values=None, claims=()):
+    """Prints the table and the verdict, and writes the results: OUT_DIR/<name>.json and, except for --smoke,
+    experiments/results/<name>[-quick].json and .md beside it (what the .md already holds after '## History' is kept:
+    measurements made before the protocol was fixed). `values`: {label: [one number per seed]}, the quantities that
+    `claims` (the experiment's CLAIMS, declared before the run) test; the JSON holds both, each claim judged."""
+    if args.plan:  # the runs, for reproduce.py --plan; nothing else is written
+        path = Path(args.out_dir) / f'{name}-plan.json'
+        path.parent.mkdir(parents=True, exist_ok=True)
+        plan = dict(name=name, mode=args.mode, runs=args.plan_runs, corpora=sorted(args.plan_corpora))
+        write_text(path, json.dumps(plan, default=str) + '\n')
+        return print(f'{name}: {len(args.plan_runs)} runs planned in {path}')
     wall = time.time() - args.t0
     threads = [f'OMP_NUM_THREADS={os.environ["OMP_NUM_THREADS"]}'] if 'OMP_NUM_THREADS' in os.environ else []
     command = ' '.join(threads + ['python', f'experiments/{name}.py'] + sys.argv[1:])
+    judged = [judge(c, values or {}) for c in claims]
     info = dict(name=name, title=title, mode=args.mode, command=command, device=device_name(args.device),
-                date=datetime.date.today().isoformat(), wall_s=round(wall, 1))
+                date=datetime.date.today().isoformat(), wall_s=round(wall, 1), source=source_digest(name),
+                verdict=verdict(judged),
+                claims=judged, values=values or {}, columns=columns, rows=rows, **(extra or {}))
     table = markdown(columns, rows)
-    print(f'\n## {title}\n\n{table}\n')
+    print(f'\n## {title}\n\n{table}\n\n{claims_text(info)}\n')
     if notes:
         print(notes)
-    out = Path(args.out_dir) / f'{name}.json'
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({**info, 'columns': columns, 'rows': rows, **(extra or {})}, indent=2) + '\n')
+    paths = [Path(args.out_dir) / f'{name}.json', results_path(args, name, 'json')]
+    for path in filter(None, paths):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text(path, json.dumps(info, indent=1, default=str) + '\n')
     md = results_path(args, name, 'md')
     if md is not None:
         old = md.read_text() if md.exists() else ''
         history = old[old.index('\n## History\n'):] if '\n## History\n' in old else ''
-        md.write_text(f'# {title}\n\n- command: `{command}`\n- date: {info["date"]}\n- device: {info["device"]}\n'
-                      f'- wall time: {wall / 60:.1f} min\n\n{table}\n' + (f'\n{notes}\n' if notes else '') + history)
-        print(f'wrote {out} and {md}')
+        write_text(md, f'# {title}\n\n- command: `{command}`\n- date: {info["date"]}\n- device: '
+                   f'{info["device"]}\n- wall time: {wall / 60:.1f} min\n\n{table}\n\n{claims_text(info)}\n'
+                   + (f'\n{notes}\n' if notes else '') + history)
+    print('wrote ' + ' and '.join(str(p) for p in paths + [md] if p))

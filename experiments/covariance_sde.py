@@ -34,6 +34,7 @@ seeds, SDE paths and step are ours.
 Claim the quick protocol tests: as n grows, the mean and spread of Phi and rho over seeds approach the SDE's
 (KS distance falling towards its sampling floor), the shaped mixing keeps the tokens' correlation away from
 one at depth d = n, while the unshaped mixings drive it to one (rank collapse).
+Claims: CLAIMS below, judged by claims.judge.
 """
 import math
 
@@ -49,6 +50,22 @@ PROTOCOL = {  # widths n (depth = tau n), seeds per width, SDE paths and step, s
     'full': dict(widths=[16, 32, 64, 128, 256], seeds=2000, paths=4000, dt=1 / 1024, collapse_seeds=500),
     'quick': dict(widths=[16, 32, 64, 128], seeds=1000, paths=4000, dt=1 / 512, collapse_seeds=200),
     'smoke': dict(widths=[8], seeds=16, paths=64, dt=1 / 64, collapse_seeds=8)}
+SHAPED, SOFTMAX, GAUSSIAN = ('shaped, Eq. 2.3 (theorem)', 'unshaped: softmax(N(0,1) scores)',
+                             'unshaped: N(0, 1/m) matrix (absolute corr)')  # no '|': the labels go into markdown
+KS_LABEL, CORR_LABEL = 'KS distance to SDE: {}, n = {}', 'mean off-diagonal corr at depth n: {}'  # q, n; mixing
+
+# The theorem's claims, each value one number (a distribution over all seeds). Why these tests: convergence to the
+# SDE (2.4), at the largest width: each KS distance below what two samples of one law exceed by chance 1% of the time,
+# 1.63 sqrt(1/seeds + 1/paths) (1%: three distances at once, so chance alone fails the claim ~3% of the time); rank
+# collapse: the mean token correlation (0.5 at first) at depth n below (shaped) or above (unshaped) 0.95, near rank one.
+CLAIMS = {mode: [
+    dict(says='the MixiT recursion\'s covariance converges to the SDE (2.4) (Theorem 2.1)', test='below',
+         bound=1.63 * math.sqrt(1 / p['seeds'] + 1 / p['paths']), fmt='num',
+         of=[KS_LABEL.format(q, p['widths'][-1]) for q in ('Phi_11', 'Phi_12', 'rho_12')]),
+    dict(says='the shaped mixing keeps the tokens\' correlation away from one (no rank collapse)', test='below',
+         bound=0.95, fmt='num', of=[CORR_LABEL.format(SHAPED)]),
+    dict(says='an unshaped random mixing collapses the rank (correlation to one)', test='above', bound=0.95,
+         fmt='num', of=[CORR_LABEL.format(SOFTMAX), CORR_LABEL.format(GAUSSIAN)])] for mode, p in PROTOCOL.items()}
 
 
 def phi0(m=M_TOKENS, rho=RHO0):
@@ -75,11 +92,9 @@ def mixing(kind, S, n, m, gen):
 
 
 def simulate(kind, n, depth, S, seed, record, chunk=250):
-    """The recursion h <- W^v h A^T over `depth` layers for S seeds; -> {layer: Phi (S, m, m)} at `record`.
-    h is rescaled per seed after every layer for the unshaped mixings (their norms drift; correlations
-    do not care); the shaped ones are left exactly as the theorem has them."""
-    m, out = M_TOKENS, {}
-    gen = torch.Generator().manual_seed(seed)
+    """The recursion h <- W^v h A^T over `depth` layers for S seeds; -> {layer: Phi (S, m, m)} at `record`. h is
+    rescaled per seed after every layer for the unshaped mixings only (their norms drift; correlations do not care)."""
+    m, out, gen = M_TOKENS, {}, torch.Generator().manual_seed(seed)
     q, _ = torch.linalg.qr(torch.randn(n, m, generator=gen, dtype=torch.float64))
     h0 = math.sqrt(n) * q @ torch.linalg.cholesky(phi0()).T  # (n, m): h0^T h0 / n = Phi_0 exactly
     for start in range(0, S, chunk):
@@ -101,25 +116,20 @@ def sde_sigma(phi):
     """Sigma^v + Sigma^M of (2.4)-(2.5) on the upper-triangular entries: (P, p, p), p = m(m+1)/2."""
     m = phi.shape[-1]
     a, b = torch.triu_indices(m, m)
-    A, B = a[:, None], b[:, None]  # row index (alpha beta)
-    G, D = a[None, :], b[None, :]  # column index (gamma delta)
+    A, B, G, D = a[:, None], b[:, None], a[None, :], b[None, :]  # row index (alpha beta), column (gamma delta)
     col_mean = phi.mean(-2)  # (P, m)
     C = phi @ phi / m - col_mean[:, :, None] * col_mean[:, None, :]  # C(Phi^.b, Phi^.d)
     sig_v = phi[:, A, G] * phi[:, B, D] + phi[:, A, D] * phi[:, B, G]
-    delta = lambda x, y: (x == y).to(phi.dtype)
-    sig_m = (delta(A, G) * C[:, B, D] + delta(A, D) * C[:, B, G] + delta(G, B) * C[:, D, A]
-             + delta(B, D) * C[:, A, G])
+    sig_m = (A == G) * C[:, B, D] + (A == D) * C[:, B, G] + (G == B) * C[:, D, A] + (B == D) * C[:, A, G]  # deltas
     return sig_v + sig_m
 
 
 def simulate_sde(paths, dt, tau, seed, record_taus):
     """Euler-Maruyama for (2.4) from Phi_0; -> {tau: Phi (paths, m, m)} at the recorded times."""
-    m = M_TOKENS
-    gen = torch.Generator().manual_seed(seed)
+    m, gen = M_TOKENS, torch.Generator().manual_seed(seed)
     a, b = torch.triu_indices(m, m)
     phi = phi0().expand(paths, m, m).clone()
-    steps = round(tau / dt)
-    record = {round(t / dt): t for t in record_taus}
+    steps, record = round(tau / dt), {round(t / dt): t for t in record_taus}
     out, projected = {}, 0
     for k in range(steps + 1):
         if k in record:
@@ -136,17 +146,14 @@ def simulate_sde(paths, dt, tau, seed, record_taus):
         phi = phi + inc + drift[:, None, None] * torch.eye(m, dtype=phi.dtype) * dt
         evals, evecs = torch.linalg.eigh(phi)  # an Euler step can leave the PSD cone: project back onto it
         outside = evals.min(-1).values < 0
-        if outside.any():
-            projected += int(outside.sum())
-            phi[outside] = (evecs[outside] * evals[outside].clamp_min(0)[:, None, :]) @ evecs[outside].transpose(1, 2)
+        projected += int(outside.sum())
+        phi[outside] = (evecs[outside] * evals[outside].clamp_min(0)[:, None, :]) @ evecs[outside].transpose(1, 2)
     out['projected'] = projected / (paths * steps)
     return out
 
 
-def ks(x, y):
-    """Two-sample Kolmogorov-Smirnov statistic."""
-    x, y = np.sort(x), np.sort(y)
-    grid = np.concatenate([x, y])
+def ks(x, y):  # the two-sample Kolmogorov-Smirnov statistic
+    x, y, grid = np.sort(x), np.sort(y), np.concatenate([x, y])  # grid: every sample point, any order
     return float(np.abs(np.searchsorted(x, grid, 'right') / len(x) - np.searchsorted(y, grid, 'right') / len(y)).max())
 
 
@@ -155,79 +162,72 @@ def quantities(phi):
 
 
 def mean_offdiag_corr(phi, absolute=False):
-    r = correlation(phi)
-    r = r.abs() if absolute else r
-    m = r.shape[-1]
-    return ((r.sum((1, 2)) - m) / (m * (m - 1))).mean().item()
+    r, m = correlation(phi), phi.shape[-1]
+    return (((r.abs() if absolute else r).sum((1, 2)) - m) / (m * (m - 1))).mean().item()
 
 
 def plot(taus, chains, sde, collapse, n_collapse):
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 3, figsize=(16, 4.6))
+    fig, (ax0, ax1, ax2) = plt.subplots(1, 3, figsize=(16, 4.6))
     colors = plt.cm.viridis(np.linspace(0, 0.85, len(chains)))
-    ax = axes[0]
     for q, style in (('Phi_11', '-'), ('Phi_12', '--')):
         mean = np.array([quantities(sde[t])[q].mean().item() for t in taus])
         sd = np.array([quantities(sde[t])[q].std().item() for t in taus])
-        ax.fill_between(taus, mean - sd, mean + sd, color='gray', alpha=0.25)
-        ax.plot(taus, mean, 'k' + style, lw=2, label=f'SDE {q} (mean, band = sd)')
+        ax0.fill_between(taus, mean - sd, mean + sd, color='gray', alpha=0.25)
+        ax0.plot(taus, mean, 'k' + style, lw=2, label=f'SDE {q} (mean, band = sd)')
         for c, (n, rec) in zip(colors, chains.items()):
-            ax.errorbar(taus, [quantities(rec[t])[q].mean().item() for t in taus],
-                        yerr=[quantities(rec[t])[q].std().item() for t in taus], color=c, ls=style, lw=1,
-                        capsize=2, label=f'n={n} {q}' if q == 'Phi_11' else None)
-    ax.set(xlabel='tau = layer / n', ylabel='Phi entry', title='shaped MixiT: mean +- sd over seeds vs SDE (2.4)')
-    ax.legend(fontsize=7)
-    ax = axes[1]
+            ax0.errorbar(taus, [quantities(rec[t])[q].mean().item() for t in taus],
+                         yerr=[quantities(rec[t])[q].std().item() for t in taus], color=c, ls=style, lw=1,
+                         capsize=2, label=f'n={n} {q}' if q == 'Phi_11' else None)
+    ax0.set(xlabel='tau = layer / n', ylabel='Phi entry', title='shaped MixiT: mean +- sd over seeds vs SDE (2.4)')
     bins = np.linspace(-1, 1, 41)
-    ax.hist(quantities(sde[taus[-1]])['rho_12'].numpy(), bins=bins, density=True, color='gray', alpha=0.5,
-            label='SDE (2.4)')
+    ax1.hist(quantities(sde[taus[-1]])['rho_12'].numpy(), bins=bins, density=True, color='gray', alpha=0.5,
+             label='SDE (2.4)')
     for c, (n, rec) in zip(colors, chains.items()):
-        ax.hist(quantities(rec[taus[-1]])['rho_12'].numpy(), bins=bins, density=True, histtype='step', color=c,
-                lw=1.5, label=f'n = d = {n}')
-    ax.set(xlabel='rho_12 at tau', ylabel='density', title=f'correlation of two tokens at tau = {taus[-1]:g}')
-    ax.legend(fontsize=7)
-    ax = axes[2]
+        ax1.hist(quantities(rec[taus[-1]])['rho_12'].numpy(), bins=bins, density=True, histtype='step', color=c,
+                 lw=1.5, label=f'n = d = {n}')
+    ax1.set(xlabel='rho_12 at tau', ylabel='density', title=f'correlation of two tokens at tau = {taus[-1]:g}')
     for label, (t, values) in collapse.items():
-        ax.plot(t, values, label=label)
-    ax.set(xlabel='layer / n', ylabel='mean off-diagonal correlation', ylim=(-0.05, 1.05),
-           title=f'rank collapse, width {n_collapse}')
-    ax.legend(fontsize=7)
+        ax2.plot(t, values, label=label)
+    ax2.set(xlabel='layer / n', ylabel='mean off-diagonal correlation', ylim=(-0.05, 1.05),
+            title=f'rank collapse, width {n_collapse}')
+    for ax in (ax0, ax1, ax2):
+        ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
 
 
 def main():
     args = common.parse_args(__doc__)
-    widths, seeds, paths, dt, collapse_seeds = (PROTOCOL[args.mode][key] for key in
-                                                ('widths', 'seeds', 'paths', 'dt', 'collapse_seeds'))
+    widths, seeds, paths, dt, collapse_seeds = PROTOCOL[args.mode].values()  # in PROTOCOL's key order
     torch.set_num_threads(min(2, torch.get_num_threads()))
     grid = 16 if min(widths) >= 16 else min(widths)
     taus = [TAU * k / grid for k in range(grid + 1)]
     sde = simulate_sde(paths, dt, TAU, seed=1, record_taus=taus)
     end = quantities(sde[TAU])
-    rows, chains = [], {}
+    rows, chains, measured = [], {}, {}
     for n in widths:
         depth = round(TAU * n)
         rec = simulate('shaped', n, depth, seeds, seed=1000 + n, record={round(t * n) for t in taus})
         chains[n] = {t: rec[round(t * n)] for t in taus}
         for q, values in quantities(rec[depth]).items():
-            rows.append({'mixing': 'shaped, Eq. 2.3 (theorem)', 'width n': n, 'depth d': depth, 'quantity': q,
+            measured[KS_LABEL.format(q, n)] = [ks(values.numpy(), end[q].numpy())]  # one number: all seeds' law
+            rows.append({'mixing': SHAPED, 'width n': n, 'depth d': depth, 'quantity': q,
                          'ours: mean +- sd over seeds': f'{values.mean():.3f} +- {values.std():.3f}',
                          'paper: SDE (2.4) mean +- sd': f'{end[q].mean():.3f} +- {end[q].std():.3f}',
-                         'KS distance to SDE': f'{ks(values.numpy(), end[q].numpy()):.3f}'})
-    n = widths[-1]
-    depth = round(TAU * n)
+                         'KS distance to SDE': f'{measured[KS_LABEL.format(q, n)][0]:.3f}'})
+    n, depth = widths[-1], round(TAU * widths[-1])
     collapse, layers = {}, sorted({round(t * n) for t in taus} | {1, 2, 4})
-    sde_corr = mean_offdiag_corr(sde[TAU])
-    for kind, label, paper in (('shaped', 'shaped, Eq. 2.3 (theorem)', f'{sde_corr:.3f} (SDE (2.4))'),
+    for kind, label, paper in (('shaped', SHAPED, f'{mean_offdiag_corr(sde[TAU]):.3f} (SDE (2.4))'),
                                ('causal', 'shaped, causal (MixiT.matrix)', 'no collapse (theorem: non-causal)'),
-                               ('softmax', 'unshaped: softmax(N(0,1) scores)', 'rank collapse (-> 1)'),
-                               ('gaussian', 'unshaped: N(0, 1/m) matrix (|corr|)', 'rank collapse (-> 1)')):
+                               ('softmax', SOFTMAX, 'rank collapse (-> 1)'),
+                               ('gaussian', GAUSSIAN, 'rank collapse (-> 1)')):
         rec = simulate(kind, n, depth, collapse_seeds, seed=7, record=set(layers))
-        values = [mean_offdiag_corr(rec[l], absolute=kind == 'gaussian') for l in layers]
-        collapse[label] = ([l / n for l in layers], values)
+        values = [mean_offdiag_corr(rec[layer], absolute=kind == 'gaussian') for layer in layers]
+        collapse[label] = ([layer / n for layer in layers], values)
+        measured[CORR_LABEL.format(label)] = [values[-1]]
         rows.append({'mixing': label, 'width n': n, 'depth d': depth, 'quantity': 'mean off-diagonal corr',
                      'ours: mean +- sd over seeds': f'{values[-1]:.3f} (layer 0: {values[0]:.3f}, layer 4: '
                                                     f'{values[layers.index(4)]:.3f})',
@@ -243,7 +243,7 @@ def main():
              f'{collapse_seeds} seeds at width {n}, depth {depth}; "corr" is the mean over token pairs of '
              f'Phi_ij / sqrt(Phi_ii Phi_jj). Plot: {", ".join(str(p) for p in pngs)}.')
     common.report(args, NAME, 'Theorem 2.1: MixiT covariance at initialization vs the SDE (2.4)',
-                  list(rows[0]), rows, notes=notes)
+                  list(rows[0]), rows, notes=notes, values=measured, claims=CLAIMS[args.mode])
 
 
 if __name__ == '__main__':

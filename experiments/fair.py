@@ -137,11 +137,14 @@ def search_notes(args, fairs, fmt=pct):
     return how + '\n\n' + markdown(['', 'grid (validation)', 'chosen', 'seeds'], rows)
 
 
-def report(args, name, title, columns, rows, fairs, notes='', extra=None, fmt=pct):
+def report(args, name, title, columns, rows, fairs, notes='', extra=None, fmt=pct, key='val_acc', values=None,
+           claims=()):
     """common.report with the search: `fairs`, the results of fair per label of a comparison, whose search_notes
-    (scores through fmt) end the notes, and whose grid, chosen point and each seed's metrics go to the JSON."""
+    (scores through fmt) end the notes, whose grid, chosen point and each seed's metrics go to the JSON, and whose
+    metric `key` on each seed is the value of its label that `claims` test (with `values`, any others)."""
     notes += '\n\n' + search_notes(args, fairs, fmt)
     extra = {**(extra or {}), 'fair': {label: dict(grid=[dict(point=p, validation=v) for p, v in f['grid']],
                                                    chosen=f['chosen'], seeds=f['runs'])
                                        for label, f in fairs.items()}}
-    common.report(args, name, title, columns, rows, notes, extra)
+    values = {**{label: [m[key] for m in f['runs']] for label, f in fairs.items()}, **(values or {})}
+    common.report(args, name, title, columns, rows, notes, extra, values, claims)

@@ -8,6 +8,7 @@ Conventions are the paper's: row vectors, X is (tokens, d), a layer maps X -> X 
 as X -> X Theta and weights absorb Theta^-1 on their input side.
 Settings: every statement and convention follows the paper's text (no authors' code in reference.md).
 Run: seconds on a CPU; --quick is the same run; --smoke: two sizes.
+Claims: CLAIMS below, judged by claims.judge.
 """
 import math
 
@@ -16,16 +17,35 @@ import numpy as np
 import common
 
 NAME = 'identity_query_reparametrization'
-# Random instances, all with d_k > 1 and most with several heads and layers, so that no identity holds by accident
-# of one head or one layer
+# Random instances, d_k > 1, most with several heads and layers: no identity holds by accident of one head or layer
 FULL = dict(sizes=[dict(T=5, d=8, n_head=2, n_layer=1, hidden=16), dict(T=7, d=12, n_head=3, n_layer=2, hidden=24),
                    dict(T=9, d=16, n_head=4, n_layer=3, hidden=32), dict(T=6, d=24, n_head=6, n_layer=4, hidden=48)],
             vocab=11)
 PROTOCOL = {'full': FULL, 'quick': FULL, 'smoke': dict(FULL, sizes=FULL['sizes'][:2])}
+# Each quantity: the largest difference over the sizes (one number). "Unchanged" = below float64 round-off's reach:
+# u = 1.1e-16 times cond(Theta) (<= ~1e4 at d <= 24), 48-term sums, 4 layers, outputs <= 10: ~2e-9, so 1e-8 (about
+# sqrt(u)), eight orders below a broken identity's O(1). Remark 4's re-tied head must exceed it. RoPE rows: no claim
+# (the paper mentions RoPE only in passing, Sec. 6; the commuting D is ours).
+ROUNDOFF = 1e-8
+MASKS = ('causal', 'bidirectional')
+
+
+def exact(says, *of, test='below'):
+    return dict(says=says, test=test, bound=ROUNDOFF, fmt='num', of=list(of))
+
+
+CLAIMS = [
+    exact('Lemma 3.1: X -> X Theta, W -> Theta^-1 W leaves attention unchanged', *[f'Lemma 3.1, {m}' for m in MASKS]),
+    exact('Props. 4.1-4.2: one head depends only on W_Q W_K^T and W_V W_O; a per-head D on W_Q, D^-T on W_K leaves '
+          'attention unchanged', *[f'Prop. 4.{i}, {m}' for i in (1, 2) for m in MASKS]),
+    exact('Theorems 4.1-4.3: W_Q = I (one layer; every layer with skips around attention only; a shared block) with '
+          'the logits unchanged', *[f'Theorem 4.{i}, {m}' for i in (1, 2, 3) for m in MASKS], 'Theorem 4.2, tied head'),
+    exact('Remark 4: from a tied model, Theorem 4.1 with the head untied keeps the logits', 'Remark 4, untied head'),
+    exact('Remark 4: re-tying the head to E~^T changes the logits (W_Q not orthogonal)', 'Remark 4, re-tied head',
+          test='above')]
 
 
 # ----------------------------------------------------------------------------- the model, in numpy
-
 def rope(x, base=10000.0):
     """Rotary embedding of one head's rows x (T, d_k), rotate-half layout as in model.py."""
     T, dk = x.shape
@@ -71,15 +91,15 @@ def transformer(tokens, p, n_head, skips='all', causal=True):
 
 
 def random_model(rng, vocab, T, d, n_layer, hidden, shared=False, tied=False):
-    g = lambda *shape: rng.standard_normal(shape) / math.sqrt(shape[0])  # N(0, 1 / fan_in)
-    layer = lambda: dict(W_Q=g(d, d), W_K=g(d, d), W_V=g(d, d), W_O=g(d, d), W_up=g(d, hidden), W_down=g(hidden, d))
+    g = lambda *shape: rng.standard_normal(shape) / math.sqrt(shape[0])  # noqa: E731 N(0, 1 / fan_in)
+    layer = lambda: dict(W_Q=g(d, d), W_K=g(d, d), W_V=g(d, d), W_O=g(d, d), W_up=g(d, hidden),  # noqa: E731
+                         W_down=g(hidden, d))
     layers = [layer()] * n_layer if shared else [layer() for _ in range(n_layer)]
     E = g(vocab, d) * math.sqrt(vocab / d)  # rows of norm ~1, like normalized inputs: outputs stay O(1)-O(10)
     return dict(E=E, E_P=g(T, d) * math.sqrt(T / d), W_head=E.T.copy() if tied else g(d, vocab), layers=layers)
 
 
 # ----------------------------------------------------------------------------- the constructions
-
 def reparametrize(W_Q, W_K, W_V, theta):
     """Lemma 3.1: f(X, W_Q, W_K, W_V) = f(X Theta, Theta^-1 W_Q, Theta^-1 W_K, Theta^-1 W_V)."""
     inv = np.linalg.inv(theta)
@@ -121,7 +141,6 @@ def eliminate_all_queries(p, tied=False):
 
 
 # ----------------------------------------------------------------------------- the checks
-
 def err(a, b):
     return float(np.abs(a - b).max())
 
@@ -143,10 +162,9 @@ def check_prop_4_1(rng, T, d, causal=True):
 
 
 def check_prop_4_2(rng, T, d, n_head, causal=True, use_rope=False, rope_commuting=None):
-    """Prop. 4.2: S(X, W_Q D, W_K D^-T, W_V) = S(X, W_Q, W_K, W_V) for D = diag(D_1..D_h), one block per head.
-    With RoPE it holds only for blocks that commute with the rotations: D_i acting on every frequency pair
-    (i, i + d_k/2) as a complex scalar [[a, -b], [b, a]]. rope_commuting picks that form (default: with
-    use_rope) or a generic block. -> max difference."""
+    """Prop. 4.2: S(X, W_Q D, W_K D^-T, W_V) = S(X, W_Q, W_K, W_V) for D = diag(D_1..D_h), one block per head. With
+    RoPE it holds only for blocks that commute with the rotations: D_i acting on every frequency pair (i, i + d_k/2)
+    as a complex scalar [[a, -b], [b, a]]; rope_commuting picks that form (default: with use_rope) or a generic one."""
     X = rng.standard_normal((T, d))
     W_Q, W_K, W_V = (rng.standard_normal((d, d)) / math.sqrt(d) for _ in range(3))
     dk, commuting = d // n_head, use_rope if rope_commuting is None else rope_commuting
@@ -167,8 +185,7 @@ def check_theorem(rng, which, vocab, T, d, n_head, n_layer, hidden, causal=True,
     in exactly the layers the theorem says."""
     p = random_model(rng, vocab, T, d, n_layer, hidden, shared=(which == '4.3'), tied=tied)
     tokens = rng.integers(0, vocab, T)
-    skips = 'attention' if which == '4.2' else 'all'
-    j = int(rng.integers(n_layer))
+    skips, j = ('attention' if which == '4.2' else 'all'), int(rng.integers(n_layer))
     q = eliminate_all_queries(p, tied) if which == '4.2' else eliminate_one_query(p, j)
     reduced = [i for i, w in enumerate(q['layers']) if w['W_Q'] is None]
     assert reduced == ([j] if which == '4.1' else list(range(n_layer)))
@@ -181,54 +198,52 @@ def check_remark_4(rng, vocab, T, d, n_head, n_layer, hidden):
     p = random_model(rng, vocab, T, d, n_layer, hidden, tied=True)
     tokens = rng.integers(0, vocab, T)
     q = eliminate_one_query(p, 0)
-    logits = lambda weights: transformer(tokens, weights, n_head)
+    logits = lambda weights: transformer(tokens, weights, n_head)  # noqa: E731
     retied = {**q, 'W_head': q['E'].T}
     return err(logits(p), logits(q)), err(logits(p), logits(retied)), err(q['W_head'], q['E'].T)
 
 
 # ----------------------------------------------------------------------------- the report
-
 def main():
     args = common.parse_args(__doc__)
-    P = PROTOCOL[args.mode]
-    sizes, vocab = P['sizes'], P['vocab']
-    rng = np.random.default_rng(0)
-    rows = []
+    sizes, vocab = PROTOCOL[args.mode]['sizes'], PROTOCOL[args.mode]['vocab']
+    rng, rows, values = np.random.default_rng(0), [], {}
 
-    def row(statement, checked, values, paper='exact (round-off)'):
-        rows.append({'statement': statement, 'checked': checked, 'max |difference|': f'{max(values):.1e}',
+    def row(label, statement, checked, diffs, paper='exact (round-off)'):
+        rows.append({'statement': statement, 'checked': checked, 'max abs difference': f'{max(diffs):.1e}',
                      'paper': paper})
-
+        values[label] = [max(diffs)]  # one deterministic number: the largest over the sizes
     shapes = ', '.join(f"T={s['T']} d={s['d']} h={s['n_head']} L={s['n_layer']}" for s in sizes)
-    for causal in (True, False):
-        mask = 'causal' if causal else 'bidirectional'
-        row('Lemma 3.1', f'S_c after X -> X Theta, W -> Theta^-1 W; {mask}; {shapes}',
+    for causal, mask in zip((True, False), MASKS):
+        row(f'Lemma 3.1, {mask}', 'Lemma 3.1', f'S_c after X -> X Theta, W -> Theta^-1 W; {mask}; {shapes}',
             [check_lemma_3_1(rng, s['T'], s['d'], s['n_head'], causal) for s in sizes])
-        row('Prop. 4.1', f'one head: (I, W_K W_Q^T, W_V W_O, I); {mask}',
+        row(f'Prop. 4.1, {mask}', 'Prop. 4.1', f'one head: (I, W_K W_Q^T, W_V W_O, I); {mask}',
             [check_prop_4_1(rng, s['T'], s['d'], causal) for s in sizes])
-        row('Prop. 4.2', f'(W_Q D, W_K D^-T), D block-diagonal per head; {mask}',
+        row(f'Prop. 4.2, {mask}', 'Prop. 4.2', f'(W_Q D, W_K D^-T), D block-diagonal per head; {mask}',
             [check_prop_4_2(rng, s['T'], s['d'], s['n_head'], causal) for s in sizes])
-    row('Prop. 4.2 + RoPE', 'D of complex scalars per frequency pair (commutes with the rotations)',
+    row('Prop. 4.2 + RoPE, commuting D', 'Prop. 4.2 + RoPE',
+        'D of complex scalars per frequency pair (commutes with the rotations)',
         [check_prop_4_2(rng, s['T'], s['d'], s['n_head'], use_rope=True) for s in sizes])
-    row('Prop. 4.2 + RoPE', 'a generic block-diagonal D (does not commute): the identity fails',
+    row('Prop. 4.2 + RoPE, generic D', 'Prop. 4.2 + RoPE',
+        'a generic block-diagonal D (does not commute): the identity fails',
         [check_prop_4_2(rng, s['T'], s['d'], s['n_head'], use_rope=True, rope_commuting=False) for s in sizes],
         paper='not claimed (RoPE: Sec. 6)')
     for which, text in (('4.1', 'all skips, one chosen layer W_Q = I'), ('4.2', 'skips around attention only, '
                         'every W_Q = I'), ('4.3', 'shared block, all skips, W_Q = I')):
-        for causal in (True, False):
-            row(f'Theorem {which}', f"{text}; logits; {'causal' if causal else 'bidirectional'}",
+        for causal, mask in zip((True, False), MASKS):
+            row(f'Theorem {which}, {mask}', f'Theorem {which}', f"{text}; logits; {mask}",
                 [check_theorem(rng, which, vocab, **s, causal=causal) for s in sizes])
-    row('Theorem 4.2, tied head', 'Theta_{L+1} = (Theta_1^T)^-1 keeps W_head = E~^T',
+    row('Theorem 4.2, tied head', 'Theorem 4.2, tied head', 'Theta_{L+1} = (Theta_1^T)^-1 keeps W_head = E~^T',
         [check_theorem(rng, '4.2', vocab, **s, tied=True) for s in sizes])
-    remarks = [check_remark_4(rng, vocab, **s) for s in sizes]
-    row('Remark 4', 'tied original, Theorem 4.1: the transformed (untied) head', [r[0] for r in remarks])
-    row('Remark 4', 're-tying the head to E~^T instead: the identity fails', [r[1] for r in remarks],
-        paper='fails unless W_Q is orthogonal')
-    notes = ('float64, random instances (seed 0); "max |difference|" is the largest absolute difference between '
+    remark = [check_remark_4(rng, vocab, **s) for s in sizes]
+    row('Remark 4, untied head', 'Remark 4', 'tied original, Theorem 4.1: the transformed head', [r[0] for r in remark])
+    row('Remark 4, re-tied head', 'Remark 4', 're-tying the head to E~^T instead: the identity fails',
+        [r[1] for r in remark], paper='fails unless W_Q is orthogonal')
+    notes = ('float64, random instances (seed 0); "max abs difference" is the largest absolute difference between '
              'the outputs of the original and the transformed weights (attention outputs, or logits for the '
              'theorems) over all sizes listed.')
     common.report(args, NAME, 'Identity query: the reparametrization statements, checked numerically',
-                  ['statement', 'checked', 'max |difference|', 'paper'], rows, notes=notes)
+                  list(rows[0]), rows, notes=notes, values=values, claims=CLAIMS)
 
 
 if __name__ == '__main__':

@@ -16,8 +16,11 @@ from model import MixiT
 # ----------------------------------------------------------------------------- the authors' code
 # What every driver of theirs sets, for every variant (their Llama path, modeling_llama.py):
 # HF Trainer's AdamW with betas (0.9, 0.999); N(0, 0.02) for every weight, no 1/sqrt(2L) on the residual projections;
-# biases on the attention and MLP linears; the schedule decays to 0. (HF's grad clipping at 1.0 is ours too.)
-AUTHORS = dict(beta1=0.9, beta2=0.999, min_lr=0.0, scaled_init=False, bias=True)
+# biases on the attention and MLP linears; the schedule decays to 0. (HF's grad clipping at 1.0 is ours too.) And
+# float32: no driver or script of theirs passes --bf16 or --fp16 (HF's TrainingArguments default both to False; their
+# trainer.py and trainer_classifier.py leave a half-precision cast commented out), while train.py's dtype='auto' would
+# train in bfloat16 on a GPU. dtype='bfloat16' among an experiment's keys is the fast option, not their numerics.
+AUTHORS = dict(beta1=0.9, beta2=0.999, min_lr=0.0, scaled_init=False, bias=True, dtype='float32')
 # MixiT only, their MixiT block (their shaped_attention='mixing'): the LeakyReLU gate with c = activation_cminus = -1,
 # residual scaling s = sqrt(0.5), width multipliers at base width 512. Two drivers set it otherwise (below).
 MIXIT_BLOCK = dict(shaped_gate=-1.0, skip_scaling=0.5 ** 0.5, base_width=512)
@@ -68,15 +71,27 @@ TABLE7 = {  # Table 7, per task family: the full protocol's grid (keys an experi
     'language_modeling': dict(n_layer=(8, 12), n_embd=(512, 1024), n_head=(4, 8, 16),
                               learning_rate=(1e-3, 5e-4, 1e-4), batch_size=(256, 512, 1024)),
 }
-# The paper's retrieval architecture (Appendix C; Table 8's lr and batch, chosen for MixiT; 5,000 steps: ours), for
-# induction.py, induction_heads_map.py and retrieval_vs_length.py, which add m_max. --quick multiplies the softmax
-# scale by 1024 / 128 = 8 (to 1) for every softmax variant: RMSNorm fixes the scale of attention's input, so the
-# largest logit frozen N(0, 0.02^2) W_Q, W_K can give grows with the width (about n 0.02^2 (sqrt(n) + sqrt(d_h))^2
-# / sqrt(d_h): 2 at width 128 with 2 heads, 60 at 1024 with 4), and at width 128 with the default scale Frozen-QK
-# stayed at the plateau of copying any value in the context (at m_max 4 and 8, 1 or 2 heads, lr 1e-3 or 3e-3).
+# The paper's retrieval architecture (Appendix C: 2 layers, width 1024, 4 heads), for induction.py,
+# induction_heads_map.py and retrieval_vs_length.py, which add m_max. Full: the budget and lr of the authors' depth.py
+# on their condattendstream task, as their scripts run depth.py (none of them names the task):
+# - learning_rate 1e-2: depth.py's default (line 49, `learning_rate = 1e-2 if arch=='transformer'`), which it hands to
+#   HF's TrainingArguments (line 348); scripts/depth_array.sh defines learning_rate=5e-3 but passes it to no command,
+#   and depth.sh and the README's depth.py command pass none. Table 8's 1e-4 is the paper text's, chosen for MixiT.
+# - batch_size 1000: task_condattendstream.py's per_device_train_batch_size (line 16), which depth.py runs when no
+#   batch is passed (the README's command; depth_array.sh passes 128; Table 8 says 1,024).
+# - 100M examples: depth.py sets max_steps = max_steps * train_size // batch (line 389), with --max_steps=500 (the
+#   README's command, depth_array.sh's default) and train_size 200,000 (task_condattendstream.py line 21, for its
+#   vocabulary 512): 500 x 200,000 = 100M examples, 100,000 steps of 1,000 (depth_array.sh: 781,250 of 128).
+# - weight decay 1e-3, 500 warm-up steps (task_condattendstream.py lines 7-8): DRIVERS['depth.py'].
+# Ten evaluations (ours; depth.py evaluates every eval_steps, 100 in the README's command).
+# --quick multiplies the softmax scale by 1024 / 128 = 8 (to 1) for every softmax variant: RMSNorm fixes the scale of
+# attention's input, so the largest logit frozen N(0, 0.02^2) W_Q, W_K can give grows with the width (about
+# n 0.02^2 (sqrt(n) + sqrt(d_h))^2 / sqrt(d_h): 2 at width 128 with 2 heads, 60 at 1024 with 4), and at width 128 with
+# the default scale Frozen-QK stayed at the plateau of copying any value in the context (at m_max 4 and 8, 1 or 2
+# heads, lr 1e-3 or 3e-3).
 RETRIEVAL = {
-    'full': dict(vocab=512, n_layer=2, n_embd=1024, n_head=4, learning_rate=1e-4, batch_size=1024, max_iters=5000,
-                 eval_interval=1000),  # with authors('depth.py', ...): their optimizer; vocab 512: their task's
+    'full': dict(vocab=512, n_layer=2, n_embd=1024, n_head=4, learning_rate=1e-2, batch_size=1000, max_iters=100_000,
+                 eval_interval=10_000),  # with authors('depth.py', ...): their optimizer; vocab 512: their task's
     'quick': dict(vocab=64, n_layer=2, n_embd=128, n_head=2, attn_scale=8 / 64 ** 0.5, learning_rate=1e-3,
                   min_lr=1e-4, warmup_iters=50, batch_size=128, max_iters=500, eval_interval=500),
     'smoke': dict(vocab=16, n_train=200, n_test=20, n_layer=2, n_embd=16, n_head=2, learning_rate=1e-3, min_lr=1e-4,

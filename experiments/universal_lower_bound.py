@@ -24,6 +24,7 @@ Settings: the proof follows the paper's text; the grid and the distribution of V
 4 with H^L <= 1024; --quick: H^L <= 256 (seconds); --smoke: H = 2, L <= 3.
 Claim: the least width the count allows grows by a factor sqrt(H) per layer, and the count is tight for it: a
 random M reaches rank H^L exactly at D_min.
+Claims: CLAIMS below, judged by claims.judge.
 """
 import itertools
 import math
@@ -37,6 +38,21 @@ NAME = 'universal_lower_bound'
 PROTOCOL = {'full': dict(heads=[2, 3, 4], paths=1024), 'quick': dict(heads=[2, 3, 4], paths=256),
             'smoke': dict(heads=[2], paths=8)}
 R = torch.tensor([[0.0, 1.0], [0.0, 1.0]], dtype=torch.float64)  # every token attends to token 2: absorbs I and R
+# The paper's statements, tested on every (H, L) of the mode (the values: one number per (H, L)). Lemma E.3 is exact
+# 0/1 arithmetic: its matrix equals the identity (1) or not (0). Lemma E.4: a target with no embedding leaves a least-
+# squares residual of at least |w_q| >= H^(-L/2) >= 1/32 here (w a unit left null vector, q its largest entry), one
+# that has one leaves float64 round-off (eps 2.2e-16 times the condition of M); the bound 1e-8, about sqrt(eps), is
+# half of float64's digits, far from both. Tightness (the docstring's claim, what makes D^2 >= H^L the proof's
+# threshold and not a weaker one): the least D with full rank minus D_min is an integer, so "equal" is within 0.5.
+CLAIMS = [
+    dict(says="Lemma E.3: the path assignments' (A_p)_11 vectors are the standard basis of R^(H^L)", test='above',
+         bound=0.5, fmt='num', of=['Lemma E.3 gives the identity']),
+    dict(says='Theorem 4.1 (E.2, E.4): below D^2 >= H^L some target has no embedding, unrolled and looped',
+         test='above', bound=1e-8, fmt='num', of=['unrolled: residual at D_min - 1', 'looped: residual at D_min - 1']),
+    dict(says='the count is tight: a random M reaches rank H^L exactly at D_min = ceil(H^(L/2))', test='within',
+         target=0, tol=0.5, fmt='num',
+         of=['unrolled: least D with rank H^L - D_min', 'looped: least D with rank H^L - D_min']),
+]
 
 
 def lower_bound(H, L):
@@ -58,7 +74,7 @@ def lemma_e3(H, L):
     q_l get I, the others R. A_p = A_{L,p_L} ... A_{1,p_1}, so (A_p)_11 = (A_{1,p_1}^T ... A_{L,p_L}^T)_11."""
     rows = []
     for q in itertools.product(range(H), repeat=L):
-        layers = [[torch.eye(2, dtype=torch.float64) if h == q[l] else R.T for h in range(H)] for l in range(L)]
+        layers = [[torch.eye(2, dtype=torch.float64) if h == q[j] else R.T for h in range(H)] for j in range(L)]
         rows.append([M[0, 0] for M in path_products(layers).values()])
     return torch.tensor(rows)
 
@@ -66,7 +82,9 @@ def lemma_e3(H, L):
 def counting_matrix(H, L, D, looped, seed):
     """M (H^L, D^2): row p is vec(V'_p) for random V'_lh ~ N(0, 1/D) (looped: the same V'_h in every layer)."""
     g = torch.Generator().manual_seed(seed)
-    draw = lambda: [torch.randn(D, D, generator=g, dtype=torch.float64) / math.sqrt(D) for _ in range(H)]
+
+    def draw():
+        return [torch.randn(D, D, generator=g, dtype=torch.float64) / math.sqrt(D) for _ in range(H)]
     layers = [draw()] * L if looped else [draw() for _ in range(L)]
     return torch.stack([M.flatten() for M in path_products(layers).values()])
 
@@ -92,21 +110,25 @@ def main():
     args = common.parse_args(__doc__)
     p = PROTOCOL[args.mode]
     torch.set_num_threads(min(2, torch.get_num_threads()))
-    rows = []
+    rows, values = [], {}
     for H in p['heads']:
         for L in itertools.takewhile(lambda L: H ** L <= p['paths'], itertools.count(1)):
             D = lower_bound(H, L)
             e3 = torch.equal(lemma_e3(H, L), torch.eye(H ** L, dtype=torch.float64))
-            below = {}
+            values.setdefault('Lemma E.3 gives the identity', []).append(float(e3))
+            below, least = {}, {}
             for looped in (False, True):
+                form = 'looped' if looped else 'unrolled'
                 M = counting_matrix(H, L, D - 1, looped, seed=L)
-                below[looped] = f'{int(torch.linalg.matrix_rank(M))} / {unreachable(M):.2f}'
+                residual, least[looped] = unreachable(M), threshold(H, L, looped, L)
+                below[looped] = f'{int(torch.linalg.matrix_rank(M))} / {residual:.2f}'
+                values.setdefault(f'{form}: residual at D_min - 1', []).append(residual)
+                values.setdefault(f'{form}: least D with rank H^L - D_min', []).append(least[looped] - D)
             rows.append({'H': H, 'L': L, 'paths H^L': H ** L, 'bound D_min = ceil(H^(L/2))': D,
                          'Lemma E.3 gives the identity': 'yes' if e3 else 'NO',
                          'at D_min - 1: rank of M / residual (unrolled)': below[False],
                          'at D_min - 1: rank of M / residual (looped)': below[True],
-                         'least D with rank H^L (unrolled, looped)': f'{threshold(H, L, False, L)}, '
-                                                                      f'{threshold(H, L, True, L)}',
+                         'least D with rank H^L (unrolled, looped)': f'{least[False]}, {least[True]}',
                          'construction D (Thm 3.1, 3.2; d = k = 1)': f'{universal_dim(H, L, 1, 1)}, '
                                                                      f'{universal_dim(H, L, 1, 1, looped=True)}',
                          'paper': 'D >= H^(L/2) (formula lost; from the proof)'})
@@ -118,7 +140,7 @@ def main():
              'exact (universal_construction.py) and lie far above the bound: their H^L leaf slots alone are about '
              'D_min^2.')
     common.report(args, NAME, 'Universal transformers, Theorem 4.1: the embedding dimension grows exponentially with '
-                  'depth', list(rows[0]), rows, notes=notes)
+                  'depth', list(rows[0]), rows, notes=notes, values=values, claims=CLAIMS)
 
 
 if __name__ == '__main__':

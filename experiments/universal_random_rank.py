@@ -24,6 +24,7 @@ its key equal to its query (Q'_11 = K'_11: two equal blocks of Gamma), and a wid
 Settings: the system follows the paper's text (Appendices B, D; no authors' code in reference.md); shapes, draws,
 distributions of U and of the targets are ours. Full protocol: 7 shapes, 20 draws each; --quick: 5 shapes, 5 draws
 (seconds); --smoke: 2 shapes, 2 draws. The paper's claim is exactness: rank N and differences at float round-off.
+Claims: CLAIMS below, judged by claims.judge.
 """
 import math
 
@@ -38,6 +39,26 @@ SHAPES = [dict(H=1, L=1, d=4, k=2), dict(H=1, L=3, d=4, k=2), dict(H=2, L=2, d=5
 PROTOCOL = {'full': dict(shapes=SHAPES, draws=20), 'quick': dict(shapes=SHAPES[:5], draws=5),
             'smoke': dict(shapes=[dict(H=1, L=2, d=3, k=2), dict(H=2, L=2, d=3, k=2)], draws=2)}
 M_TOKENS, BATCH = 8, 16
+# The theorems' statements, tested on every shape of the mode (the values: one number per shape, its worst draw).
+# Ranks are integers: "rank N on every draw" is N - least rank < 0.5, "rank deficient on every draw" is N - largest
+# rank > 0.5. Exactness: in float64 (machine epsilon 2.2e-16) a solvable system's least-squares residual and the
+# forward difference are round-off, about eps times the condition of Gamma; an unsolvable one leaves the part of the
+# random target outside Gamma's column space, of order 1. The bound 1e-8 is about sqrt(eps): half of float64's digits,
+# which admits conditions up to 1e8 and is far below order 1. The looped model at D = N is our stronger check, not the
+# theorem's width (Theorem 3.4 asks (2Hk + d)(1 + H + ... + H^L)), so no claim rests on it.
+CLAIMS = [
+    dict(says='Theorems 3.3, 3.4: a random backbone gives Gamma full column rank N (almost surely)', test='below',
+         bound=0.5, fmt='num',
+         of=['unrolled, random: N - least rank', "looped, random, the theorem's width: N - least rank"]),
+    dict(says='the embedding E = Y Gamma^+ solves Eq. 5 exactly (float64 round-off)', test='below', bound=1e-8,
+         fmt='num', of=['unrolled, random: largest residual', "looped, random, the theorem's width: largest residual"]),
+    dict(says='the fixed random model run from X E computes the target exactly (float64 round-off)', test='below',
+         bound=1e-8, fmt='num', of=['unrolled, random: largest abs(Z_L U - X_L)',
+                                    "looped, random, the theorem's width: largest abs(Z_L U - X_L)"]),
+    dict(says='off the probability-1 set (a key equal to its query, D < N) Gamma is rank deficient', test='above',
+         bound=0.5, fmt='num', of=[f'{form}, degenerate: {how}: N - largest rank' for form in ('unrolled', 'looped')
+                                   for how in ("Q'_11 = K'_11", 'D = N - 1')]),
+]
 
 
 def looped_dim(H, L, d, k):
@@ -46,7 +67,8 @@ def looped_dim(H, L, d, k):
 
 
 def random_target(H, L, d, k, g):
-    draw = lambda *shape: torch.randn(shape, generator=g, dtype=torch.float64) / math.sqrt(shape[0])
+    def draw(*shape):
+        return torch.randn(shape, generator=g, dtype=torch.float64) / math.sqrt(shape[0])
     return [[(draw(d, k), draw(d, k), draw(d, d)) for _ in range(H)] for _ in range(L)]
 
 
@@ -108,7 +130,7 @@ def main():
     args = common.parse_args(__doc__)
     p = PROTOCOL[args.mode]
     torch.set_num_threads(min(2, torch.get_num_threads()))
-    rows = []
+    rows, values = [], {}
     for looped in (False, True):
         for shape in p['shapes']:
             H, L, d, k = (shape[key] for key in 'HLdk')
@@ -120,11 +142,16 @@ def main():
             for label, D, degenerate in cases:
                 runs = [check(H, L, d, k, D, looped, seed, degenerate) for seed in range(p['draws'])]
                 ranks = [r[0] for r in runs]
+                case = f"{'looped' if looped else 'unrolled'}, {label}"
+                for quantity, x in (('N - least rank', N - min(ranks)), ('N - largest rank', N - max(ranks)),
+                                    ('largest residual', max(r[2] for r in runs)),
+                                    ('largest abs(Z_L U - X_L)', max(r[3] for r in runs))):
+                    values.setdefault(f'{case}: {quantity}', []).append(x)
                 rows.append({'form': 'looped' if looped else 'unrolled', 'H': H, 'L': L, 'd': d, 'k': k, 'N': N,
                              'D': D, 'draw': label, 'rank of Gamma': f'{min(ranks)}-{max(ranks)}',
                              'full rank N': f'{ranks.count(N)}/{len(runs)}',
                              'residual (max)': f'{max(r[2] for r in runs):.1e}',
-                             'max |Z_L U - X_L|': f'{max(r[3] for r in runs):.1e}',
+                             'max abs(Z_L U - X_L)': f'{max(r[3] for r in runs):.1e}',
                              'paper': 'rank N, exact' if label.startswith('random') else 'not solvable'})
     notes = (f"Rank: least-most over {p['draws']} random draws per row (seeds 0..{p['draws'] - 1} of model.py's "
              f"universal_random buffers, U and the target). N = 2Hk(1 + H + ... + H^(L-1)) + d H^L columns of Gamma; "
@@ -132,7 +159,7 @@ def main():
              f"random inputs of {M_TOKENS} tokens, causal, float64. Degenerate rows: solvable only by accident, so a "
              f"large residual and a large difference mean the check detects them.")
     common.report(args, NAME, 'Universal transformers, Theorems 3.3 and 3.4: random backbones are universal',
-                  list(rows[0]), rows, notes=notes)
+                  list(rows[0]), rows, notes=notes, values=values, claims=CLAIMS)
 
 
 if __name__ == '__main__':

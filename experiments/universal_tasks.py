@@ -24,7 +24,8 @@ Tasks, models, ablations and online training follow the paper's text (reference.
 settings lost from our copy (sequence lengths, H, L, k, steps, examples) are ours:
 Full protocol: Dyck-1 length 40, k-hop length 32 over 4 letters; H = 2, L = 3, k = 8; 10,000 steps of 256, lr 1e-3
 (warm-up 100, cosine to 1e-4), the search's centre; 2,000 held-out and 20,000 training examples, whose last 2,000
-are the validation split (online runs draw their own); every task with every ablation.
+are the validation split (online runs draw their own); every task with every ablation; train.py's dtype (bfloat16
+on a GPU).
 --quick: Table 1's Dyck-1 and 2-hop (attention-only) and Table 2's 2-hop (+ residual and LN), the rows of the claim
 (every other row costs six runs per model); H = 2, L = 2 (Dyck-1) or 3 (k-hop), k = 4; 500 steps of 64, lr 3e-3
 (the search's centre; warm-up 50, cosine to lr/10); 1,000 held-out and 10,000 training examples (the last 1,000:
@@ -32,6 +33,7 @@ validation). k-hop length 12 (on short strings most chains leave the string: <no
 Dyck-1 length 24: online training redraws held-out inputs, and at 12 brackets the held-out strings cover nearly
 every short string, so that training no longer looks like the held-out set (results file, History).
 --smoke: tiny; no search, one seed.
+Claims: CLAIMS below, judged by claims.judge.
 """
 import common
 import fair
@@ -103,6 +105,38 @@ def protocol(mode):
 
 
 PROTOCOL = {mode: protocol(mode) for mode in SETTING}
+# Tables 1-4 and Section 5.2, on the labels fair.report gives each (task, ablation, model): accuracy per scored token
+# on every seed. "Solves" is above 95%: the paper prints 100% (the sparse model on Dyck-1 in every ablation, on every
+# k-hop task with residual and LN), and our lengths, widths and budgets are ours (lost from our copy), so we test
+# that it solves the task, not the printed 100.0, leaving 5 points for them; 95% is still far above the majority
+# answer (55-59%). "Consistently matches or exceeds the random universal transformer": tested as sparse above random
+# on every seed where the paper's gap is large, Dyck-1 attention-only (100% against 94.4%) and 2-hop with residual
+# and LN (100% against 85.7%, the table the paper discusses). --quick runs a subset of the rows: its claims keep to
+# those (a claim on a missing row comes out untested); --smoke reuses full's. Everything inline: reproduce.py reads
+# a change of a claim from the CLAIMS statement alone.
+CLAIMS = {
+    'full': [dict(says='the sparse model solves Dyck-1 in every ablation (Tables 1, 2a: 100%)', test='above',
+                  bound=0.95, of=[f'dyck, {ablation}: universal_sparse' for ablation in ABLATIONS]),
+             dict(says='with residual and LN the sparse model solves every k-hop task (Tables 2b-4: 100%)',
+                  test='above', bound=0.95,
+                  of=[f'{task}, + residual and LN: universal_sparse' for task in TASKS[1:]]),
+             dict(says='Dyck-1 attention-only: the sparse model above the random one (Table 1: 100% vs 94.4%)',
+                  test='descending',
+                  of=['dyck, attention-only: universal_sparse', 'dyck, attention-only: universal_random']),
+             dict(says='2-hop with residual and LN: the sparse model above the random one (Table 2b: 100% vs 85.7%)',
+                  test='descending',
+                  of=['2-hop, + residual and LN: universal_sparse', '2-hop, + residual and LN: universal_random'])],
+    'quick': [dict(says='the sparse model solves Dyck-1 attention-only (Table 1: 100%)', test='above', bound=0.95,
+                   of=['dyck, attention-only: universal_sparse']),
+              dict(says='with residual and LN the sparse model solves 2-hop (Table 2b: 100%)', test='above',
+                   bound=0.95, of=['2-hop, + residual and LN: universal_sparse']),
+              dict(says='Dyck-1 attention-only: the sparse model above the random one (Table 1: 100% vs 94.4%)',
+                   test='descending',
+                   of=['dyck, attention-only: universal_sparse', 'dyck, attention-only: universal_random']),
+              dict(says='2-hop with residual and LN: the sparse model above the random one (Table 2b: 100% vs 85.7%)',
+                   test='descending',
+                   of=['2-hop, + residual and LN: universal_sparse', '2-hop, + residual and LN: universal_random'])]}
+CLAIMS['smoke'] = CLAIMS['full']  # smoke's rows are Dyck-1's and 1-hop's
 
 
 def config(mode, row, model):
@@ -133,7 +167,7 @@ def main():
              f'the token and position embeddings and the LM head; standard (width 64) trains everything. An empty '
              f'paper cell: the paper has no such entry.')
     fair.report(args, NAME, 'Universal transformers, Tables 1-4: Dyck-1 and k-hop with only E and U trained',
-                columns, rows, fairs, notes=notes)
+                columns, rows, fairs, notes=notes, claims=CLAIMS[args.mode])
 
 
 if __name__ == '__main__':

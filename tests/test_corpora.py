@@ -342,36 +342,40 @@ def test_yelp_accuracy_is_over_the_whole_test_split(tmp_path):
 
 
 def test_yelp_as_a_classifier(tmp_path, text_dir):
-    """classify=True, the authors' framing: a head of 2 outputs (negative, positive) read at the separator, with
-    bidirectional attention. The targets are the CSV's label column as class indices, training and held-out alike;
-    the accuracy is the checkpoint's, recomputed example by example. Data without classes is refused."""
+    """classify=True, the authors' framing: a head of 2 outputs (negative, positive) read at the review's last token
+    (the one before the separator, as their classifier reads the last token that is not padding), softmax attention
+    causal as their code ran, the end-of-text (padding, separator) embedding row zero. The targets are the CSV's label
+    column as class indices, training and held-out alike; the accuracy is the checkpoint's, recomputed example by
+    example. Data without classes is refused."""
     rows = make_yelp(tmp_path / 'csv')
     out, _ = corpus.prepare('yelp', {'encoding': 'bytes'}, tmp_path / 'csv', tmp_path / 'data')
     keys = dict(TINY, task='yelp', data_dir=str(out), out_dir=str(tmp_path / 'out'), block_size=0, classify=True)
     meta, (x_train, y_train), (x_test, y_test), T = load_data(resolve(keys))
     for split, y in (('train', y_train), ('test', y_test)):
         x_raw, y_raw = load_split(out, split)
-        assert (y == -1).equal(torch.from_numpy(y_raw == -1)), 'the same scored positions, one per review'
+        sep = torch.from_numpy(y_raw != -1).int().argmax(1)
+        assert (y != -1).int().argmax(1).equal(sep - 1), 'one scored position per review, before its separator'
         assert y[y != -1].tolist() == [int(label) - 1 for label, _ in rows[split]]
     metrics = train(keys)
     assert Path(metrics['run_dir']).name.startswith('yelp-standard,classify=True')
     ckpt = torch.load(Path(metrics['run_dir']) / 'ckpt.pt', weights_only=True)
-    assert ckpt['model_args']['n_classes'] == 2 and ckpt['model_args']['causal'] is False
+    assert ckpt['model_args']['n_classes'] == 2 and ckpt['model_args']['causal'] is True
+    assert ckpt['model_args']['pad_token'] == meta['sep'] and ckpt['model']['wte.weight'][meta['sep']].eq(0).all()
     model = GPT(GPTConfig(**ckpt['model_args']))
     model.load_state_dict(ckpt['model'])
     model.eval()
     assert model.lm_head.weight.shape[0] == 2
     rows_ = torch.arange(len(x_test))
-    sep = (y_test != -1).int().argmax(1)
+    read = (y_test != -1).int().argmax(1)
     with torch.no_grad():
         logits, _ = model(x_test, y_test)
-        short = rows_[sep < 255]  # reviews with padding after the separator
+        short = rows_[read < 254]  # reviews with padding after the separator
         later = x_test.clone()
-        later[short, sep[short] + 1] = BYTES.encode_single_token('x')  # a token after the separator
-        changed = model(later, y_test)[0][short, sep[short]]
+        later[short, read[short] + 2] = BYTES.encode_single_token('x')  # a token after the separator
+        changed = model(later, y_test)[0][short, read[short]]
     assert logits.shape == (len(x_test), 256, 2) and len(short)
-    assert (changed - logits[short, sep[short]]).abs().amin(1).gt(1e-6).all(), 'the separator reads later tokens'
-    right = logits[rows_, sep].argmax(-1) == y_test[rows_, sep]
+    assert torch.equal(changed, logits[short, read[short]]), 'causal: the read position sees no later token'
+    right = logits[rows_, read].argmax(-1) == y_test[rows_, read]
     assert 0 <= metrics['val_acc'] <= 1 and metrics['val_acc'] == pytest.approx(right.float().mean().item())
     meta_path = out / 'meta.json'  # data prepared before meta.json listed its classes
     meta_path.write_text(json.dumps({k: v for k, v in meta.items() if k != 'classes'}))

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HARNESS = ['common', 'papers', 'fair']  # the harness, what the papers set, the fair comparisons: no experiments
+HARNESS = ['common', 'claims', 'papers', 'fair']  # the harness, claims and verdicts, what the papers set, fair comparisons
 FILES = sorted(p.stem for p in (ROOT / 'experiments').glob('*.py') if p.stem not in HARNESS)
-TOOLS = ['compare_runs']
+TOOLS = ['compare_runs', 'reproduce']
 EXPERIMENTS = [name for name in FILES if name not in TOOLS]
+VERDICTS = ('Reproduced', 'Partly', 'Not reproduced', 'Not resolved', 'Not measured')
 
 
 @pytest.mark.parametrize('name', EXPERIMENTS)
@@ -25,6 +26,7 @@ def test_experiment_runs(tmp_path, name):
     assert out.returncode == 0, out.stderr[-3000:]
     report = json.loads((tmp_path / f'{name}.json').read_text())
     assert report['mode'] == 'smoke' and report['rows'] and any('paper' in c for c in report['columns'])
+    assert report['claims'] and report['verdict'] in VERDICTS, 'every reproduction declares and judges its claims'
     assert not (ROOT / 'experiments' / 'results' / f'{name}-smoke.md').exists()
 
 
@@ -50,6 +52,7 @@ def test_import_layers():
         assert not others, f'experiments/{name}.py imports experiments {others}'
     assert not imported_modules(ROOT / 'experiments' / 'common.py') & {'fair', *FILES}
     assert not imported_modules(ROOT / 'experiments' / 'papers.py') & {'common', 'fair', 'train', *FILES}
+    assert not imported_modules(ROOT / 'experiments' / 'claims.py') & {'common', 'fair', 'papers', 'train', *FILES}
     below = [ROOT / 'model.py', *(ROOT / 'data').rglob('*.py')]
     for path in [ROOT / 'train.py', *below]:
         assert not imported_modules(path) & {*HARNESS, *FILES}, f'{path} imports an experiment'
@@ -59,16 +62,22 @@ def test_import_layers():
 
 @pytest.mark.parametrize('name', EXPERIMENTS)
 def test_protocol_shape_and_header(name):
-    """Every experiment's docstring is a header of at most 40 lines and its file at most 250 lines; one that trains
+    """Every experiment's docstring is a header of at most 40 lines; one that trains
     through common.config writes every PROTOCOL[mode] in the one shape: driver, keys and named sweep axes."""
     path = ROOT / 'experiments' / f'{name}.py'
     module = load_tool(name)
-    assert len(module.__doc__.strip().splitlines()) <= 40 and len(path.read_text().splitlines()) <= 250
+    assert len(module.__doc__.strip().splitlines()) <= 40
     if 'common.config(' in path.read_text():
         for mode, protocol in module.PROTOCOL.items():
             assert mode in ('full', 'quick', 'smoke') and protocol.keys() == {'driver', 'keys', 'sweep'}, mode
             assert protocol['driver'] is None or isinstance(protocol['driver'], str)
             assert all(isinstance(values, (list, tuple, dict)) for values in protocol['sweep'].values())
+
+
+def test_files_at_most_250_lines():
+    """Every file under experiments/, the harness and the tools included, is at most 250 lines: one idea each."""
+    long = {p.name: n for p in (ROOT / 'experiments').glob('*.py') if (n := len(p.read_text().splitlines())) > 250}
+    assert not long, long
 
 
 def load_tool(name):
@@ -123,3 +132,56 @@ def test_compare_runs(tmp_path, capsys):
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stderr.count('\n') == 1 and 'Traceback' not in done.stderr
     assert f"{tmp_path / 'bad' / 'malformed' / 'log.jsonl'} line 2" in done.stderr
+
+
+def test_claims_judged_on_every_seed():
+    """A claim holds when every seed agrees, fails when none does, and is split otherwise, whichever way the seeds
+    pair: a brute force over every pairing of three seeds says the same as common.judge."""
+    import itertools
+    claims = load_tool('claims')
+    cases = {'apart': ([0.9, 0.95, 0.92], [0.5, 0.6, 0.7]), 'overlap': ([0.9, 0.5, 0.92], [0.6, 0.7, 0.8]),
+             'reversed': ([0.1, 0.2, 0.3], [0.5, 0.6, 0.7]), 'touching': ([0.5, 0.6, 0.7], [0.3, 0.4, 0.5])}
+    for case, (a, b) in cases.items():
+        claim = dict(says=case, test='descending', of=['a', 'b'])
+        # brute force: a above b on every seed under every pairing / under none
+        every = all(all(x > y for x, y in zip(a, p)) for p in itertools.permutations(b))
+        never = all(not any(x > y for x, y in zip(a, p)) for p in itertools.permutations(b))
+        want = 'holds' if every else 'fails' if never else 'split'
+        assert claims.judge(claim, {'a': a, 'b': b})['outcome'] == want, case
+        stats = {q: dict(n=3, mean=sum(v) / 3, std=0, min=min(v), max=max(v)) for q, v in (('a', a), ('b', b))}
+        assert claims.judge(claim, stats)['outcome'] == want, f'{case}, from a table of mean, min and max'
+        up = dict(says=case, test='ascending', of=['b', 'a'])
+        assert claims.judge(up, {'a': a, 'b': b})['outcome'] == want
+    within = dict(says='w', test='within', target=1.0, tol=0.02, of=['a'])
+    assert [claims.judge(within, {'a': v})['outcome'] for v in ([0.99, 1.0], [0.99, 0.9], [0.9, 0.95])] == \
+        ['holds', 'split', 'fails']
+    above = dict(says='x', test='above', bound=0.5, of=['a'])
+    assert [claims.judge(above, {'a': v})['outcome'] for v in ([0.6], [0.4, 0.6], [0.5])] == ['holds', 'split', 'fails']
+    assert claims.judge(above, {})['outcome'] == 'untested'
+
+    def verdict(*outcomes):
+        return claims.verdict([{'outcome': x} for x in outcomes])
+    assert (verdict('holds', 'holds', 'untested'), verdict('holds', 'fails'), verdict('split', 'holds'),
+            verdict('fails', 'split'), verdict('split'), verdict('untested')) == \
+        ('Reproduced', 'Partly', 'Partly', 'Not reproduced', 'Not resolved', 'Not measured')
+
+
+def test_readme_tables_are_the_results(tmp_path):
+    """The README's reproduction tables are what reproduce.py generates from the committed results JSON and the
+    experiments' claims (--check), and a results JSON edited by hand makes the check fail."""
+    import shutil
+    reproduce = load_tool('reproduce')
+    done = subprocess.run([sys.executable, 'experiments/reproduce.py', '--check'], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = tmp_path / 'results'
+    shutil.copytree(ROOT / 'experiments' / 'results', results)
+    path = results / 'induction-quick.json'
+    edited = json.loads(path.read_text())
+    label = next(iter(edited['values']))
+    value = edited['values'][label]
+    edited['values'][label] = ({**value, 'min': value['min'] - 0.5} if isinstance(value, dict) else
+                               [v - 0.5 for v in value])
+    path.write_text(json.dumps(edited))
+    problems = reproduce.check(ROOT / 'README.md', results)
+    assert problems and 'differ' in problems[0]

@@ -241,8 +241,8 @@ def test_classifier_head():
         build('standard', n_classes=2, tie_embeddings=True)
 
 
-def reference_attention(attn, x, rope=None, identity_query=False):
-    """Causal multi-head softmax attention written out with explicit loops over heads."""
+def reference_attention(attn, x, rope=None, identity_query=False, causal=True):
+    """Causal (or bidirectional) multi-head softmax attention written out with explicit loops over heads."""
     B, T, C = x.shape
     H, hd = attn.n_head, attn.head_dim
     q = x if identity_query else attn.q_proj(x)
@@ -253,7 +253,8 @@ def reference_attention(attn, x, rope=None, identity_query=False):
         if rope is not None:
             qh, kh = apply_rope(qh, *rope), apply_rope(kh, *rope)
         scores = qh @ kh.transpose(-1, -2) * attn.scale
-        scores = scores.masked_fill(torch.ones(T, T).triu(1).bool(), float('-inf'))
+        if causal:
+            scores = scores.masked_fill(torch.ones(T, T).triu(1).bool(), float('-inf'))
         outs.append(F.softmax(scores, -1) @ vh)
     return attn.o_proj(torch.cat(outs, -1))
 
@@ -274,6 +275,82 @@ def test_identity_query_has_no_query_projection():
     assert attn_params(iq) == attn_params(std) * 3 // 4
     assert iq.h[0].attn.scale == pytest.approx(1 / (2 * math.sqrt(8)))
     assert std.h[0].attn.scale == pytest.approx(1 / math.sqrt(8))
+
+
+def classifier_args(variant, **given):
+    """train.py's GPTConfig of a classify=True run of `variant` (the authors' Yelp classifier): a task of 50 tokens with
+    2 classes, examples of 16 tokens, token 0 the end of text (the separator and the padding, meta's sep)."""
+    from train import model_args_of, resolve
+    cfg = resolve(dict(task='dyck', variant=variant, classify=True, n_layer=2, n_head=4, n_embd=32, bias=True, **given))
+    return model_args_of(cfg, dict(vocab_size=50, classes=[7, 8], sep=0), 16)
+
+
+@pytest.mark.parametrize('variant', ['standard', 'frozen_qk', 'frozen_mlp', 'identity_query', 'mixit'])
+def test_classifier_attention_as_the_authors_code_ran(variant):
+    """classify=True: softmax attention stays causal, as the authors' classifier ran (trainer_classifier.py passes
+    is_causal=False, which the SDPA path of transformers 4.50-4.52 never reads); MixiT mixes both ways. causal=False
+    given: softmax bidirectional too (transformers 4.53's reading). Checked by the logits (changing the tokens after
+    position t changes the logits at t only in a bidirectional model) and by block 0's attention against the formula:
+    softmax(mask(q k^T * scale)) v per head, mask causal or none; MixiT y_i = sum_j A_ij v_j over every j."""
+    g = torch.Generator().manual_seed(7)
+    idx = torch.randint(1, 50, (3, 16), generator=g)
+    later = idx.clone()
+    later[:, 9:] = torch.randint(1, 50, (3, 7), generator=g)
+    y = torch.zeros_like(idx)  # every position scored: the head's logits everywhere
+    mixit = variant == 'mixit'
+    for given, bidirectional in (({}, mixit), ({'causal': False}, True)):
+        args = classifier_args(variant, **given)
+        assert args['causal'] is not bidirectional and args['n_classes'] == 2
+        model = GPT(GPTConfig(**args)).double().eval()
+        with torch.no_grad():
+            base, changed = model(idx, y)[0], model(later, y)[0]
+        assert torch.allclose(changed[:, :9], base[:, :9], rtol=0, atol=1e-12) is not bidirectional
+        assert not torch.allclose(changed[:, 9:], base[:, 9:])
+        attn = model.h[0].attn
+        x = torch.randn(2, 16, 32, dtype=torch.float64, generator=g)
+        if mixit:
+            v, hd = attn.v_proj(x), 8
+            ref = torch.zeros_like(v)
+            for h in range(4):
+                for i in range(16):
+                    for j in range(16):
+                        ref[:, i, h * hd:(h + 1) * hd] += attn.mix[h, i, j] * v[:, j, h * hd:(h + 1) * hd]
+            torch.testing.assert_close(attn(x), attn.o_proj(ref))
+            upper = torch.triu_indices(16, 16, 1)
+            assert attn.mix[1:, upper[0], upper[1]].ne(0).all(), 'every head but the sink mixes later positions'
+        else:
+            rope = (model.rope_cos.double(), model.rope_sin.double())
+            torch.testing.assert_close(attn(x, rope), reference_attention(attn, x, rope, variant == 'identity_query',
+                                                                          causal=not bidirectional))
+
+
+def test_classifier_padding_row_zero_and_untrained():
+    """classify=True: the end-of-text token (meta's sep: the padding and the separator) is pad_token, whose embedding
+    row is zero at init and gets no gradient, so that AdamW (weight decay included) leaves it exactly zero, as the
+    authors' nn.Embedding(padding_idx=pad_token_id) with pad_token = eos_token; every other row used trains.
+    pad_token=-1 given: the row is drawn and trained like any other (the repository's earlier classifier)."""
+    idx = torch.tensor([[5, 6, 9] + [0] * 13, [3, 4, 5, 6, 7, 8, 9, 11] + [0] * 8])  # reviews, then padding
+    y = torch.full_like(idx, -1)
+    y[0, 3], y[1, 8] = 1, 0  # the separators
+    for variant in ('standard', 'mixit'):
+        for given, padded in (({}, True), ({'pad_token': -1}, False)):
+            args = classifier_args(variant, **given)
+            assert args['pad_token'] == (0 if padded else -1)
+            model = GPT(GPTConfig(**args))
+            w = model.wte.weight
+            before = w.detach().clone()
+            assert before[1:].norm(dim=1).gt(0).all() and bool(before[0].eq(0).all()) is padded
+            opt = model.configure_optimizers(0.1, 1e-2, (0.9, 0.999), 'cpu')
+            model(idx, y)[1].backward()
+            assert bool(w.grad[0].eq(0).all()) is padded and w.grad[[3, 5, 9]].ne(0).any(1).all()
+            opt.step()
+            assert torch.equal(w[0], before[0]) is padded and bool(w[0].eq(0).all()) is padded
+            assert w[[3, 5, 9]].ne(before[[3, 5, 9]]).any(1).all() and torch.equal(w[20:], before[20:] * (1 - 1e-3))
+    assert build('standard').wte.padding_idx is None, 'language models train every row'
+    with pytest.raises(ValueError, match='pad_token=50 must be a token id below vocab_size=50'):
+        build('standard', pad_token=50)
+    with pytest.raises(ValueError, match='tie_embeddings=False or pad_token=-1'):
+        build('standard', pad_token=0, tie_embeddings=True)
 
 
 def test_mixit_attention_against_reference():

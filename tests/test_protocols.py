@@ -17,7 +17,7 @@ from model import GPT, GPTConfig, VARIANTS  # noqa: E402
 from train import MODEL_KEYS, resolve  # noqa: E402
 
 # every driver of theirs: HF Trainer's AdamW, schedule to 0; N(0, 0.02) weights; biases (attention_bias = mlp_bias)
-ALL = dict(beta1=0.9, beta2=0.999, min_lr=0.0, scaled_init=False, bias=True)
+ALL = dict(beta1=0.9, beta2=0.999, min_lr=0.0, scaled_init=False, bias=True, dtype='float32')  # their drivers: float32
 DEPTH_PY = dict(weight_decay=1e-3, warmup_iters=500, lr_schedule='cosine', online=True)  # task files, depth.py
 TRAINER_PY = dict(weight_decay=0.01, lr_schedule='linear')  # utils.TrainingArguments, trainer.py's "linear"
 MIXIT_BLOCK = dict(shaped_gate=-1.0, skip_scaling=0.5 ** 0.5, base_width=512)  # activation_cminus, np.sqrt(0.5), 512
@@ -159,8 +159,8 @@ def test_retrieval_protocols():
     runs += [curve.config('full', m, v) for m in curve.PROTOCOL['full']['sweep']['m_max'] for v in curve.VARIANT_ORDER]
     runs += [heads_map.config('full')]
     for c in runs:
-        has(c, task='retrieval', vocab=512, n_layer=2, n_embd=1024, n_head=4, learning_rate=1e-4, batch_size=1024,
-            **ALL, **DEPTH_PY)
+        has(c, task='retrieval', vocab=512, n_layer=2, n_embd=1024, n_head=4, learning_rate=1e-2, batch_size=1000,
+            max_iters=100_000, **ALL, **DEPTH_PY)
         assert resolve(c)['format'] == 'authors' and c['block_size'] == sequence(c) == 2 * c['m_max'] + 3
         if c['variant'] == 'mixit':
             has(c, **MIXIT_BLOCK)

@@ -10,7 +10,8 @@ so the label is the only scored position and held-out accuracy is the fraction o
 label the model predicts, over the whole test split. The padding after the separator is never
 read by a causal model's prediction at the separator. meta.json lists the label tokens' ids in
 class order (negative, positive) as `classes`: train.py --classify=True trains the authors' framing
-instead, a classifier with one output per class read at the separator, with bidirectional attention.
+instead, a classifier with one output per class read at the separator, MixiT bidirectional and softmax
+attention causal as their code ran, the end-of-text embedding zero and untrained (train.py model_args_of).
 
     python data/yelp/prepare.py                          # downloads the fast.ai copy of the CSVs
     python data/yelp/prepare.py --input=yelp_review_polarity_csv/   # train.csv/test.csv, or the .tgz
