@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HARNESS = ['common', 'claims', 'papers', 'fair']  # the harness, claims and verdicts, what the papers set, fair comparisons
+HARNESS = ['common', 'claims', 'papers', 'fair']  # harness, claims and verdicts, the papers' settings, comparisons
 FILES = sorted(p.stem for p in (ROOT / 'experiments').glob('*.py') if p.stem not in HARNESS)
 TOOLS = ['compare_runs', 'reproduce']
 EXPERIMENTS = [name for name in FILES if name not in TOOLS]
@@ -185,3 +185,20 @@ def test_readme_tables_are_the_results(tmp_path):
     path.write_text(json.dumps(edited))
     problems = reproduce.check(ROOT / 'README.md', results)
     assert problems and 'differ' in problems[0]
+
+
+def test_reproduce_runs_what_is_not_current(tmp_path, monkeypatch):
+    """reproduce.py --quick runs, in its order, only the experiments whose results were not written by their code as
+    it is now (a recovered result has no source: it runs), so a rerun goes on where an interrupted one stopped."""
+    reproduce, common = load_tool('reproduce'), load_tool('common')
+    monkeypatch.setattr(reproduce, 'RESULTS', tmp_path)
+    for name in reproduce.EXPERIMENTS:
+        (tmp_path / f'{name}-quick.json').write_text(json.dumps({'source': common.source_digest(name)}))
+    (tmp_path / 'depth-quick.json').write_text(json.dumps({'source': None}))
+    (tmp_path / 'induction-quick.json').unlink()
+    ran = []
+    monkeypatch.setattr(reproduce.subprocess, 'run', lambda cmd, **kw: ran.append(cmd) or
+                        subprocess.CompletedProcess(cmd, 1 if 'depth.py' in cmd[1] else 0))
+    assert reproduce.run_all('quick', ['--device=cpu']) == ['depth']
+    assert [Path(cmd[1]).stem for cmd in ran] == ['induction', 'depth'] and ran[0][2:] == ['--quick', '--device=cpu']
+    assert not reproduce.current('depth', 'quick') and reproduce.current('covariance_sde', 'quick')
