@@ -33,7 +33,7 @@ from torch.nn import functional as F
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 from data import runs, synthetic
-from data.loader import (ConfigError, batches, compute_dtype, leave_torchrun, load_data, pick_device, processes,
+from data.loader import (ConfigError, batches, compute_dtype, leave, load_data, pick_device, processes,
                          prompt_codec, read_json, task_keys, task_module, unknown)
 from data.runs import load_checkpoint
 from model import GPT, GPTConfig, PEAK_FLOPS, VARIANTS
@@ -250,16 +250,9 @@ def model_args_of(cfg, meta, T):
     args['block_size'] = cfg['block_size'] or T
     args['vocab_size'] = args.get('vocab_size') or meta['vocab_size']
     if cfg['classify']:
-        # the authors' Yelp model (trainer_classifier.py: LlamaForSequenceClassification, is_causal=False, no attention
-        # mask): one head output per class, read at the scored position, the last review token as theirs (loader.py's
-        # class_targets). Attention as their code ran with the transformers it was built on (4.50 to 4.52): MixiT
-        # mixes both ways (modeling_llama.py keeps its matrices full when is_causal is False); the softmax variants run
-        # transformers' SDPA attention, which there sets is_causal = (q_len > 1 and no mask) without reading the
-        # module's flag, so they stay causal. transformers 4.53 reads the flag: softmax bidirectional too. Given
-        # causal=False makes every variant bidirectional (4.53's reading), causal=True MixiT causal too. Their pad
-        # token is the end of text (pad_token = eos_token), its embedding row zero and never trained (padding_idx);
-        # ours too: the end-of-text token pads the reviews and is the separator (meta's sep), read by no position.
-        # pad_token=-1 trains that row.
+        # the authors' Yelp model as it ran (trainer_classifier.py; transformers 4.50-4.52, whose SDPA path ignores
+        # is_causal=False): a head output per class read at the review's last token (loader.class_targets), softmax
+        # causal, MixiT bidirectional (causal=False: 4.53's, all bidirectional), the pad (end of text) row zero, frozen
         args['n_classes'] = len(meta['classes'])
         args.setdefault('causal', args.get('mixing') != 'mixit')
         args.setdefault('pad_token', meta.get('sep', -1))
@@ -439,7 +432,6 @@ def sample_text(config=None):
 def main(argv):
     """The command line: any mistake in it, or in a file it reads, ends in one line 'error: ...' and exit code 2."""
     synthetic.sigterm_exits()  # a kill cleans up as Ctrl-C does: no temporary files, the run folder released
-    code = 0
     try:
         overrides = parse_args([a for a in argv if a not in ('--help', '-h')])
         if '--help' in argv or '-h' in argv:
@@ -450,10 +442,8 @@ def main(argv):
             train(overrides)
     except (ConfigError, FloatingPointError) as e:
         print(f'error: {e}', file=sys.stderr)
-        code = 2
-    leave_torchrun(code)
-    if code:
-        sys.exit(code)
+        leave(2)
+    leave(0)
 
 
 if __name__ == '__main__':

@@ -323,16 +323,19 @@ def processes(cfg):
     return ddp, rank, world, device, own_group
 
 
-def leave_torchrun(code):
-    """Ends a process torchrun started with os._exit(code), after the run has closed everything it wrote,
-    skipping the interpreter's teardown. There, a gloo worker thread may still be freeing the last backward's
-    all-reduce, whose saved autograd context needs the GIL to free; a thread that takes the GIL while the
-    interpreter finalizes kills the process (SIGABRT, 'terminate called without an active exception'), about
-    once in 50 two-process CPU runs under load (torch 2.13). Elsewhere it does nothing."""
+def leave(code):
+    """Ends train.py's command line with exit status `code` (0: returns, so that a caller in this process goes on).
+    A process torchrun started ends with os._exit(code), after the run has closed everything it wrote, skipping the
+    interpreter's teardown. There, a gloo worker thread may still be freeing the last backward's all-reduce, whose
+    saved autograd context needs the GIL to free; a thread that takes the GIL while the interpreter finalizes kills
+    the process (SIGABRT, 'terminate called without an active exception'), a few times in a hundred two-process CPU
+    runs under load (torch 2.13)."""
     if int(os.environ.get('RANK', -1)) != -1:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
+    if code:
+        sys.exit(code)
 
 
 def compute_dtype(cfg, device_type):

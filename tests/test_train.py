@@ -92,7 +92,7 @@ def test_ddp_two_processes_equal_one_process_with_accumulation(tmp_path, data):
                            str(ROOT / 'train.py'), *args], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert 'after 4 steps' in proc.stdout, 'the run ends with its last line, then leaves (leave_torchrun)'
+    assert 'after 4 steps' in proc.stdout, 'the run ends with its last line, then leaves (loader.leave)'
     a, b = weights(tmp_path, 'single'), weights(tmp_path, 'ddp')
     for k in a:
         torch.testing.assert_close(a[k], b[k], rtol=0, atol=1e-5)
