@@ -302,10 +302,15 @@ def pick_device(name):
     return name
 
 
+def torchrun():
+    """Whether torchrun started this process (it sets RANK)."""
+    return int(os.environ.get('RANK', -1)) != -1
+
+
 def processes(cfg):
     """-> (ddp, rank, world, device, own_group): torchrun sets RANK/WORLD_SIZE; each rank runs a slice of the
     micro-batches (gradient_accumulation_steps counts all processes') on its own GPU or its share of the CPU."""
-    ddp = int(os.environ.get('RANK', -1)) != -1
+    ddp = torchrun()
     rank, world = (int(os.environ['RANK']), int(os.environ['WORLD_SIZE'])) if ddp else (0, 1)
     device, own_group = pick_device(cfg['device']), False
     if ddp:
@@ -330,7 +335,7 @@ def leave(code):
     saved autograd context needs the GIL to free; a thread that takes the GIL while the interpreter finalizes kills
     the process (SIGABRT, 'terminate called without an active exception'), a few times in a hundred two-process CPU
     runs under load (torch 2.13)."""
-    if int(os.environ.get('RANK', -1)) != -1:
+    if torchrun():
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

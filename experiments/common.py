@@ -193,18 +193,16 @@ def write_text(path, text):  # whole or not at all: a temporary name, then a ren
     synthetic.atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
-def results_path(args, name, ext):
-    """experiments/results/<name>[-quick].<ext>, where full and quick runs are committed; None for --smoke."""
-    if args.mode == 'smoke':
-        return None
-    return ROOT / 'experiments' / 'results' / f"{name}{'' if args.mode == 'full' else '-' + args.mode}.{ext}"
+def results_path(mode, name, ext, folder=ROOT / 'experiments' / 'results'):
+    """folder/<name>[-quick].<ext>, where full and quick results are committed; None for --smoke."""
+    return None if mode == 'smoke' else folder / f"{name}{'' if mode == 'full' else '-' + mode}.{ext}"
 
 
 def save_figure(args, name, fig, dpi=120):
     """Writes a matplotlib figure to OUT_DIR/<name>.png and, for full and quick runs, beside the results
     (results_path), then closes it. -> the paths written."""
     import matplotlib.pyplot as plt
-    paths = [Path(args.out_dir) / f'{name}.png', results_path(args, name, 'png')]
+    paths = [Path(args.out_dir) / f'{name}.png', results_path(args.mode, name, 'png')]
     paths = [p for p in paths if p is not None]
     for path in paths:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -230,17 +228,17 @@ def report(args, name, title, columns, rows, notes='', extra=None, values=None, 
     judged = [judge(c, values or {}) for c in claims]
     info = dict(name=name, title=title, mode=args.mode, command=command, device=device_name(args.device),
                 date=datetime.date.today().isoformat(), wall_s=round(wall, 1), source=source_digest(name),
-                verdict=verdict(judged),
-                claims=judged, values=values or {}, columns=columns, rows=rows, **(extra or {}))
+                verdict=verdict(judged), claims=judged, values=values or {}, columns=columns, rows=rows,
+                **(extra or {}))
     table = markdown(columns, rows)
     print(f'\n## {title}\n\n{table}\n\n{claims_text(info)}\n')
     if notes:
         print(notes)
-    paths = [Path(args.out_dir) / f'{name}.json', results_path(args, name, 'json')]
+    paths = [Path(args.out_dir) / f'{name}.json', results_path(args.mode, name, 'json')]
     for path in filter(None, paths):
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text(path, json.dumps(info, indent=1, default=str) + '\n')
-    md = results_path(args, name, 'md')
+    md = results_path(args.mode, name, 'md')
     if md is not None:
         old = md.read_text() if md.exists() else ''
         history = old[old.index('\n## History\n'):] if '\n## History\n' in old else ''
