@@ -190,6 +190,23 @@ def test_readme_tables_are_the_results(tmp_path):
     assert problems and 'differ' in problems[0]
 
 
+def test_reproduce_bad_input_is_one_line(tmp_path, monkeypatch, capsys):
+    """A damaged results JSON, or a README without the tables' markers: one 'error:' line, exit status 2, and the
+    README is not touched."""
+    reproduce = load_tool('reproduce')
+    results = tmp_path / 'results'
+    results.mkdir()
+    (results / 'induction-quick.json').write_text('{"values": ')
+    with pytest.raises(reproduce.ConfigError, match='induction-quick.json is damaged'):
+        reproduce.check(ROOT / 'README.md', results)
+    (tmp_path / 'README.md').write_text('# no markers\n')
+    monkeypatch.setattr(reproduce, 'ROOT', tmp_path)
+    assert reproduce.main(['--readme']) == 2
+    err = capsys.readouterr().err
+    assert err.startswith('error: README.md lacks the markers') and err.count('\n') == 1
+    assert (tmp_path / 'README.md').read_text() == '# no markers\n'
+
+
 def test_reproduce_runs_what_is_not_current(tmp_path, monkeypatch):
     """reproduce.py --quick runs, in its order, only the experiments whose results were not written by their code as
     it is now (a recovered result has no source: it runs), so a rerun goes on where an interrupted one stopped."""
