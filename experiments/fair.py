@@ -54,11 +54,12 @@ VAL_FRAC = 0.1  # a tenth of the training split: enough examples to rank setting
 
 def grid(args, config, family, fixed=()):
     """-> the points (dicts of train.py keys) of a variant's search: Table 7's row of `family` in full, but for the
-    keys in `fixed` (those the experiment's claim pins, e.g. Table 4's architecture); three learning rates else;
-    min_lr in proportion to the learning rate."""
+    keys in `fixed` (those the experiment's claim pins, e.g. Table 4's architecture); three learning rates else, unless
+    the claim pins the rate too (then in every mode the grid is Table 7's remaining keys); min_lr in proportion to the
+    learning rate."""
     lr = config.get('learning_rate', DEFAULTS['learning_rate'])
     floor = config.get('min_lr', DEFAULTS['min_lr']) / lr  # the schedule's floor keeps its ratio to the peak
-    if args.mode != 'full':
+    if args.mode != 'full' and 'learning_rate' not in fixed:  # a claim that pins the rate (Table 4): Table 7's rest
         return [dict(learning_rate=float(f'{lr * f:.3g}'), min_lr=float(f'{lr * f * floor:.3g}')) for f in QUICK_LR]
     ranges = {k: v for k, v in TABLE7[family].items() if k not in fixed}
     points = [dict(zip(ranges, values)) for values in itertools.product(*ranges.values())]
