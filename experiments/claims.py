@@ -32,8 +32,10 @@ def seed_range(value):
     return min(value), max(value), sum(value) / len(value), len(value)
 
 
-def judge(claim, values):
-    """-> the claim with its outcome ('holds', 'fails' or 'split') and the numbers it rests on."""
+def judge(claim, values, trend=None):
+    """-> the claim with its outcome ('holds', 'fails' or 'split'), the numbers it rests on, its margin (how far the
+    seeds' means are on the claim's side: positive where the means agree) and, given a TREND's results (trend.py), the
+    claim judged at each of its sizes and whether the margin moves toward the paper's claim."""
     missing = [q for q in claim['of'] if q not in values]
     if missing:  # e.g. Yelp, which only the full protocol runs
         return {**claim, 'outcome': 'untested', 'evidence': f"not measured in this mode: {', '.join(missing)}"}
@@ -52,6 +54,11 @@ def judge(claim, values):
     else:
         raise ValueError(f"claim {claim['says']!r}: unknown test {test!r}")
     outcome = 'fails' if any(no for _, no in tests) else 'holds' if all(yes for yes, _ in tests) else 'split'
+    means = [r[q][2] for q in (claim['of'] if test != 'ascending' else claim['of'][::-1])]
+    margin = min({'descending': [a - b for a, b in zip(means, means[1:])],
+                  'ascending': [a - b for a, b in zip(means, means[1:])],
+                  'above': [m - claim.get('bound', 0) for m in means], 'below': [claim.get('bound', 0) - m for m in means],
+                  'within': [claim.get('tol', 0) - abs(m - claim.get('target', 0)) for m in means]}[test])
     fmt = pct if claim.get('fmt', 'pct') == 'pct' else (lambda x: f'{x:.4g}')
     shown = '; '.join(f'{q} {fmt(mean)}' + (f' ({fmt(lo)}–{fmt(hi)})' if n > 1 and lo != hi else '')
                       for q, (lo, hi, mean, n) in r.items())
@@ -59,7 +66,25 @@ def judge(claim, values):
     needs = {'descending': 'each above the next on every seed', 'ascending': 'each below the next on every seed',
              'above': f'every seed > {bound}', 'below': f'every seed < {bound}',
              'within': f"every seed within {fmt(claim.get('target', 0))} ± {fmt(claim.get('tol', 0))}"}[test]
-    return {**claim, 'outcome': outcome, 'evidence': f'{shown} (needs {needs})'}
+    judged = {**claim, 'outcome': outcome, 'margin': margin, 'evidence': f'{shown} (needs {needs})'}
+    return {**judged, **trended(judged, trend)} if trend else judged
+
+
+def trended(claim, trend):
+    """The claim judged at each size of a trend (trend.py's results: its axis, sizes and values at each), and the
+    evidence that cites it: each size's outcome and margin, and whether the margin grows along the axis (toward the
+    paper's claim), shrinks (away from it), or neither."""
+    declared = {k: v for k, v in claim.items() if k not in ('outcome', 'margin', 'evidence', 'trend')}
+    at = [judge(declared, trend['values'][size]) for size in trend['sizes']]
+    margins = [c.get('margin') for c in at]  # None: a size that does not measure the claim
+    steps = [b - a for a, b in zip(margins, margins[1:]) if a is not None and b is not None]
+    way = ('not measured at every size' if None in margins else 'toward the paper' if all(d > 0 for d in steps)
+           else 'away from the paper' if all(d < 0 for d in steps) else 'no steady direction')
+    fmt = pct if claim.get('fmt', 'pct') == 'pct' else (lambda x: f'{x:.4g}')
+    sizes = ', '.join(f"{MARK[c['outcome']]} {size}" + (f" (margin {fmt(c['margin'])})" if 'margin' in c else '')
+                      for size, c in zip(trend['sizes'], at))
+    return dict(trend=[dict(size=size, outcome=c['outcome'], margin=c.get('margin')) for size, c in
+                       zip(trend['sizes'], at)], evidence=f"{claim['evidence']}; trend over {trend['axis']}: {sizes}: {way}")
 
 
 def verdict(judged):
@@ -79,5 +104,9 @@ def claims_text(results):
     """The verdict and each claim's outcome, as markdown (a results file's section)."""
     lines = [f"- {MARK[c['outcome']]} {c['outcome']}: {c['says']}: {c['evidence']}" for c in results['claims']]
     when = 'after this run, from the paper' if results.get('recovered') else 'before the run'
+    trend = results.get('trend')
+    trend = [] if not trend else ['', f"Scaling trend over {trend['axis']} ({', '.join(trend['sizes'])}: experiments/"
+                                  f"trend.py, one seed a size, {trend['date']}): each claim's margin at each size above, "
+                                  f"its quantities in [the plot]({results['name']}-quick-trend.png)."]
     return '\n'.join([f"**Verdict: {results['verdict']}** (claims declared {when}; ✓ every seed agrees, ✗ none "
-                      'does, ~ the seeds disagree)', ''] + lines)
+                      'does, ~ the seeds disagree)', ''] + lines + trend)

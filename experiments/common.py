@@ -1,8 +1,7 @@
 """
 The harness every experiment shares: its command line (the paper's protocol by default, --quick for a CPU, --smoke
 for the tests), the train.py keys of a run (where it writes, where its data lives), training through train.py, and
-the report: a markdown table of our numbers beside the paper's, printed, written as JSON under out/ and, for full
-and quick runs, to experiments/results/<name>[-quick].md with the command, date, device and wall time.
+the report: our numbers beside the paper's and the claims judged, in experiments/results/<name>[-quick].json and .md.
 
 What the papers and the authors' code set is in papers.py; the fair comparison of variants (search, seeds, sweeps)
 in fair.py, which reports through this file. Every experiment that trains through train.py writes its protocol in
@@ -21,6 +20,13 @@ one shape, a dict per mode:
   non-MixiT variant's: {'mixit, text': dict(variant='mixit', ...)}. The axes' keys merge in the point's order.
 A run is one value of each axis: config(PROTOCOL[mode], variant=..., n_layer=...), the call every experiment's own
 config(mode, ...) ends in. run() adds nothing to a run but where it is written and its data read (train_keys).
+
+The rule of every --quick protocol: it shrinks the problem (the table, digits, sequence, width, depth where the claim
+allows), not the training: it keeps the paper's epochs or examples per parameter or per distinct input, its steps to
+convergence, its optimizer. Sizes come from a quantity computed before any run (the bits per parameter a table needs,
+the examples per distinct input, the held-out share, the head width), the computation in the experiment's docstring.
+Where the regime does not fit 20 minutes on 2 cores at any size that still tests the claim, the docstring says so and
+a TREND runs the same protocol at three sizes along the axis where --quick departs (experiments/trend.py).
 """
 import argparse
 import ast
@@ -43,7 +49,7 @@ import papers  # noqa: E402
 from claims import claims_text, judge, pct, verdict  # noqa: E402, F401 (pct: the experiments' common.pct)
 from data import local, synthetic  # noqa: E402
 from data.loader import ConfigError, load_data, task_data  # noqa: E402
-from train import resolve, train  # noqa: E402
+from train import parse_args as train_args, resolve, train  # noqa: E402
 
 
 def parse_args(doc, add=None, argv=None):
@@ -55,11 +61,14 @@ def parse_args(doc, add=None, argv=None):
     parser.add_argument('--data_dir', default='', help="the root that replaces data/: each task's files go to "
                         "DATA_DIR/<task>/[<settings>]/, laid out as under data/; '' = data/ (default)")
     parser.add_argument('--device', default='auto', help="'auto', 'cpu', 'cuda', ...")
+    parser.add_argument('--at', action='append', default=[], metavar='KEY=VALUE', help='a train.py key of every run, '
+                        'over the protocol\'s (a point of a TREND: the results go to OUT_DIR only)')
     parser.add_argument('--plan', action='store_true', help='train nothing: list the runs the protocol would train '
                         'in OUT_DIR/<name>-plan.json (experiments/reproduce.py --plan prices them)')
     if add:
         add(parser)
     args = parser.parse_args(argv)
+    args.at = train_args([f'--{a}' for a in args.at])
     args.mode = 'smoke' if args.smoke else 'quick' if args.quick else 'full'
     args.plan_runs, args.plan_corpora = [], set()  # with --plan: each run's train.py keys, the corpora it reads
     args.t0 = time.time()
@@ -79,8 +88,7 @@ def config(protocol, **point):
 
 # ----------------------------------------------------------------------------- a run's keys, data and training
 
-def data_root(args):
-    """The folder that holds every task's files: --data_dir, else data/."""
+def data_root(args):  # the folder that holds every task's files: --data_dir, else data/
     return Path(args.data_dir) if args.data_dir else synthetic.DATA_ROOT
 
 
@@ -88,23 +96,21 @@ def train_keys(args, config, name=''):
     """The one place that turns the command line and a run's config into train.py's keys: the config, then the
     device, the progress bar, out_dir (OUT_DIR/<name>) and, with --data_dir, the task's folder under that root, laid
     out as train.py lays out data/ (data/<task>/[<settings>]/)."""
-    keys = {**config, 'device': args.device, 'progress': args.mode != 'smoke',
+    keys = {**config, **args.at, 'device': args.device, 'progress': args.mode != 'smoke',
             'out_dir': str(Path(args.out_dir) / name)}
     if args.data_dir and 'data_dir' not in config:
-        module, settings, _ = task_data(resolve(config))
+        module, settings, _ = task_data(resolve({**config, **args.at}))
         keys['data_dir'] = str(synthetic.task_dir(config['task'], settings, module.DEFAULTS, root=args.data_dir))
     return keys
 
 
 class Planned(dict):  # the metrics of a run that --plan lists but does not train: every metric reads 1
-    def __missing__(self, key):
-        return 1.0
+    __missing__ = staticmethod(lambda key: 1.0)
 
 
 def run(args, name, **config):
-    """Trains one run of experiment `name` (config: every train.py key it changes from the defaults) and returns its
-    metrics; it is written to OUT_DIR/<name>/, in the folder train.py names after its config. With --plan it only
-    records the run's keys."""
+    """Trains one run of experiment `name` (config: the train.py keys it changes) -> its metrics; in OUT_DIR/<name>/,
+    in the folder train.py names after its config. With --plan it only records the run's keys."""
     if args.plan:
         args.plan_runs.append(train_keys(args, config, name))
         return Planned(run_dir='')
@@ -193,17 +199,17 @@ def write_text(path, text):  # whole or not at all: a temporary name, then a ren
     synthetic.atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
-def results_path(mode, name, ext, folder=ROOT / 'experiments' / 'results'):
-    """folder/<name>[-quick].<ext>, where full and quick results are committed; None for --smoke."""
-    return None if mode == 'smoke' else folder / f"{name}{'' if mode == 'full' else '-' + mode}.{ext}"
+def results_path(mode, name, ext, folder=ROOT / 'experiments' / 'results', at=None):
+    """folder/<name>[-quick].<ext>, where full and quick results are committed; None for --smoke and a point of a
+    TREND (`at`, its --at keys)."""
+    return None if mode == 'smoke' or at else folder / f"{name}{'' if mode == 'full' else '-' + mode}.{ext}"
 
 
 def save_figure(args, name, fig, dpi=120):
     """Writes a matplotlib figure to OUT_DIR/<name>.png and, for full and quick runs, beside the results
     (results_path), then closes it. -> the paths written."""
     import matplotlib.pyplot as plt
-    paths = [Path(args.out_dir) / f'{name}.png', results_path(args.mode, name, 'png')]
-    paths = [p for p in paths if p is not None]
+    paths = list(filter(None, [Path(args.out_dir) / f'{name}.png', results_path(args.mode, name, 'png', at=args.at)]))
     for path in paths:
         path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(path, dpi=dpi)
@@ -212,10 +218,10 @@ def save_figure(args, name, fig, dpi=120):
 
 
 def report(args, name, title, columns, rows, notes='', extra=None, values=None, claims=()):
-    """Prints the table and the verdict, and writes the results: OUT_DIR/<name>.json and, except for --smoke,
-    experiments/results/<name>[-quick].json and .md beside it (what the .md already holds after '## History' is kept:
-    measurements made before the protocol was fixed). `values`: {label: [one number per seed]}, the quantities that
-    `claims` (the experiment's CLAIMS, declared before the run) test; the JSON holds both, each claim judged."""
+    """Prints the table and the verdict, and writes the results: OUT_DIR/<name>.json and, but for --smoke and --at,
+    experiments/results/<name>[-quick].json and .md beside it (kept from the old ones: trend.py's trend, if of this code,
+    and the .md's '## History', measurements made before the protocol was fixed). `values`: {label: [one number per
+    seed]}, which `claims` (the experiment's CLAIMS, declared before the run) test, and the trend's too."""
     if args.plan:  # the runs, for reproduce.py --plan; nothing else is written
         path = Path(args.out_dir) / f'{name}-plan.json'
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -225,20 +231,23 @@ def report(args, name, title, columns, rows, notes='', extra=None, values=None, 
     wall = time.time() - args.t0
     threads = [f'OMP_NUM_THREADS={os.environ["OMP_NUM_THREADS"]}'] if 'OMP_NUM_THREADS' in os.environ else []
     command = ' '.join(threads + ['python', f'experiments/{name}.py'] + sys.argv[1:])
-    judged = [judge(c, values or {}) for c in claims]
     info = dict(name=name, title=title, mode=args.mode, command=command, device=device_name(args.device),
-                date=datetime.date.today().isoformat(), wall_s=round(wall, 1), source=source_digest(name),
-                verdict=verdict(judged), claims=judged, values=values or {}, columns=columns, rows=rows,
-                **(extra or {}))
+                date=datetime.date.today().isoformat(), wall_s=round(wall, 1), source=source_digest(name), at=args.at,
+                values=values or {}, columns=columns, rows=rows, **(extra or {}))
+    paths = [Path(args.out_dir) / f'{name}.json', results_path(args.mode, name, 'json', at=args.at)]
+    old = json.loads(paths[1].read_text()) if paths[1] and paths[1].exists() else {}
+    if old.get('trend', {}).get('source') == info['source']:  # trend.py's, run on this code: kept
+        info['trend'] = old['trend']
+    judged = [judge(c, info['values'], info.get('trend')) for c in claims]
+    info.update(verdict=verdict(judged), claims=judged)
     table = markdown(columns, rows)
     print(f'\n## {title}\n\n{table}\n\n{claims_text(info)}\n')
     if notes:
         print(notes)
-    paths = [Path(args.out_dir) / f'{name}.json', results_path(args.mode, name, 'json')]
     for path in filter(None, paths):
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text(path, json.dumps(info, indent=1, default=str) + '\n')
-    md = results_path(args.mode, name, 'md')
+    md = results_path(args.mode, name, 'md', at=args.at)
     if md is not None:
         old = md.read_text() if md.exists() else ''
         history = old[old.index('\n## History\n'):] if '\n## History\n' in old else ''

@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 HARNESS = ['common', 'claims', 'papers', 'fair']  # harness, claims and verdicts, the papers' settings, comparisons
 FILES = sorted(p.stem for p in (ROOT / 'experiments').glob('*.py') if p.stem not in HARNESS)
-TOOLS = ['compare_runs', 'reproduce']
+TOOLS = ['compare_runs', 'reproduce', 'trend']
 EXPERIMENTS = [name for name in FILES if name not in TOOLS]
 VERDICTS = ('Reproduced', 'Partly', 'Not reproduced', 'Not resolved', 'Not measured')
 
@@ -167,6 +167,65 @@ def test_claims_judged_on_every_seed():
     assert (verdict('holds', 'holds', 'untested'), verdict('holds', 'fails'), verdict('split', 'holds'),
             verdict('fails', 'split'), verdict('split'), verdict('untested')) == \
         ('Reproduced', 'Partly', 'Partly', 'Not reproduced', 'Not resolved', 'Not measured')
+
+
+def test_trend_judges_each_size_and_its_direction():
+    """A claim judged along a TREND: each size's outcome and margin (the means' distance on the claim's side), and the
+    direction: toward the paper when the margin grows at every step, away when it shrinks at every step."""
+    claims = load_tool('claims')
+    claim = dict(says='a above b', test='descending', of=['a', 'b'])
+    trend = dict(axis='steps', sizes=['1', '2', '4'], values={
+        '1': {'a': [0.5], 'b': [0.6]}, '2': {'a': [0.7], 'b': [0.6]}, '4': {'a': [0.9], 'b': [0.6]}})
+    judged = claims.judge(claim, {'a': [0.5, 0.6], 'b': [0.55]}, trend)
+    assert judged['outcome'] == 'split' and abs(judged['margin'] - 0.0) < 1e-12
+    assert [t['outcome'] for t in judged['trend']] == ['fails', 'holds', 'holds']
+    assert [round(t['margin'], 6) for t in judged['trend']] == [-0.1, 0.1, 0.3]
+    assert judged['evidence'].endswith('toward the paper')
+    trend['values']['4'] = {'a': [0.65], 'b': [0.6]}
+    assert claims.judge(claim, {'a': [0.5], 'b': [0.6]}, trend)['evidence'].endswith('no steady direction')
+    trend['values']['4'] = {'a': [0.8], 'b': [0.6]}
+    below = dict(says='a below 0.1', test='below', bound=0.1, of=['a'])
+    assert claims.judge(below, {'a': [0.3]}, trend)['evidence'].endswith('away from the paper')  # 0.5, 0.7, 0.8
+    del trend['values']['2']['a']
+    assert claims.judge(claim, {'a': [0.5], 'b': [0.6]}, trend)['evidence'].endswith('not measured at every size')
+
+
+def test_at_keys_reach_every_run_and_only_out_dir(tmp_path):
+    """--at KEY=VALUE (a TREND's size) overrides the protocol's keys in every run, and its results go to OUT_DIR only,
+    never to experiments/results/."""
+    common = load_tool('common')
+    args = common.parse_args('', argv=['--quick', '--at=max_iters=7', '--at=lr_schedule=linear',
+                                       f'--out_dir={tmp_path}'])
+    assert args.at == {'max_iters': 7, 'lr_schedule': 'linear'}
+    assert common.train_keys(args, dict(task='dyck', max_iters=5))['max_iters'] == 7
+    assert common.results_path('quick', 'depth', 'json', at=args.at) is None
+    assert common.results_path('quick', 'depth', 'json').name == 'depth-quick.json'
+
+
+def test_trend_writes_the_quick_results(tmp_path, monkeypatch):
+    """trend.py runs each size (here faked) and writes the trend into the quick results: the JSON holds each size's
+    values, every claim is judged at each size in the JSON and the .md, and the plot is written."""
+    trend = load_tool('trend')
+    monkeypatch.setattr(trend.common, 'results_path', lambda mode, name, ext, folder=None, at=None:
+                        tmp_path / f'{name}-{mode}.{ext}')
+    claims, module = trend.claims, load_tool('depth')
+    values = {q: [0.99, 0.98] for c in module.CLAIMS['quick'] for q in c['of']}
+    info = dict(name='depth', values=values, claims=[claims.judge(c, values) for c in module.CLAIMS['quick']])
+    info['verdict'] = claims.verdict(info['claims'])
+    (tmp_path / 'depth-quick.json').write_text(json.dumps(info))
+    (tmp_path / 'depth-quick.md').write_text(f'# Table 5\n\n{claims.claims_text(info)}\n\n## History\nold\n')
+    ran = []
+    monkeypatch.setattr(trend, 'point', lambda name, i, keys, out: ran.append(keys) or dict(
+        values={q: [0.5 + 0.2 * i] for q in values}, wall_s=1.0))
+    monkeypatch.setattr(module, 'TREND', dict(axis='steps', sizes={'a': {}, 'b': {'max_iters': 2}, 'c': {'max_iters': 4}}),
+                        raising=False)
+    monkeypatch.setitem(sys.modules, 'depth', module)
+    trend.main(['depth', f'--out_dir={tmp_path}'])
+    assert ran == [{}, {'max_iters': 2}, {'max_iters': 4}]
+    written = json.loads((tmp_path / 'depth-quick.json').read_text())
+    assert written['trend']['sizes'] == ['a', 'b', 'c'] and all(c['trend'] for c in written['claims'])
+    md = (tmp_path / 'depth-quick.md').read_text()
+    assert 'trend over steps' in md and md.endswith('## History\nold\n') and (tmp_path / 'depth-quick-trend.png').exists()
 
 
 def test_readme_tables_are_the_results(tmp_path):

@@ -1,0 +1,108 @@
+"""
+Scaling trends. Where a --quick protocol cannot reach the paper's regime in 20 minutes on 2 cores, the experiment
+declares a TREND: the same protocol at three sizes along the axis where --quick departs from the paper (its budget,
+width, digits, depth or heads), each size a label and the train.py keys that make it ({} for --quick's own):
+
+    TREND = dict(axis='training steps', sizes={'800': {}, '3,200': dict(max_iters=3_200), '12,800': ...})
+
+`python experiments/trend.py NAME` runs every size as `NAME.py --quick --seeds=1 --no-search --at=KEY=VALUE ...` (one
+seed and the protocol's own settings at every size, the quick one included, so that the sizes differ in nothing else;
+a search at each would triple the cost), into OUT_DIR/trend/NAME/<i>/, skipping a size already run on this code. It
+then writes the trend into experiments/results/NAME-quick.json (the axis, sizes and keys, each size's values, the code's
+digest, date and wall time), judges every claim at every size (claims.judge: each size's outcome and margin, and
+whether the margin grows toward the paper's claim), rewrites the claims in NAME-quick.md, and plots each claim's
+quantities along the axis (NAME-quick-trend.png). The verdict stays the quick run's: the trend is cited beside it.
+"""
+import argparse
+import importlib
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import claims
+import common
+from common import ROOT
+from data import synthetic
+from data.loader import ConfigError
+
+
+def point(name, index, keys, out_dir):
+    """Runs one size (unless its results are current) -> its results JSON."""
+    folder = Path(out_dir) / 'trend' / name / str(index)
+    path = folder / f'{name}.json'
+    done = json.loads(path.read_text()) if path.exists() else {}
+    if done.get('source') == common.source_digest(name) and done.get('at') == keys:
+        return done
+    command = [sys.executable, str(ROOT / 'experiments' / f'{name}.py'), '--quick', '--seeds=1', '--no-search',
+               f'--out_dir={folder}'] + [f'--at={k}={v}' for k, v in keys.items()]
+    print(' '.join(command[1:]), flush=True)
+    subprocess.run(command, check=True)
+    return json.loads(path.read_text())
+
+
+def plot(trend, judged, path):
+    """Each claim's quantities (the seeds' mean) at every size, its bound or target dashed."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(judged), figsize=(4.5 * len(judged), 3.6), squeeze=False)
+    for ax, claim in zip(axes[0], judged):
+        for q in claim['of']:
+            ys = [claims.seed_range(trend['values'][s][q])[2] if q in trend['values'][s] else None
+                  for s in trend['sizes']]
+            ax.plot(trend['sizes'], ys, marker='o', label=q)
+        for key in ('bound', 'target'):
+            if key in claim:
+                ax.axhline(claim[key], color='grey', ls='--', lw=1)
+        ax.set_title('\n'.join(claim['says'][i:i + 50] for i in range(0, min(len(claim['says']), 150), 50)),
+                     fontsize=7)
+        ax.set_xlabel(trend['axis'])
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    synthetic.atomic_write(path, lambda tmp: fig.savefig(tmp, format='png', dpi=120))
+    plt.close(fig)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('name', help="an experiment that declares a TREND, e.g. 'depth'")
+    parser.add_argument('--out_dir', default=str(ROOT / 'out'), help='the sizes run in OUT_DIR/trend/NAME/')
+    args = parser.parse_args(argv)
+    module = importlib.import_module(args.name) if (ROOT / 'experiments' / f'{args.name}.py').exists() else None
+    if not hasattr(module, 'TREND'):
+        raise ConfigError(f'{args.name!r} declares no TREND: give one of '
+                          + ', '.join(p.stem for p in sorted((ROOT / 'experiments').glob('*.py'))
+                                      if 'TREND =' in p.read_text()))
+    quick = common.results_path('quick', args.name, 'json')
+    if not quick.exists():
+        raise ConfigError(f'no {quick}: run python experiments/{args.name}.py --quick first')
+    spec, t0 = module.TREND, time.time()
+    runs = [point(args.name, i, keys, args.out_dir) for i, keys in enumerate(spec['sizes'].values())]
+    sizes = list(spec['sizes'])
+    trend = dict(axis=spec['axis'], sizes=sizes, keys=spec['sizes'], flags=['--seeds=1', '--no-search'],
+                 values={s: r['values'] for s, r in zip(sizes, runs)}, source=common.source_digest(args.name),
+                 date=time.strftime('%Y-%m-%d'), wall_s=round(sum(r['wall_s'] for r in runs), 1))
+    results = json.loads(quick.read_text())
+    declared = module.CLAIMS['quick'] if isinstance(module.CLAIMS, dict) else module.CLAIMS
+    old = claims.claims_text(results)
+    judged = [claims.judge(c, results['values'], trend) for c in declared]
+    results.update(trend=trend, claims=judged, verdict=claims.verdict(judged))
+    md = common.results_path('quick', args.name, 'md')
+    text = md.read_text()
+    if old not in text:
+        raise ConfigError(f'{md} does not hold its JSON\'s claims: rerun python experiments/{args.name}.py --quick')
+    plot(trend, judged, quick.with_name(f'{args.name}-quick-trend.png'))
+    common.write_text(quick, json.dumps(results, indent=1, default=str) + '\n')
+    common.write_text(md, text.replace(old, claims.claims_text(results)))
+    print(claims.claims_text(results))
+    print(f'wrote {quick}, {md} and the plot; the sizes took {trend["wall_s"] / 60:.1f} min '
+          f'({(time.time() - t0) / 60:.1f} min now)')
+
+
+if __name__ == '__main__':
+    try:
+        main()
+    except ConfigError as e:
+        sys.exit(f'error: {e}')
