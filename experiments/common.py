@@ -93,9 +93,8 @@ def data_root(args):  # the folder that holds every task's files: --data_dir, el
 
 
 def train_keys(args, config, name=''):
-    """The one place that turns the command line and a run's config into train.py's keys: the config, then the
-    device, the progress bar, out_dir (OUT_DIR/<name>) and, with --data_dir, the task's folder under that root, laid
-    out as train.py lays out data/ (data/<task>/[<settings>]/)."""
+    """The one place that turns the command line and a run's config into train.py's keys: the config, --at's keys,
+    the device, progress bar, out_dir (OUT_DIR/<name>) and, with --data_dir, the task's folder there (as under data/)."""
     keys = {**config, **args.at, 'device': args.device, 'progress': args.mode != 'smoke',
             'out_dir': str(Path(args.out_dir) / name)}
     if args.data_dir and 'data_dir' not in config:
@@ -109,8 +108,7 @@ class Planned(dict):  # the metrics of a run that --plan lists but does not trai
 
 
 def run(args, name, **config):
-    """Trains one run of experiment `name` (config: the train.py keys it changes) -> its metrics; in OUT_DIR/<name>/,
-    in the folder train.py names after its config. With --plan it only records the run's keys."""
+    """Trains one run of experiment `name` (config: train.py keys) in OUT_DIR/<name>/ -> its metrics (--plan: lists it)."""
     if args.plan:
         args.plan_runs.append(train_keys(args, config, name))
         return Planned(run_dir='')
@@ -163,8 +161,7 @@ def byte_text(args, name):
 
 
 def batch_keys(args, batch):
-    """train.py's keys for `batch` sequences a step: in the full protocol micro-batches of --micro_batch and
-    gradient accumulation, so that the paper's batch fits one GPU."""
+    """train.py's keys for `batch` sequences a step: in full, accumulated micro-batches of --micro_batch (one GPU)."""
     micro = args.micro_batch if args.mode == 'full' else batch
     if batch % micro:
         sys.exit(f'error: --micro_batch={micro} must divide the batch of {batch}')
@@ -187,8 +184,7 @@ def markdown(columns, rows):
 
 
 def source_digest(name):
-    """A digest of experiments/<name>.py's code, its docstring and comments left out: results are current while it
-    holds (experiments/reproduce.py skips them)."""
+    """A digest of experiments/<name>.py without docstring and comments: its results are current while it holds."""
     tree = ast.parse((ROOT / 'experiments' / f'{name}.py').read_text())
     if ast.get_docstring(tree) is not None:
         tree.body = tree.body[1:]
@@ -200,28 +196,25 @@ def write_text(path, text):  # whole or not at all: a temporary name, then a ren
 
 
 def results_path(mode, name, ext, folder=ROOT / 'experiments' / 'results', at=None):
-    """folder/<name>[-quick].<ext>, where full and quick results are committed; None for --smoke and a point of a
-    TREND (`at`, its --at keys)."""
+    """folder/<name>[-quick].<ext>, where results are committed; None for --smoke and a TREND's size (--at keys)."""
     return None if mode == 'smoke' or at else folder / f"{name}{'' if mode == 'full' else '-' + mode}.{ext}"
 
 
 def save_figure(args, name, fig, dpi=120):
-    """Writes a matplotlib figure to OUT_DIR/<name>.png and, for full and quick runs, beside the results
-    (results_path), then closes it. -> the paths written."""
+    """Writes a figure, whole or not at all, to OUT_DIR/<name>.png and beside the results; closes it. -> the paths."""
     import matplotlib.pyplot as plt
     paths = list(filter(None, [Path(args.out_dir) / f'{name}.png', results_path(args.mode, name, 'png', at=args.at)]))
     for path in paths:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=dpi)
+        synthetic.atomic_write(path, lambda tmp: fig.savefig(tmp, format='png', dpi=dpi))
     plt.close(fig)
     return paths
 
 
 def report(args, name, title, columns, rows, notes='', extra=None, values=None, claims=()):
-    """Prints the table and the verdict, and writes the results: OUT_DIR/<name>.json and, but for --smoke and --at,
-    experiments/results/<name>[-quick].json and .md beside it (kept from the old ones: trend.py's trend, if of this code,
-    and the .md's '## History', measurements made before the protocol was fixed). `values`: {label: [one number per
-    seed]}, which `claims` (the experiment's CLAIMS, declared before the run) test, and the trend's too."""
+    """Prints the table and the verdict, and writes OUT_DIR/<name>.json and, but for --smoke and --at, results_path's
+    .json and .md (keeping trend.py's trend if of this code, and the .md's '## History'). `values`: {label: [one number
+    per seed]}, which `claims` (the experiment's CLAIMS, declared before the run) test, and the trend's too."""
     if args.plan:  # the runs, for reproduce.py --plan; nothing else is written
         path = Path(args.out_dir) / f'{name}-plan.json'
         path.parent.mkdir(parents=True, exist_ok=True)
