@@ -7,7 +7,7 @@ width, digits, depth or heads), each size a label and the train.py keys that mak
 
 `python experiments/trend.py NAME` runs every size as `NAME.py --quick --seeds=1 --no-search --at=KEY=VALUE ...` (one
 seed and the protocol's own settings at every size, the quick one included, so that the sizes differ in nothing else;
-a search at each would triple the cost), into OUT_DIR/trend/NAME/<i>/, skipping a size already run on this code. It
+a search at each would triple the cost; a TREND's 'flags' replace these), into OUT_DIR/trend/NAME/<i>/, skipping a size already run on this code. It
 then writes the trend into experiments/results/NAME-quick.json (the axis, sizes and keys, each size's values, the code's
 digest, date and wall time), judges every claim at every size (claims.judge: each size's outcome and margin, and
 whether the margin grows toward the paper's claim), rewrites the claims in NAME-quick.md, and plots each claim's
@@ -27,16 +27,18 @@ from common import ROOT
 from data import synthetic
 from data.loader import ConfigError
 
+FLAGS = ['--seeds=1', '--no-search']  # every size: one seed, the protocol's own settings (a TREND's 'flags' replace)
 
-def point(name, index, keys, out_dir):
+
+def point(name, index, keys, out_dir, flags=FLAGS):
     """Runs one size (unless its results are current) -> its results JSON."""
     folder = Path(out_dir) / 'trend' / name / str(index)
     path = folder / f'{name}.json'
     done = json.loads(path.read_text()) if path.exists() else {}
     if done.get('source') == common.source_digest(name) and done.get('at') == keys:
         return done
-    command = [sys.executable, str(ROOT / 'experiments' / f'{name}.py'), '--quick', '--seeds=1', '--no-search',
-               f'--out_dir={folder}'] + [f'--at={k}={v}' for k, v in keys.items()]
+    command = [sys.executable, str(ROOT / 'experiments' / f'{name}.py'), '--quick', *flags, f'--out_dir={folder}',
+               *[f'--at={k}={v}' for k, v in keys.items()]]
     print(' '.join(command[1:]), flush=True)
     subprocess.run(command, check=True)
     return json.loads(path.read_text())
@@ -79,9 +81,10 @@ def main(argv=None):
     if not quick.exists():
         raise ConfigError(f'no {quick}: run python experiments/{args.name}.py --quick first')
     spec, t0 = module.TREND, time.time()
-    runs = [point(args.name, i, keys, args.out_dir) for i, keys in enumerate(spec['sizes'].values())]
+    flags = spec.get('flags', FLAGS)
+    runs = [point(args.name, i, keys, args.out_dir, flags) for i, keys in enumerate(spec['sizes'].values())]
     sizes = list(spec['sizes'])
-    trend = dict(axis=spec['axis'], sizes=sizes, keys=spec['sizes'], flags=['--seeds=1', '--no-search'],
+    trend = dict(axis=spec['axis'], sizes=sizes, keys=spec['sizes'], flags=flags,
                  values={s: r['values'] for s, r in zip(sizes, runs)}, source=common.source_digest(args.name),
                  date=time.strftime('%Y-%m-%d'), wall_s=round(sum(r['wall_s'] for r in runs), 1))
     results = json.loads(quick.read_text())

@@ -215,7 +215,7 @@ def test_trend_writes_the_quick_results(tmp_path, monkeypatch):
     (tmp_path / 'depth-quick.json').write_text(json.dumps(info))
     (tmp_path / 'depth-quick.md').write_text(f'# Table 5\n\n{claims.claims_text(info)}\n\n## History\nold\n')
     ran = []
-    monkeypatch.setattr(trend, 'point', lambda name, i, keys, out: ran.append(keys) or dict(
+    monkeypatch.setattr(trend, 'point', lambda name, i, keys, out, flags: ran.append(keys) or dict(
         values={q: [0.5 + 0.2 * i] for q in values}, wall_s=1.0))
     monkeypatch.setattr(module, 'TREND', dict(axis='steps', sizes={'a': {}, 'b': {'max_iters': 2}, 'c': {'max_iters': 4}}),
                         raising=False)
