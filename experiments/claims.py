@@ -57,7 +57,8 @@ def judge(claim, values, trend=None):
     means = [r[q][2] for q in (claim['of'] if test != 'ascending' else claim['of'][::-1])]
     margin = min({'descending': [a - b for a, b in zip(means, means[1:])],
                   'ascending': [a - b for a, b in zip(means, means[1:])],
-                  'above': [m - claim.get('bound', 0) for m in means], 'below': [claim.get('bound', 0) - m for m in means],
+                  'above': [m - claim.get('bound', 0) for m in means],
+                  'below': [claim.get('bound', 0) - m for m in means],
                   'within': [claim.get('tol', 0) - abs(m - claim.get('target', 0)) for m in means]}[test])
     fmt = pct if claim.get('fmt', 'pct') == 'pct' else (lambda x: f'{x:.4g}')
     shown = '; '.join(f'{q} {fmt(mean)}' + (f' ({fmt(lo)}–{fmt(hi)})' if n > 1 and lo != hi else '')
@@ -84,7 +85,8 @@ def trended(claim, trend):
     sizes = ', '.join(f"{MARK[c['outcome']]} {size}" + (f" (margin {fmt(c['margin'])})" if 'margin' in c else '')
                       for size, c in zip(trend['sizes'], at))
     return dict(trend=[dict(size=size, outcome=c['outcome'], margin=c.get('margin')) for size, c in
-                       zip(trend['sizes'], at)], evidence=f"{claim['evidence']}; trend over {trend['axis']}: {sizes}: {way}")
+                       zip(trend['sizes'], at)],
+                evidence=f"{claim['evidence']}; trend over {trend['axis']}: {sizes}: {way}")
 
 
 def verdict(judged):
@@ -105,8 +107,8 @@ def claims_text(results):
     lines = [f"- {MARK[c['outcome']]} {c['outcome']}: {c['says']}: {c['evidence']}" for c in results['claims']]
     when = 'after this run, from the paper' if results.get('recovered') else 'before the run'
     trend = results.get('trend')
-    trend = [] if not trend else ['', f"Scaling trend over {trend['axis']} ({', '.join(trend['sizes'])}: experiments/"
-                                  f"trend.py, one seed a size, {trend['date']}): each claim's margin at each size above, "
-                                  f"its quantities in [the plot]({results['name']}-quick-trend.png)."]
+    trend = [] if not trend else ['', f"Scaling trend over {trend['axis']} ({', '.join(trend['sizes'])}: "
+                                  f"experiments/trend.py, one seed a size, {trend['date']}): each claim's margin at "
+                                  f"each size above, its quantities in [the plot]({results['name']}-quick-trend.png)."]
     return '\n'.join([f"**Verdict: {results['verdict']}** (claims declared {when}; ✓ every seed agrees, ✗ none "
                       'does, ~ the seeds disagree)', ''] + lines + trend)

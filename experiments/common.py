@@ -70,8 +70,7 @@ def parse_args(doc, add=None, argv=None):
     args = parser.parse_args(argv)
     args.at = train_args([f'--{a}' for a in args.at])
     args.mode = 'smoke' if args.smoke else 'quick' if args.quick else 'full'
-    args.plan_runs, args.plan_corpora = [], set()  # with --plan: each run's train.py keys, the corpora it reads
-    args.t0 = time.time()
+    args.plan_runs, args.plan_corpora, args.t0 = [], set(), time.time()  # with --plan: each run's keys, corpora read
     return args
 
 
@@ -94,7 +93,7 @@ def data_root(args):  # the folder that holds every task's files: --data_dir, el
 
 def train_keys(args, config, name=''):
     """The one place that turns the command line and a run's config into train.py's keys: the config, --at's keys,
-    the device, progress bar, out_dir (OUT_DIR/<name>) and, with --data_dir, the task's folder there (as under data/)."""
+    the device, progress bar, out_dir (OUT_DIR/<name>) and, with --data_dir, the task's folder there (as in data/)."""
     keys = {**config, **args.at, 'device': args.device, 'progress': args.mode != 'smoke',
             'out_dir': str(Path(args.out_dir) / name)}
     if args.data_dir and 'data_dir' not in config:
@@ -108,7 +107,7 @@ class Planned(dict):  # the metrics of a run that --plan lists but does not trai
 
 
 def run(args, name, **config):
-    """Trains one run of experiment `name` (config: train.py keys) in OUT_DIR/<name>/ -> its metrics (--plan: lists it)."""
+    """Trains one run of experiment `name` (config: train.py keys) in OUT_DIR/<name>/ -> its metrics (--plan: lists)."""
     if args.plan:
         args.plan_runs.append(train_keys(args, config, name))
         return Planned(run_dir='')
@@ -196,14 +195,15 @@ def write_text(path, text):  # whole or not at all: a temporary name, then a ren
 
 
 def results_path(mode, name, ext, folder=ROOT / 'experiments' / 'results', at=None):
-    """folder/<name>[-quick].<ext>, where results are committed; None for --smoke and a TREND's size (--at keys)."""
+    """folder/<name>[-quick].<ext>, where results are committed; None for --smoke and a TREND's size (--at)."""
     return None if mode == 'smoke' or at else folder / f"{name}{'' if mode == 'full' else '-' + mode}.{ext}"
 
 
 def save_figure(args, name, fig, dpi=120):
     """Writes a figure, whole or not at all, to OUT_DIR/<name>.png and beside the results; closes it. -> the paths."""
     import matplotlib.pyplot as plt
-    paths = list(filter(None, [Path(args.out_dir) / f'{name}.png', results_path(args.mode, name, 'png', at=args.at)]))
+    published = None if args.plan else results_path(args.mode, name, 'png', at=args.at)  # --plan: none
+    paths = [p for p in (Path(args.out_dir) / f'{name}.png', published) if p]
     for path in paths:
         path.parent.mkdir(parents=True, exist_ok=True)
         synthetic.atomic_write(path, lambda tmp: fig.savefig(tmp, format='png', dpi=dpi))

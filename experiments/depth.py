@@ -4,10 +4,10 @@ grows, on decimal addition. Claim: MixiT stays accurate as it gets deeper (100% 
 transformer degrades (100%, 23.53%, 22.88%).
 
 Data: decimal addition, least-significant digit first. Models: mixit (all trained but Eq. 2.3's fixed mixing) and
-random (only the embedding and head trained). Metric: held-out accuracy per scored sum token over the seeds. Each model at its own best, as the paper found the random
-transformer's failure "through in depth hyperparameter searches" (Appendix B.1): fair.fair_sweep per model, searching
-Table 7's algorithmic row but the layers (the table's variable), the width and heads (the authors' scripts give each
-model its own) and the batch (their budgets are example counts) (full); the learning rate times 1/3, 1, 3 (--quick).
+random (only the embedding and head trained). Metric: held-out accuracy per scored sum token over the seeds. Each
+model at its own best, as the paper found the random transformer's failure "through in depth hyperparameter
+searches" (Appendix B.1): fair.fair_sweep per model, searching Table 7's algorithmic row but the layers, the width,
+heads and batch (the authors' scripts give each model its own) (full); the learning rate times 1/3, 1, 3 (--quick).
 
 Full protocol, the authors' code (github princeton-pli/MixiT, reference.md section 4) unless marked:
 - task: their additionstream_10 (10-digit operands, sum digits tokens of their own; the first sum digit, the target
@@ -25,10 +25,10 @@ Full protocol, the authors' code (github princeton-pli/MixiT, reference.md secti
 - depths 2, 8, 16 (paper text, Table 5), each searched. Ten evaluations per run: ours.
 --quick (ours unless marked) shrinks the problem, keeps the regime (common's rule): depth.py's optimizer, lr 1e-2 and
 online draws with held-out inputs rejected, at a CPU's size:
-- the stream: the paper's 40M examples of 10-digit sums (8.1e19 inputs) never repeat an input, so the quick digits are
-  the fewest whose inputs outnumber the budget eightfold (digits_for): 1,500 steps x 64 = 96,000 examples over 810,000
-  3-digit inputs, 0.12 per input (the old 2 digits: 12 per input, memorized, not added); block_size 13, their m; 1,000
-  held-out sums (0.12% of the inputs; the paper's ~0). 100 warm-up steps, batch 64.
+- the stream: the paper's 40M examples of 10-digit sums (8.1e19 inputs) never repeat an input, so the quick digits
+  are the fewest whose inputs outnumber the budget eightfold (papers.digits_for): 1,500 steps x 64 = 96,000 examples
+  over 810,000 3-digit inputs, 0.12 per input (the old 2 digits: 12 per input, memorized, not added); block_size 13,
+  their m; 1,000 held-out sums (0.12% of the inputs; the paper's ~0). 100 warm-up steps, batch 64.
 - random transformer: width 128, 4 heads (depth_array.sh's), Zhong & Andreas' learned positions (the authors' RoPE one
   learned addition at depth 2 at no width a CPU affords); softmax scale papers.paper_scale(128, 4, 512) (frozen W_Q,
   W_K give near-uniform scores at 128). MixiT: width 64, 8 heads, all trained (random features need the width; the
@@ -50,16 +50,8 @@ PAPER = {'mixit': {2: 100, 8: 100, 16: 100}, 'random': {2: 100, 8: 23.53, 16: 22
 # full: the layers (Table 5's variable), each model's width and heads (the authors' scripts) and its batch (an example
 # budget, with its steps) stay; Table 7's algorithmic row searches the rest, the learning rate
 FIXED = ('n_layer', 'n_embd', 'n_head', 'batch_size')
-
-
-def digits_for(examples, per_input=1 / 8):
-    """The fewest operand digits whose distinct inputs (9 * 10^(d-1) per operand, squared) hold `examples` at most
-    `per_input` examples each: a stream that, like the paper's, rarely repeats an input."""
-    return next(d for d in range(1, 20) if examples / (9 * 10 ** (d - 1)) ** 2 <= per_input)
-
-
 QUICK_STEPS = 1_500  # what 20 minutes allow (docstring)
-QUICK_DIGITS = digits_for(QUICK_STEPS * 64)  # 3
+QUICK_DIGITS = papers.digits_for(QUICK_STEPS * 64)  # 3
 TREND = dict(axis='training steps', sizes={'1,500': {}, '3,000': dict(max_iters=3_000, eval_interval=3_000),
                                            '6,000': dict(max_iters=6_000, eval_interval=6_000)})
 # the models (the table's rows), then the depths; block_size: the authors' m, 3 * digits + 4, the example and its answer
@@ -73,7 +65,8 @@ PROTOCOL = {
                      n_layer=DEPTHS)),
     'quick': dict(driver='depth.py', keys=dict(
         task='addition', digits=QUICK_DIGITS, n_train=10_000, n_test=1_000, block_size=3 * QUICK_DIGITS + 4,
-        learning_rate=1e-2, warmup_iters=100, batch_size=64, max_iters=QUICK_STEPS, eval_interval=QUICK_STEPS), sweep=dict(
+        learning_rate=1e-2, warmup_iters=100, batch_size=64, max_iters=QUICK_STEPS, eval_interval=QUICK_STEPS),
+        sweep=dict(
         variant={'mixit': dict(n_embd=64, n_head=8),
                  'random': dict(n_embd=128, n_head=4, attn_scale=papers.paper_scale(128, 4, 512))},  # learned positions
         n_layer=[2, 8])),

@@ -28,7 +28,7 @@ head_dim), the authors' GPT-2 path, where the text writes 1/sqrt(n m); no sink h
 the same optimizer, search and seeds (a row of one seed would sit beside rows whose seeds spread by points).
 --quick shrinks the problem, keeps the paper's regime (common's rule): 1,250 epochs in 10,000 steps, a batch of an
 eighth of the table (their 32,768 of 262,144), 500 warm-up steps, lr 5e-3, their optimizer, no search. Its table is
-sized before any run (table_size): at width 16 (4 heads, 2 layers), the size whose storage needs the bits per
+sized before any run (papers.table_size): at width 16 (4 heads, 2 layers), the size whose storage needs the bits per
 trainable parameter of the standard model nearest the paper's 2.98 (512^2 x 9 bits / 790,400): 80, 6,400 pairs x
 6.32 bits / 13,808 = 2.93 (76: 2.66, 84: 3.21); batch 800. At 125 epochs (the old quick protocol) the authors'
 hdmemorize_exp.py starved MixiT too (36% where 1,250 epochs give 88%, 64 x 64 at width 16). The paper's four rows, 3
@@ -54,16 +54,6 @@ PLAIN = 'mixit, Eq. 2.3 (one std, no sink)'
 PAPER_WIDTH = 128
 PAPER_BITS = 9 * 512 ** 2 / 790_400  # 2.98 bits per parameter of the standard model at the paper's table
 
-
-def table_size(n_embd, bits=PAPER_BITS):
-    """-> the table size whose pairs need, at log2(size) bits each, the bits per trainable parameter of the standard
-    model at width n_embd (Table 4's architecture, vocab 2 size) nearest `bits`: the quick protocol's size, computed
-    before any run."""
-    def per_param(size):
-        model = GPT(GPTConfig(**VARIANTS['standard'], n_layer=2, n_head=4, n_embd=n_embd, bias=True,
-                              vocab_size=2 * size, block_size=3))
-        return size ** 2 * math.log2(size) / model.get_num_params()
-    return min(range(4, 1025, 4), key=lambda size: abs(per_param(size) - bits))
 # fair's family and the keys its search leaves fixed: all of Table 7's row, Table 4's setting (docstring)
 FIXED = ('n_layer', 'n_embd', 'n_head', 'learning_rate', 'batch_size')
 
@@ -77,7 +67,7 @@ def variants(keys, plain=True):
 
 # per mode: train.py's keys of every run but its variant and hdmemorize_exp.py's (papers.authors); --quick's softmax
 # scale stands in for the paper's width (docstring; MixiT has no softmax and ignores it)
-QUICK_SIZE = table_size(16)  # 80
+QUICK_SIZE = papers.table_size(16, PAPER_BITS)  # 80
 PROTOCOL = {mode: dict(driver='hdmemorize_exp.py', keys=keys, sweep=dict(variant=variants(keys, mode != 'quick')))
             for mode, keys in {
     'full': dict(task='memorization', size=512, n_layer=2, n_embd=PAPER_WIDTH, n_head=4, block_size=3,

@@ -8,10 +8,12 @@ The MixiT papers' numbers come from the authors' code (github princeton-pli/Mixi
 text in ways that change them. A full protocol follows the code; each experiment's docstring marks every setting
 "authors' code" or "paper text".
 """
+import math
+
 import numpy as np
 
 from data import synthetic
-from model import MixiT
+from model import GPT, GPTConfig, MixiT, VARIANTS
 
 # ----------------------------------------------------------------------------- the authors' code
 # What every driver of theirs sets, for every variant (their Llama path, modeling_llama.py):
@@ -107,6 +109,26 @@ def paper_scale(n_embd, n_head, paper_embd):
     Multiplying the scale by paper_embd / n_embd restores the paper's spread of frozen scores; every softmax variant
     gets it, so the comparison stays one architecture."""
     return paper_embd / n_embd / (n_embd // n_head) ** 0.5
+
+
+# ----------------------------------------------------------------------------- quick sizes (common's rule)
+
+def digits_for(examples, per_input=1 / 8):
+    """The fewest operand digits d whose distinct inputs ((9 * 10^(d-1))^2 pairs) hold `examples` at most `per_input`
+    examples each: a stream that, like the paper's (40M sums of 10 digits over 8.1e19 inputs), seldom repeats an input.
+    The quick protocols of decimal addition size their digits by it."""
+    return next(d for d in range(1, 20) if examples <= per_input * (9 * 10 ** (d - 1)) ** 2)
+
+
+def table_size(n_embd, bits):
+    """The memorization table size (a multiple of 4) whose size^2 pairs of log2(size) bits need, per trainable
+    parameter of the standard model at Table 4's architecture (2 layers, 4 heads, biases, vocabulary 2 size) at width
+    n_embd, the bits nearest `bits`: a quick table as hard to store as the paper's."""
+    def per_param(size):
+        model = GPT(GPTConfig(**VARIANTS['standard'], n_layer=2, n_head=4, n_embd=n_embd, bias=True,
+                              vocab_size=2 * size, block_size=3))
+        return size ** 2 * math.log2(size) / model.get_num_params()
+    return min(range(4, 1025, 4), key=lambda size: abs(per_param(size) - bits))
 
 
 # --quick of the retrieval comparisons (induction.py, retrieval_vs_length.py): RETRIEVAL's quick model and lr under

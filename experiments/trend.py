@@ -5,13 +5,14 @@ width, digits, depth or heads), each size a label and the train.py keys that mak
 
     TREND = dict(axis='training steps', sizes={'800': {}, '3,200': dict(max_iters=3_200), '12,800': ...})
 
-`python experiments/trend.py NAME` runs every size as `NAME.py --quick --seeds=1 --no-search --at=KEY=VALUE ...` (one
-seed and the protocol's own settings at every size, the quick one included, so that the sizes differ in nothing else;
-a search at each would triple the cost; a TREND's 'flags' replace these), into OUT_DIR/trend/NAME/<i>/, skipping a size already run on this code. It
-then writes the trend into experiments/results/NAME-quick.json (the axis, sizes and keys, each size's values, the code's
-digest, date and wall time), judges every claim at every size (claims.judge: each size's outcome and margin, and
-whether the margin grows toward the paper's claim), rewrites the claims in NAME-quick.md, and plots each claim's
-quantities along the axis (NAME-quick-trend.png). The verdict stays the quick run's: the trend is cited beside it.
+`python experiments/trend.py NAME` runs every size as `NAME.py --quick --seeds=1 --no-search --at=KEY=VALUE ...`
+(one seed and the protocol's own settings at every size, the quick one included, so that the sizes differ in nothing
+else; a search at each would triple the cost; a TREND's 'flags' replace these), into OUT_DIR/trend/NAME/<i>/,
+skipping a size already run on this code. It then writes the trend into experiments/results/NAME-quick.json (the
+axis, sizes and keys, each size's values, the code's digest, date and wall time), judges every claim at every size
+(claims.judge: each size's outcome and margin, and whether the margin grows toward the paper's claim), rewrites the
+claims in NAME-quick.md, and plots each claim's quantities along the axis (NAME-quick-trend.png). The verdict stays
+the quick run's: the trend is cited beside it.
 """
 import argparse
 import importlib
