@@ -1,44 +1,44 @@
 """
 Table 3 of "Is Random Attention Sufficient?": with attention's scores frozen at random (frozen_qk) or replaced by fixed
 random matrices (mixit), the models are competitive with the fully trained transformer on algorithmic tasks and Yelp.
-Claims: CLAIMS below, judged by claims.judge.
-
-Data: decimal addition (digits least-significant first; the scored sum tokens), Dyck-1 (is the string balanced?),
-modular addition (a + b mod p), memorization (a random label for each of the size^2 pairs) and Yelp review polarity.
-Models: standard, frozen_qk, mixit; per task one architecture (Table 8's, chosen for MixiT), the search's start.
+Data: decimal addition (least-significant digit first), Dyck-1 (is the string balanced?), modular addition (a + b mod
+p), memorization (a random label for each of the size^2 pairs), Yelp polarity. Models: standard, frozen_qk, mixit.
 Metric: accuracy per scored token, held out (memorization: on the training set, as the paper), over --seeds seeds.
-Comparison: every variant at its own best, as the paper's Appendix B.1 searches each one (fair.fair). Searched: in
-full Table 7's row of the task but the batch, in which the drivers write their budgets (example counts; memorization's
-is hard-coded), Yelp's whole row; --quick: the learning rate times 1/3, 1 and 3.
-
-Full protocol: each task as the authors' driver for it runs it (papers.authors; reference.md section 4), "authors'
-code" unless marked "paper text":
-- every task: their optimizer, init, biases, schedule to 0, float32 (their drivers) and MixiT block; block_size the
-  whole sequence, answer included (their model's length); every weight trained (their weight_frozen=0: with the drivers'
-  default 1 all three would be random transformers, not what Table 3 compares); the tasks in their formats, the data
-  folders' defaults: 10-digit addition, Dyck-1 with 40 pairs, p = 199 with a 95/5 split of the table, size 512;
-- addition and Dyck-1 through depth.py: online (held-out inputs rejected), lr 1e-2 (depth.py's default: their scripts
-  pass none; Table 8's 1e-3 is the paper text's), their example counts, 500 x 80,000 = 40M (312,500 steps of 128)
-  and 500 x 200,000 = 100M (195,312 steps of 512);
-- modular addition through modadd_exp.py: batch 4,000, 20,000 steps (HF's max_steps default: it sets epochs), lr 1e-3;
-- memorization through hdmemorize_exp.py: batch 32,768, 10,000 steps, lr 5e-3;
-- Yelp through trainer_classifier.py: the 2-class classifier (classify=True; softmax causal, MixiT bidirectional, as
-  their code ran), their MixiT block at base width 1 (no base_hidden_size), 6,000 steps of 256 (ours: their README's
-  runs 3,000 of 32 per GPU), GPT-2 tokens (no Llama-3.2 tokenizer here); a full run needs data/yelp/prepare.py first;
-- architectures (paper text, Table 8: the drivers' command lines for Table 3 are not published), layers, width,
-  heads, batch: addition 8, 512, 64, 128; Dyck-1 4, 512, 64, 512; modular addition 2, 512, 32; memorization 2, 1024,
-  4; Yelp 4, 1024, 16 with lr 5e-4. The search starts there; --no-search runs them.
---quick (ours unless marked): each task through its driver as in full, at 2 layers, width 64, 16 heads; lr 3e-3, the
-search's centre, so that its 1e-3 to 9e-3 spans Table 8's 1e-3 and depth.py's 1e-2; warm-up a tenth of the steps
-(the drivers' 500 would outlast the runs; modadd_exp.py's 50 stays); one evaluation. Addition 3 digits, 500 steps of
-64; Dyck-1 20 pairs (length 40, the paper text's: at fewer pairs the held-out rule rejects most short strings and
-training no longer looks like the held-out split: the results' History), 150 steps of 64; modular addition p = 47
-with 1,800 / 400 pairs (a 95/5 split at 47 would hold out 111), 600 steps of 128; memorization size 32, 300 steps of
-128. Addition and Dyck-1 make 20,000 training examples, whose last 2,000 are the validation split. Every softmax
-variant gets papers.paper_scale's scale for width 512 (memorization 1024): frozen scores at width 64 are
-near-uniform, an artefact of the width; their MixiT block's width multipliers already give width 512's statistics.
-Yelp is skipped (no corpus can be downloaded here, and it needs far more than minutes).
---smoke: the full protocol's drivers at a tiny size, Yelp on a tiny CSV made on the spot; no search, one seed.
+Comparison: every variant at its own best, as Appendix B.1 searches each (fair.fair): full, Table 7's row of the task
+but the batch (the drivers' budgets are example counts), Yelp's whole row; --quick, the learning rate x 1/3, 1 and 3.
+Full protocol, each task as the authors' driver runs it (papers.authors; reference.md section 4; "authors' code"
+unless marked): their optimizer, init, biases, schedule to 0, float32 and MixiT block; block_size the whole sequence;
+every weight trained (their weight_frozen=0); their task formats and defaults: 10-digit addition, Dyck-1 of 40 pairs,
+p = 199 split 95/5, size 512. Layers, width, heads, batch (paper text, Table 8; the search starts there): addition 8,
+512, 64, 128; Dyck-1 4, 512, 64, 512; modular addition 2, 512, 32; memorization 2, 1024, 4; Yelp 4, 1024, 16. Budgets:
+depth.py (addition, Dyck-1: online, held-out inputs rejected, lr 1e-2) 312,500 steps of 128 (40M examples, 1.19 per
+trainable parameter) and 195,312 of 512 (100M, 5.95); modadd_exp.py 20,000 steps of 4,000, lr 1e-3 (2,127 epochs);
+hdmemorize_exp.py 10,000 of 32,768, lr 5e-3 (1,250 epochs); Yelp, trainer_classifier.py's 2-class classifier (softmax
+causal, MixiT both ways, base width 1), lr 5e-4, 6,000 steps of 256 (ours), GPT-2 tokens (data/yelp/prepare.py first).
+--quick (ours unless marked) shrinks each problem (2 layers, width 64, 16 heads, each task's driver) but cannot keep
+the regime at any size: the three variants' steps cost at least 12 ms together at any width (the fixed part of the old
+protocol's timings), and 4 tasks x 6 runs (3 searched, 3 seeds) x the fewest steps of the paper's (memorization's
+10,000) take 48 minutes (24 without the search). So every task trains QUICK_STEPS = 400 steps (Time), and a TREND
+runs 400, 1,200 and 3,600. The sizes, computed before any run:
+- addition: batch 128 (Table 8, depth_array.sh); 3 digits, the fewest whose inputs outnumber the budget eightfold, as
+  the paper's stream never repeats one (papers.digits_for): 51,200 examples over 810,000; 20,000 drawn (the
+  last 2,000 validate). Dyck-1: 40 brackets (paper text): the held-out rule rejects 23% of the draws (the authors' 80:
+  10%; 16: 65%, all the short strings); batch 64, an eighth of Table 8's 512 (time).
+- modular addition: p = 47, the smallest prime whose held-out 5% (the authors' split) has 100 pairs (held_out_prime:
+  1-point steps of accuracy); batch 223, the authors' share of the training pairs (4,000 of 37,620).
+- memorization: size 40, whose pairs need per trainable parameter of the standard model the bits of Table 3's
+  setting (9 x 512^2 / 35,683,328 = 0.066; 40: 0.059, 44: 0.073: papers.table_size); batch 200, the driver's eighth.
+At 400 steps (the paper's in brackets): memorization 50 epochs (1,250), modular addition 42 (2,127), addition 0.38
+examples per parameter (1.19), Dyck-1 0.19 (5.95); steps 400 (10,000 to 312,500). lr 3e-3, the search's centre (its
+1e-3 to 9e-3: Table 8's 1e-3 to about depth.py's 1e-2); warm-up a tenth (modadd_exp.py's own 50). Every softmax
+variant gets papers.paper_scale for width 512 (memorization 1024): frozen scores at width 64 are near-uniform.
+Time: the old protocol's 661 s, by task per step and run: addition 21 ms (batch 64), Dyck-1 70, modular addition 15.6
+(128), memorization 14.2 (128); at the new batches x1.72 (measured at 128), x1.44 and x1.33 (a + b x tokens): 18 runs x
+400 x (36 + 71 + 22) ms + 15 x 400 x 19 ms + 69 starts x 0.7 s = 18 min (20 if each task's time grew with its FLOPs).
+TREND (training steps, where --quick departs): one seed, no search, 12 runs a size, 0.443 s x 5,200 steps + 25 s = 39
+min (43); at 3,600 memorization has 450 epochs, modular addition 383, addition 3.4 examples per parameter (0.57 per
+input), Dyck-1 1.7. Yelp is skipped (no corpus).
+--smoke: the full drivers, tiny, Yelp on a tiny CSV made on the spot; no search, one seed. Claims: CLAIMS below.
 """
 import common
 import fair
@@ -53,10 +53,36 @@ PAPER = {'addition': (98.58, 100, 100), 'dyck': (95.80, 97.38, 96.17), 'modular_
 SEARCH = {'addition': ('algorithmic', ('batch_size',)), 'dyck': ('algorithmic', ('batch_size',)),
           'modular_addition': ('algorithmic', ('batch_size',)), 'memorization': ('memorization', ('batch_size',)),
           'yelp': ('yelp', ())}
+
+
+def held_out_prime(least=100, train_frac=0.95):
+    """The smallest prime p whose held-out pairs, the rest of the authors' int(train_frac p^2) (modadd_exp.py), are at
+    least `least`: an accuracy in steps of at most one point, so that 95% is a count of errors, not of one or two."""
+    primes = (p for p in range(2, 1_000) if all(p % d for d in range(2, p)))
+    return next(p for p in primes if p * p - int(p * p * train_frac) >= least)
+
+
+# Table 3's memorization stores 9 bits a pair of 512^2 in the standard model's 35,683,328 trainable parameters at Table
+# 8's setting (2 layers, width 1024, 4 heads, biases, vocabulary 1024: model.py's count): 0.066 bits per parameter
+TABLE3_BITS = 9 * 512 ** 2 / 35_683_328
+
+
+
 # --quick's model for every task, with the softmax scale that gives width 64 the frozen-score spread of Table 8's width,
-# 512 (memorization 1024): papers.paper_scale (docstring; MixiT has no softmax and ignores it)
-QUICK = dict(n_layer=2, n_embd=64, n_head=16, learning_rate=3e-3)
+# 512 (memorization 1024): papers.paper_scale (docstring; MixiT has no softmax and ignores it); every task the same
+# steps (what 20 minutes allow: docstring, Time), so that a TREND's size, one max_iters for every run, scales them alike
+QUICK_STEPS = 400
+QUICK = dict(n_layer=2, n_embd=64, n_head=16, learning_rate=3e-3, max_iters=QUICK_STEPS, eval_interval=QUICK_STEPS)
 SCALE = {width: papers.paper_scale(QUICK['n_embd'], QUICK['n_head'], width) for width in (512, 1024)}
+# the sizes (docstring), each from its quantity: addition's digits from its examples (batch 128, Table 8's), modular
+# addition's p from its held-out share, the memorization table from Table 3's bits per parameter at width 64
+DIGITS = papers.digits_for(QUICK_STEPS * 128)  # 3
+P = held_out_prime()  # 47: 2,098 pairs train, 111 held out
+MODADD_BATCH = round(int(P * P * 0.95) * 4_000 / 37_620)  # 223: modadd_exp.py's 4,000 of its 37,620 training pairs
+SIZE = papers.table_size(QUICK['n_embd'], TABLE3_BITS)  # 40
+# where --quick departs from the paper: its steps, times 3 and 9 (one seed, no search: 39 minutes, docstring)
+TREND = dict(axis='training steps', sizes={'400': {}, '1,200': dict(max_iters=1_200, eval_interval=1_200),
+                                           '3,600': dict(max_iters=3_600, eval_interval=3_600)})
 SMOKE = dict(n_layer=2, n_embd=16, n_head=4, learning_rate=3e-3, min_lr=3e-4, batch_size=16, max_iters=4,
              warmup_iters=0, eval_interval=1)
 # per mode: the tasks (the table's rows), each with the authors' driver for it (papers.DRIVERS), then the variants
@@ -73,14 +99,14 @@ PROTOCOL = {
         'yelp': dict(driver='trainer_classifier.py', n_layer=4, n_embd=1024, n_head=16, learning_rate=5e-4,
                      batch_size=256, max_iters=6_000, eval_interval=1_200)}, variant=VARIANT_ORDER)),
     'quick': dict(driver=None, keys={}, sweep=dict(task={
-        'addition': dict(driver='depth.py', digits=3, n_train=20_000, block_size=13, **QUICK, attn_scale=SCALE[512],
-                         batch_size=64, max_iters=500, warmup_iters=50, eval_interval=500),
+        'addition': dict(driver='depth.py', digits=DIGITS, n_train=20_000, block_size=3 * DIGITS + 4, **QUICK,
+                         attn_scale=SCALE[512], batch_size=128, warmup_iters=QUICK_STEPS // 10),
         'dyck': dict(driver='depth.py', length=40, n_train=20_000, block_size=43, **QUICK, attn_scale=SCALE[512],
-                     batch_size=64, max_iters=150, warmup_iters=15, eval_interval=150),
-        'modular_addition': dict(driver='modadd_exp.py', p=47, n_train=1_800, n_test=400, block_size=3, **QUICK,
-                                 attn_scale=SCALE[512], batch_size=128, max_iters=600, eval_interval=600),
-        'memorization': dict(driver='hdmemorize_exp.py', size=32, block_size=3, **QUICK, attn_scale=SCALE[1024],
-                             batch_size=128, max_iters=300, warmup_iters=30, eval_interval=300)},
+                     batch_size=64, warmup_iters=QUICK_STEPS // 10),
+        'modular_addition': dict(driver='modadd_exp.py', p=P, block_size=3, **QUICK, attn_scale=SCALE[512],
+                                 batch_size=MODADD_BATCH),  # the authors' 95/5 split of the table, their warm-up 50
+        'memorization': dict(driver='hdmemorize_exp.py', size=SIZE, block_size=3, **QUICK, attn_scale=SCALE[1024],
+                             batch_size=SIZE ** 2 // 8, warmup_iters=QUICK_STEPS // 10)},
         variant=VARIANT_ORDER)),
     'smoke': dict(driver=None, keys={}, sweep=dict(task={
         'addition': dict(driver='depth.py', digits=2, n_train=200, n_test=50, **SMOKE),
@@ -127,7 +153,7 @@ def main():
     rows, fairs = [], {}
     for task in PAPER:
         row = {'task': task, **{f'paper {v}': f'{p:.2f}%' for v, p in zip(VARIANT_ORDER, PAPER[task])}}
-        keys = tasks.get(task, {})
+        keys = {**tasks[task], **args.at} if task in tasks else {}  # a TREND's size: its keys (--at) in every run
         shown = ', '.join(f'{k}={v:.4g}' if isinstance(v, float) else f'{k}={v}' for k, v in keys.items()
                           if k != 'driver')
         row['setting'] = (f"{keys['driver']}; {shown}" if task in tasks else

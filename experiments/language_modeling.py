@@ -1,44 +1,44 @@
 """
 Table 2 of "Is Random Attention Sufficient?": language modeling, in log perplexity (mean next-token cross-entropy in
 nats on the whole held-out split), of the standard transformer, Frozen-QK (W_Q, W_K and their biases kept at
-initialization, their --freeze_attention) and MixiT (a fixed random mixing matrix per layer and head instead of
-attention). Claim: standard <= frozen_qk < mixit, i.e. random fixed queries and keys cost little or something, and
-input-independent mixing clearly more (WikiText-103 2.78 / 3.07 / 3.73, FineWeb-edu 3.05 / 3.16 / 4.08).
-Every variant at its own best, as Appendix C.1 grid-searches each (Table 8 lists MixiT's choice only): fair.fair per
-corpus and variant, scored by validation log perplexity (the last 10% of train.bin's tokens), then the chosen point
-on the seeds, mean ± std (min–max). Searched: Table 7's whole language-modeling row in full (Table 2 pins no
-architecture: 108 points of 40,000 steps a variant and corpus; --no-search runs Table 8's point), the learning rate
-times 1/3, 1, 3 in --quick. Claims: CLAIMS below, judged by claims.judge.
-
+initialization) and MixiT (a fixed random mixing matrix per layer and head). Claims (CLAIMS, judged by claims.judge):
+standard < Frozen-QK < MixiT, Frozen-QK the close one (WikiText-103 2.78 / 3.07 / 3.73, FineWeb-edu 3.05 / 3.16 / 4.08).
+Each variant at its own best (Appendix C.1 searches each): fair.fair per corpus and variant on validation log
+perplexity (train.bin's last 10%), then the chosen point on the seeds; the search: Table 7's language-modeling row in
+full (108 points; --no-search: Table 8's point), the learning rate times 1/3, 1, 3 in --quick.
 Full protocol, the authors' code (github princeton-pli/MixiT, reference.md section 4) unless marked:
-- architecture: their README's trainer.py command, Table 8's too (paper text): 12 layers, width 512, 8 heads,
-  sequence 256; their Llama block (RMSNorm, gated MLP, RoPE) for standard and Frozen-QK; for MixiT their MixiT
-  (per-head std, sink head; learned positions) in their block as trainer.py builds it: LeakyReLU gate c = -1 (the
-  README's), skip scaling 0.5 (trainer.py's default), width multipliers at base 512; N(0, 0.02) weights, biases.
-- optimizer (driver trainer.py): AdamW (0.9, 0.999), weight decay 0.01, warm-up max(4% of the steps, 500) = 1,600,
-  linear decay to 0, clipping 1.0, float32 (their drivers); lr 5e-4, batch 512, 40,000 steps (the README's command,
-  Table 8). Their MixiT lr scaling (4 / n_layer) * (512 / n_embd) (trainer.py's get_learning_rate_scaling, 1/3 here)
-  applies only with their --scale_lr, off by default and in every script: off here too; --scale_lr scales the lr a run
-  is given (in --quick the search's centre; Table 7's learning rates are not scaled, so in full it needs --no-search).
-- not followed: scripts/train.sh's depth_alpha=1.0, another MixiT (no identity, one std 1/sqrt(m), residual branches
-  scaled by base_n_layer / n_layer): the README's command runs depth_alpha=0, Eq. 2.3's; model.py has no depth_alpha.
-- data (ours: their Llama-3.2 tokenizer and one padded 256-token row per dataset row cannot be reproduced offline):
-  GPT-2 BPE tokens, vocabulary padded to 50,304, windows of 256 contiguous tokens of WikiText-103 ('wikitext',
-  validation split, and its test split after training) and FineWeb-edu ('fineweb_edu': 1,048,576 training documents,
-  the first 4,096 held out; paper text), prepared first (README 'Text corpora'; a missing one stops the script before
-  anything trains); --corpora picks them. So compare orderings with the paper, not values.
-- the batch: micro-batches of --micro_batch (default 64) x gradient accumulation, so that it fits one 80 GB GPU. Each
-  reported run's train.py command is printed, to run through torchrun on several GPUs instead (the accumulation
-  counts micro-batches over all processes: 8 GPUs x 1 = the same 512).
---quick (ours unless marked; its timing in the results file's History): the 'text' task at byte level (vocabulary
-257) of a local text (--text=PATH; default Debian's license texts, so that it runs offline anywhere; a book such as
-the README's King James Bible is better), its last 5% held out. The trainer.py driver as in full; 3 layers, width
-128, 4 heads, sequence 256, batch 16, 120 steps (2.2 passes over the license texts), lr 3e-3 (the search's centre),
-12 warm-up steps (10%, as the other quick protocols: theirs would outlast the run); the softmax scale times 512 / 128
-for standard and Frozen-QK (papers.paper_scale to Table 8's width): their frozen W_Q, W_K would give near-uniform
-attention at width 128 for a reason of width alone; one scale for both keeps one architecture (MixiT has no softmax).
-Nats per byte: not comparable with the paper's per-GPT-2-token numbers. --smoke: a tiny text written into DATA_DIR, 1
-layer of width 32, 4 steps; no search, one seed.
+- model: their README's trainer.py command, Table 8's too: 12 layers, width 512, 8 heads, sequence 256, their Llama
+  block (RMSNorm, gated MLP, RoPE); MixiT their MixiT (per-head std, sink head, learned positions) in their block (gate
+  c = -1, skip scaling 0.5, multipliers at base 512); N(0, 0.02), biases. Not followed: scripts/train.sh's
+  depth_alpha=1, another MixiT (the README's command runs Eq. 2.3's depth_alpha=0).
+- optimizer (driver trainer.py): AdamW (0.9, 0.999), wd 0.01, warm-up max(4%, 500) = 1,600, linear decay to 0,
+  clipping 1.0, float32; lr 5e-4, batch 512 (--micro_batch x accumulation; each run's command is printed, for
+  torchrun), 40,000 steps (README, Table 8). Their --scale_lr (MixiT's lr x (4 / n_layer)(512 / n_embd)) is off in
+  all their scripts: off here unless --scale_lr (then with --no-search: Table 7's rates are not scaled).
+- data (ours: their Llama-3.2 tokenizer and padded rows need the Hub): GPT-2 tokens (vocabulary padded to 50,304),
+  256-token contiguous windows of WikiText-103 (validation, then test after training) and FineWeb-edu (1,048,576
+  documents, 4,096 held out: paper text), prepared first; --corpora picks them. Compare orderings, not values.
+The paper's regime (computed in code): 40,000 steps x 512 x 256 = 5.24e9 token positions over the standard model's
+181,758,464 trainable parameters (their vocabulary 128,256, untied head): TOKENS_PER_PARAM = 28.8; that is 11.4 epochs
+of WikiText-103's 1,801,350 rows, 19.5 of FineWeb-edu's 1,048,576 documents.
+--quick (ours unless marked) shrinks the model and keeps the tokens per parameter, on the 'text' task at byte level
+(vocabulary 257; nats per byte) of --text (default Debian's license texts: 225,535 training bytes, 5% held out):
+- model: 2 layers (an induction circuit's two: Fig. 3 finds them in Frozen-QK), 4 heads, sequence 256, width 32; the
+  softmax scale times 512 / 32 for standard and Frozen-QK (papers.paper_scale: frozen scores keep Table 8's spread).
+- training: trainer.py's optimizer, batch 16 x 256, steps = 28.8 x 50,208 trainable parameters of standard / 4,096 =
+  354 (quick_keys), warm-up 4% (the paper's share: their floor of 500 would outlast the run), lr 3e-3 (ours, as
+  before: the search's centre).
+- what the corpus allows: at 28.8 tokens per parameter width 32 reads the license texts 6.4 times, 48 12.8 times and
+  64 21.3 times (the paper: 11.4-19.5 epochs); wider, the corpus repeats more than the paper's does. 32, not 48: the
+  time. The paper's 40,000 steps fit at no width: 18 runs x 40,000 steps at 20 ms or more a step are 4 hours.
+- time, estimated before any run: the old quick (18 runs x 120 steps of 16 x 256, width 128, 3 layers) took 0.26 /
+  0.23 / 0.17 s a step for standard / Frozen-QK / MixiT, 8.3 min alone, 12.7 measured at 1 thread beside other runs.
+  Width 32 has 16x fewer matmul FLOPs but is bound by per-step overhead (~20 ms at 2 layers) and softmax (~6 ms a head
+  and layer at 16 x 256^2, from the old standard-MixiT gap): ~0.115 / 0.11 / 0.07 s a step, 18 x 354 steps and 4 s a
+  run: ~11.5 min alone (~17 at 1 thread beside a job). Width 48 (703 steps): ~27 min.
+TREND: width 32 / 48 / 64 at 28.8 tokens per parameter (354 / 703 / 1,169 steps, 6.4 / 12.8 / 21.3 epochs): toward
+the paper's size, steps and epochs at once, as far as the corpus goes; one seed and run per variant a size, about 2 +
+4.5 + 8 min alone. --smoke: a tiny text in DATA_DIR, 1 layer of width 32, 4 steps; no search, one seed.
 """
 import sys
 
@@ -46,6 +46,7 @@ import common
 import fair
 import papers
 from data import local
+from model import GPT, GPTConfig, VARIANTS
 
 NAME = 'language_modeling'
 VARIANT_ORDER = ['standard', 'frozen_qk', 'mixit']
@@ -53,20 +54,42 @@ CORPORA = ['wikitext', 'fineweb_edu']
 PAPER = {'wikitext': {'standard': 2.78, 'frozen_qk': 3.07, 'mixit': 3.73},
          'fineweb_edu': {'standard': 3.05, 'frozen_qk': 3.16, 'mixit': 4.08}}
 PAPER_WIDTH = 512  # Table 8's language-modeling width (WikiText, FineWeb-edu): --quick's softmax scale stands in for it
+# The paper's training tokens per trainable parameter: 40,000 steps of 512 rows of 256 positions (their rows are padded,
+# so these are positions), over their standard model: the Llama-3.2 vocabulary's 128,256 rows in the untied embedding
+# and head, and 12 blocks of 16 n^2 + 15 n (q, k, v, o, gate, up, down and their biases, two norms) and the final norm
+# at n = 512 (model.py's count of this architecture: 181,758,464)
+PAPER_PARAMS = 2 * 128_256 * PAPER_WIDTH + 12 * (16 * PAPER_WIDTH ** 2 + 15 * PAPER_WIDTH) + PAPER_WIDTH
+TOKENS_PER_PARAM = 40_000 * 512 * 256 / PAPER_PARAMS  # 28.8
+BATCH = {'full': 512, 'quick': 16, 'smoke': 4}  # sequences a step: common.batch_keys splits it (--micro_batch in full)
+QUICK_MODEL = dict(n_layer=2, n_head=4, block_size=256)  # the architecture --quick and its TREND share (docstring)
+
+
+def quick_keys(n_embd):
+    """train.py's keys of --quick at width n_embd: the steps of BATCH['quick'] windows that give the standard model the
+    paper's tokens per trainable parameter (vocabulary 257: the bytes and the end of text), a 4% warm-up (the paper's
+    1,600 of 40,000), one evaluation at the end, and the softmax scale of Table 8's width (papers.paper_scale)."""
+    standard = GPT(GPTConfig(**VARIANTS['standard'], **QUICK_MODEL, n_embd=n_embd, bias=True, vocab_size=257))
+    steps = round(TOKENS_PER_PARAM * standard.get_num_params() / (BATCH['quick'] * QUICK_MODEL['block_size']))
+    return dict(n_embd=n_embd, attn_scale=papers.paper_scale(n_embd, QUICK_MODEL['n_head'], PAPER_WIDTH),
+                max_iters=steps, warmup_iters=round(0.04 * steps), eval_interval=steps)
+
+
 # the corpora, then the variants (the table's rows)
 PROTOCOL = {
     'full': dict(driver='trainer.py', keys=dict(
         vocab_size=50304, n_layer=12, n_embd=PAPER_WIDTH, n_head=8, block_size=256, max_iters=40_000,
         learning_rate=5e-4, eval_interval=4000), sweep=dict(task=CORPORA, variant=VARIANT_ORDER)),
-    'quick': dict(driver='trainer.py', keys=dict(
-        encoding='bytes', n_layer=3, n_embd=128, n_head=4, block_size=256,
-        attn_scale=papers.paper_scale(128, 4, PAPER_WIDTH), max_iters=120, learning_rate=3e-3, warmup_iters=12,
-        eval_interval=120), sweep=dict(task=['text'], variant=VARIANT_ORDER)),
+    'quick': dict(driver='trainer.py', keys=dict(encoding='bytes', **QUICK_MODEL, **quick_keys(32), learning_rate=3e-3),
+                  sweep=dict(task=['text'], variant=VARIANT_ORDER)),
     'smoke': dict(driver='trainer.py', keys=dict(
         encoding='bytes', n_layer=1, n_embd=32, n_head=2, block_size=32, max_iters=4, learning_rate=3e-3,
         warmup_iters=0, eval_interval=4), sweep=dict(task=['text'], variant=VARIANT_ORDER)),
 }
-BATCH = {'full': 512, 'quick': 16, 'smoke': 4}  # sequences a step: common.batch_keys splits it (--micro_batch in full)
+# --quick's width against the paper's 512 at the paper's tokens per parameter, as far as the license texts allow
+# (docstring): each size's keys replace --quick's in every run (experiments/trend.py)
+TREND = dict(axis='width (steps) at 28.8 tokens per parameter',
+             sizes={f"{k['n_embd']} ({k['max_iters']:,})": {} if k['n_embd'] == 32 else k
+                    for k in map(quick_keys, (32, 48, 64))})
 
 
 def table2_claims(corpus, where):
@@ -160,22 +183,25 @@ def main():
             row['paper log perplexity'] = f'{paper[variant]:.2f}' if paper else \
                 f"(WikiText {PAPER['wikitext'][variant]:.2f}, FineWeb-edu {PAPER['fineweb_edu'][variant]:.2f})"
             mean = {k: sum(m[k] for m in f['runs']) / len(f['runs']) for k in ('val_loss', 'tokens_per_s', 'wall_s')}
+            tokens = f['runs'][0]['step'] * BATCH[args.mode] * {**keys, **args.at}['block_size']  # seed 0's, trained
             losses[task, variant] = mean['val_loss']
             row.update({'next-token accuracy': fair.spread([m['val_acc'] for m in f['runs']]),
                         'trainable params': f"{f['runs'][0]['trainable_params']:,}",
+                        'train tokens / param': f"{tokens / f['runs'][0]['trainable_params']:.3g}",
                         'train tokens/s': f"{mean['tokens_per_s']:,.0f}",
                         'wall a run': f"{mean['wall_s'] / 60:.1f} min"})
             rows.append(row)
     columns = list(dict.fromkeys(c for row in rows for c in row))
     standard = config(args.mode, runs[0][1], 'standard')
-    budget = ', '.join(f'{k}={v}' for k, v in {**standard, **opt}.items() if k not in ('task', 'variant'))
+    budget = ', '.join(f'{k}={v}' for k, v in {**standard, **opt, **args.at}.items() if k not in ('task', 'variant'))
     mixit = {k: v for k, v in config(args.mode, runs[0][1], 'mixit').items() if k in papers.MIXIT_BLOCK}
     budget += f'; MixiT also {mixit}' + (', its lr scaled (--scale_lr)' if args.scale_lr else '')
     notes = (f"Budget (learning_rate: the search's centre): {budget}. Log perplexity in {unit} over the whole "
              f'held-out split (WikiText: validation; the test column evaluates the final checkpoints on the test '
-             f'split), mean ± std (min–max) over the seeds; trainable parameters of seed 0\'s run. Train tokens/s '
-             f'is train.py\'s: training tokens over the run\'s wall time, evaluations and checkpoints included; both '
-             f'it and the wall time a mean over the seeds.')
+             f'split), mean ± std (min–max) over the seeds; trainable parameters of seed 0\'s run, and its training '
+             f'tokens per trainable parameter (the paper\'s standard: {TOKENS_PER_PARAM:.1f}). Train tokens/s is '
+             f'train.py\'s: training tokens over the run\'s wall time, evaluations and checkpoints included; both it '
+             f'and the wall time a mean over the seeds.')
     gaps = {f'{task}: {b} - {a}': [losses[task, b] - losses[task, a]]  # of the means over seeds (CLAIMS)
             for _, task, _ in runs for a, b in zip(VARIANT_ORDER, VARIANT_ORDER[1:])}
     if args.mode != 'full':  # one text

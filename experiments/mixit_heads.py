@@ -2,44 +2,47 @@
 Table 9 of "Is Random Attention Sufficient?": more heads help MixiT on addition and Dyck-1 (on Yelp the paper sees
 no trend). Each head has its own fixed random mixing matrix, so more heads give the value projections more mixing
 patterns, each on a narrower slice (head_dim = width / heads), whose std is drawn from a wider range.
-
-Data: decimal addition (the scored sum tokens), Dyck-1 (the answer) and Yelp review polarity (the label).
-Models: mixit only, at a fixed width, for each number of heads. Metric: accuracy per scored token on the held-out
-split, over --seeds seeds: mean ± std (min–max).
-Comparison: each number of heads at its own best, as the paper's Appendix B.1 searches (fair.fair), since the heads
-change the mixing matrices, their std and every feature the trained embeddings can use. Searched: in full Table 7's
-row of the task but the heads (the table's variable), layers and width (its architecture) and the batch (the
-scripts' budgets are example counts); --quick: the learning rate times 1/3, 1 and 3.
-
+Data: decimal addition (the scored sum tokens), Dyck-1 (the answer) and Yelp review polarity (the label). Models:
+mixit only, at a fixed width, for each number of heads. Metric: accuracy per scored token on the held-out split, over
+--seeds seeds. Comparison: each number of heads at its own best, as Appendix B.1 searches (fair.fair): the heads change
+the matrices, their std and every feature the trained embeddings can use. Searched: in full Table 7's row of the task
+but the heads, layers, width and batch (the scripts' budgets are example counts); --quick: the lr times 1/3, 1, 3.
 Full protocol, the authors' code (github princeton-pli/MixiT, reference.md section 4) unless marked:
 - heads 4, 16, 64, 256 (paper text, Table 9; depth_array.sh's array is 4, 32, 64, train_classifier.sh's 4, 16, 64,
   then 256); width 512 (addition, Dyck-1) and 1024 (Yelp), paper text and scripts alike;
 - addition and Dyck-1: depth_array.sh through depth.py: 2 layers, weight_frozen=1 (its default: only the token and
-  position embeddings and the LM head trained, frozen_blocks), their tasks additionstream_10 and dyckstream_40 with
-  block_size 34 and 83 (the whole sequence), online (held-out inputs rejected), their optimizer and MixiT block, lr
-  1e-2 (depth.py's default: the script passes none; what --no-search runs, the search Table 7's 1e-3, 5e-4, 1e-4),
-  batch 128, 500 x train_size examples: 312,500 steps (addition, 80,000) and 781,250 (Dyck-1, 200,000);
-- Yelp: train_classifier.sh through trainer_classifier.py: 4 layers, the 2-class bidirectional classifier
-  (classify=True), every weight trained, lr 5e-4 (paper text, Table 8, and the README's command), 6,000 steps of
-  256 (run_train_classifier.sh: 64 x 4 GPUs), their MixiT block with gate c = -1 (the README's; the script passes +1)
-  at base width 1 (the driver passes no base_hidden_size); GPT-2 tokens (their Llama-3.2 tokenizer cannot be fetched
-  here), so `python data/yelp/prepare.py` first (a full run without it stops at once);
-- ten evaluations a run (ours); float32 (their drivers).
+  position embeddings and the LM head trained, frozen_blocks), their additionstream_10 and dyckstream_40 with
+  block_size 34 and 83 (the whole sequence), online (held-out inputs rejected), their optimizer and MixiT block, lr 1e-2
+  (depth.py's default: the script passes none; --no-search runs it), batch 128, 500 x train_size examples: 312,500
+  steps (addition: 40M examples, 953 per trainable parameter, 41,984 at width 512) and 781,250 (Dyck-1);
+- Yelp: train_classifier.sh through trainer_classifier.py: 4 layers, the 2-class bidirectional classifier, every
+  weight trained, lr 5e-4 (paper text, Table 8, the README's command), 6,000 steps of 256 (64 x 4 GPUs), their MixiT
+  block with gate c = -1 (the README's; the script passes +1) at base width 1; GPT-2 tokens (no Llama-3.2 tokenizer
+  here): `python data/yelp/prepare.py` first. Ten evaluations a run (ours); float32 (their drivers).
 The paper's 64-head addition (50.72%) cannot come from Table 8's 8-layer setting (Table 3: 100%).
---quick (ours unless marked): the authors' setting at a small size: depth_array.sh's 2 layers with only embeddings
-and head trained, through depth.py (their optimizer, online data, their MixiT block); 2-digit addition (their
-format), 10,000 training draws (they size only the validation split) and 1,000 held-out sums; block_size 10, the
-whole sequence. Width 128: a model that trains only its embeddings learns through its random features, which need
-width (results/depth-quick.md, History: the same trained parts learned 2-digit addition at 128, not 96); heads 4,
-16, 64 (8 and 2 wide at 16 and 64, as the full protocol's 64 and 256 at 512; 256 would need width 256). lr 1e-2
-(depth.py's default), the search's centre; 100 warm-up steps (their 500 would outlast the run); 1,000 steps of 64;
-one evaluation. Dyck-1 (twice addition's length: its 18 runs would double the time) and Yelp (no corpus here) run in
-full only.
+--quick (ours unless marked) shrinks the problem in depth_array.sh's setting (2 layers, only embeddings and head
+trained, depth.py's optimizer, online data with held-out inputs rejected, their MixiT block), addition only:
+- width 128, heads 4, 16, 64: head widths 32, 8 and 2, those of the paper's 16, 64 and 256 heads at 512 (the quantity
+  the claim turns on; 256 heads would need width 256). 128 is the least width seen to learn: a model that trains only
+  its embeddings learns through its random features (results/depth-quick.md: 2-digit sums learned at 128, not 96).
+- so the regime cannot fit: 953 examples per trainable parameter (8,192 here) are 61,000 steps of 128 a run,
+  at least 20 ms each (the old protocol's rate) x 3 heads = 61 minutes with one seed and no search. So the steps are
+  what 20 minutes allow, QUICK_STEPS = 1,000 of batch 128 (depth_array.sh's), 128,000 examples (15.6 per parameter,
+  1.6% of the paper's; 0.3% of its steps), and a TREND runs 1,000, 3,000 and 9,000 steps toward it.
+- 4 digits: the fewest whose inputs outnumber those 128,000 examples eightfold, as the paper's 10-digit stream never
+  repeats one (papers.digits_for; 3 digits: 0.16 examples per input); 0.014 per input at 9,000 steps too.
+  Their format; block_size 16, the whole sequence; 10,000 training draws (they size only the validation split) and
+  1,000 held-out sums. lr 1e-2 (depth.py's), the search's centre; 100 warm-up steps (ours: their 500 is half the run).
+- Time: the old protocol's 355 s for 18 runs of 1,000 steps of 64 x 10 tokens, 19.7 ms a step; 128 x 16 tokens are 3.2
+  times as many, so at most 63 ms: 18 x 1,000 x 63 ms + 18 x 0.7 s = 19 min. TREND (training steps, where --quick
+  departs), one seed, no search, 3 runs a size: 3 x 13,000 x 63 ms = 41 min.
+- Dyck-1 (18 more runs of sequences 2.7 times addition's at 40 brackets) and Yelp (no corpus here): full only.
 --smoke: the full protocol's models and optimizers, tiny; Yelp on a tiny CSV made on the spot.
 Claims: CLAIMS below, judged by claims.judge.
 """
 import common
 import fair
+import papers
 
 NAME = 'mixit_heads'
 PAPER = {'addition': {4: 34.71, 16: 34.70, 64: 50.72, 256: 91.87},
@@ -55,13 +58,23 @@ TASKS = {'addition': dict(ALGORITHMIC, block_size=34, max_iters=312_500, eval_in
          'dyck': dict(ALGORITHMIC, block_size=83, max_iters=781_250, eval_interval=78_125),
          'yelp': dict(driver='trainer_classifier.py', n_layer=4, n_embd=1024, learning_rate=5e-4, batch_size=256,
                       max_iters=6_000, eval_interval=600)}
+
+
+
+# --quick: the steps 20 minutes allow at depth_array.sh's batch 128, and the digits that budget needs (docstring)
+QUICK_STEPS = 1_000
+DIGITS = papers.digits_for(QUICK_STEPS * 128)  # 4
+# where --quick departs from the paper: its steps (0.3% of depth_array.sh's), times 3 and 9 (41 minutes, docstring)
+TREND = dict(axis='training steps', sizes={'1,000': {}, '3,000': dict(max_iters=3_000, eval_interval=3_000),
+                                           '9,000': dict(max_iters=9_000, eval_interval=9_000)})
 SMOKE = dict(n_embd=16, learning_rate=3e-3, batch_size=16, max_iters=4, warmup_iters=0, eval_interval=4)
 PROTOCOL = {  # the tasks (the table's rows), then the numbers of heads
     'full': dict(driver='depth.py', keys=dict(variant='mixit'), sweep=dict(task=TASKS, n_head=[4, 16, 64, 256])),
     'quick': dict(driver='depth.py', keys=dict(variant='mixit', n_layer=2, n_embd=128, frozen_blocks=True,
-                                               learning_rate=1e-2, warmup_iters=100, batch_size=64, max_iters=1_000,
-                                               eval_interval=1_000),
-                  sweep=dict(task={'addition': dict(digits=2, n_train=10_000, n_test=1_000, block_size=10)},
+                                               learning_rate=1e-2, warmup_iters=100, batch_size=128,
+                                               max_iters=QUICK_STEPS, eval_interval=QUICK_STEPS),
+                  sweep=dict(task={'addition': dict(digits=DIGITS, n_train=10_000, n_test=1_000,
+                                                    block_size=3 * DIGITS + 4)},  # their m, the whole sequence
                              n_head=[4, 16, 64])),
     'smoke': dict(driver='depth.py', keys=dict(variant='mixit'), sweep=dict(task={
         'addition': {**TASKS['addition'], **SMOKE, 'digits': 2, 'block_size': 10, 'n_train': 200, 'n_test': 50},
@@ -111,7 +124,8 @@ def main():
     rows, fairs = [], {}
     for task in PAPER:
         row = {'task': task, **{f'paper {h}': f'{p:.2f}%' for h, p in PAPER[task].items()}}
-        setting = config(args.mode, task, heads[0]) if task in tasks else {}  # the row's keys but the heads
+        # the row's keys but the heads, with a TREND's size (--at) where one is run
+        setting = {**config(args.mode, task, heads[0]), **args.at} if task in tasks else {}
         row['setting'] = ', '.join(f'{k}={v:.4g}' if isinstance(v, float) else f'{k}={v}' for k, v in setting.items()
                                    if k not in ('task', 'n_head')) or SKIPPED[task]
         for n_head in heads if task in tasks else []:

@@ -128,15 +128,25 @@ def table_size(n_embd, bits):
         model = GPT(GPTConfig(**VARIANTS['standard'], n_layer=2, n_head=4, n_embd=n_embd, bias=True,
                               vocab_size=2 * size, block_size=3))
         return size ** 2 * math.log2(size) / model.get_num_params()
-    return min(range(4, 1025, 4), key=lambda size: abs(per_param(size) - bits))
+    size = 4
+    while per_param(size + 4) < bits:  # the bits per parameter grow with the size
+        size += 4
+    return min(size, size + 4, key=lambda s: abs(per_param(s) - bits))
 
 
-# --quick of the retrieval comparisons (induction.py, retrieval_vs_length.py): RETRIEVAL's quick model and lr under
-# depth.py's optimizer (its cosine to 0: no min_lr) at a quarter of the examples, so that a variant's 6 runs (fair)
-# fit the budget; induction_heads_map.py's single run keeps RETRIEVAL's quick setting
-RETRIEVAL_FAIR_QUICK = dict({k: v for k, v in RETRIEVAL['quick'].items() if k != 'min_lr'}, batch_size=64,
-                            max_iters=250, warmup_iters=25, eval_interval=250)
+# --quick of the retrieval comparisons (induction.py, retrieval_vs_length.py; retrieval_vs_length's docstring computes
+# it): their task (vocabulary 512) and depth.py's optimizer at width 64, 2 heads of 32, the softmax scale of width 1024
+# (paper_scale); batch 256 (Table 7's smallest), lr 1e-3, 50 warm-up steps, 350 steps (what 20 minutes allow); 1,000
+# held-out sequences and a validation tenth as large (n_train 10,000); induction_heads_map.py keeps RETRIEVAL's quick
+RETRIEVAL_FAIR_QUICK = dict(vocab=512, n_layer=2, n_embd=64, n_head=2, attn_scale=paper_scale(64, 2, 1024),
+                            learning_rate=1e-3, warmup_iters=50, batch_size=256, max_iters=350, eval_interval=350,
+                            n_train=10_000, n_test=1_000)
 
+
+def retrieval_m_max(paper_m_max, n_embd=64, n_head=2):
+    """The m_max at which a head of width n_embd / n_head has the paper's keys per head dimension (m_max over 256, its
+    heads' width): a frozen score of rank d_h must single out the queried key among m_max."""
+    return round(paper_m_max * (n_embd // n_head) / (RETRIEVAL['full']['n_embd'] // RETRIEVAL['full']['n_head']))
 
 def universal_task(task, length, n_test):
     """-> (train.py task keys, vocabulary, sequence length) of 'dyck' (Dyck-1) or 'k-hop' (over 4 letters, fixed k)

@@ -1,43 +1,44 @@
 """
 Table 6 of "Is Random Attention Sufficient?": the covariance between the last layer's representations of different
 tokens of one sequence, for the random transformer (Zhong & Andreas: only the embeddings and the LM head trained) and
-MixiT, at depths 2, 4, 8, 16, 32. Claim: it grows with depth for the random transformer (representation / rank
-collapse) and stays small and flat for MixiT. Claims: CLAIMS below, judged by claims.judge.
-
+MixiT, at depths 2, 4, 8, 16, 32. Claims (CLAIMS, judged by claims.judge): it grows with depth for the random
+transformer (representation / rank collapse) and stays small and flat for MixiT.
 Metric (ours: their repository has no code for this table, the paper one sentence: "calculated between the last layer
-hidden representations within a sequence ..., then averaged across sequences"): for each held-out window, H (T x n) is
-the last block's un-normalized output, the final RMSNorm's input (the paper's magnitudes, 1e-3 to 1e-2, are those of
-un-normalized states at its width: reference.md section 4), captured by a forward hook on model.norm_f. The covariance
-of tokens i and j is over the n features (torch.cov of H's rows); the statistic is its mean over i != j, averaged over
-windows, in units of 1e-2. Beside it, since a covariance depends on H's scale, the mean correlation of the norm's
-output (what the LM head reads: a Hugging Face Llama's hidden_states[-1]). Each at initialization (the model before
-any step: the paper's signal-propagation argument is about it) and after training. Each trained model at its own best:
-fair.fair_sweep per model, scored by validation log perplexity, searching Table 7's language-modeling row but the
-layers (the table's variable), the width and heads (the statistic's) and Table 8's batch (full); the learning rate
-times 1/3, 1, 3 (--quick). Mean ± std (min–max) over the seeds, at initialization over the same seeds.
-
+hidden representations within a sequence ..., then averaged across sequences"): per held-out window, H (T x n) is the
+final RMSNorm's input (the paper's magnitudes, 1e-3 to 1e-2, are those of un-normalized states at its width:
+reference.md section 4), hooked on model.norm_f; the covariance of tokens i and j over the n features (torch.cov of H's
+rows), its mean over i != j, averaged over windows, in units of 1e-2. Beside it the mean correlation of the norm's
+output (what the LM head reads). Each at initialization (the model before any step) and after training, each trained
+model at its own best: fair.fair_sweep per model on validation log perplexity, searching Table 7's language-modeling
+row but the layers, the width and heads (the statistic's) and Table 8's batch (full); the lr times 1/3, 1, 3 (--quick).
 Full protocol, the authors' code (github princeton-pli/MixiT, reference.md section 4) unless marked:
-- models: MixiT as their trainer.py builds it (their MixiT block, gate c = -1, skip scaling 0.5); the random
-  transformer as their code has it, a plain Llama (RoPE) with only the token embedding and LM head trained (depth.py's
-  weight_frozen=1: trainer.py cannot freeze the blocks): variant random, pos='rope'. Depths 2, 4, 8, 16, 32 (paper
-  text, Table 6), each trained and searched.
-- optimizer (driver trainer.py): AdamW (0.9, 0.999), weight decay 0.01, warm-up max(4% of the steps, 500) = 1,600,
-  linear decay to 0, N(0, 0.02) weights, biases; lr 5e-4 (--no-search), batch 512 (64 x 8 accumulation), 40,000 steps,
-  width 512, 8 heads, block 256, float32 (their drivers): Table 8's language-modeling setting (paper text, README).
-- data: WikiText-103 in GPT-2 tokens, contiguous windows (ours: their Llama-3.2 tokenizer and padded rows cannot be
-  reproduced offline), prepared first (`python data/wikitext/prepare.py`); statistics over 256 held-out windows (ours).
---quick (ours unless marked; fixed before it was run, its pre-run checks in the results file's History): the full
-protocol's models and optimizer at the paper's width 512, 8 heads, block 256 (the statistic's magnitude depends on the
-width), on the 'text' task at byte level of a local UTF-8 file (--text=PATH; default Debian's license texts):
-- initialization: every depth, both models, on each seed (forward passes only).
-- training: depths 2 and 8 only (at this width the deeper ones would take the whole CPU budget alone), 40 steps of 2
-  windows (a short training, in which Adam can move a weight by about its init std: not a trained language model),
-  lr 1.5e-3, the search's centre (5e-4, Table 8's, 1.5e-3, 4.5e-3: a 40-step run favours larger steps), 4 warm-up
-  steps (trainer.py's 500 would outlast the run), validation and held-out log perplexity on 16 windows, one
-  evaluation; the learning rate searched at depth 2 and reused at 8.
-- statistics over the first 4 held-out windows (the models are large; each window gives 256 x 255 token pairs).
---smoke: the full protocol's models and optimizer on a tiny text under DATA_DIR, depths 2, 4, 8 (2 and 4 trained),
-width 16, 2 steps.
+- models: MixiT as their trainer.py builds it (their block, gate c = -1, skip scaling 0.5); the random transformer as
+  their code has it, a Llama (RoPE) with only the token embedding and LM head trained (depth.py's weight_frozen=1:
+  trainer.py cannot freeze the blocks): variant random, pos='rope'. Depths 2, 4, 8, 16, 32 (paper text), each trained.
+- optimizer (driver trainer.py): AdamW (0.9, 0.999), wd 0.01, warm-up max(4%, 500) = 1,600, linear decay to 0,
+  N(0, 0.02), biases, float32; lr 5e-4 (--no-search), batch 512 (64 x 8), 40,000 steps, width 512, 8 heads, block 256:
+  Table 8's language-modeling setting (paper text, README).
+- data (ours: their tokenizer needs the Hub): WikiText-103 in GPT-2 tokens, contiguous windows, prepared first
+  (`python data/wikitext/prepare.py`); statistics over 256 held-out windows.
+The paper's regime: 40,000 steps x 512 x 256 = 5.24e9 token positions; the random transformer trains 2 x 128,256 x 512
+= 131.3M parameters (their Llama-3.2 vocabulary), 39.9 tokens each (MixiT 37.8 at depth 2, 21.0 at 32).
+--quick (ours unless marked) cannot keep that regime at any size that tests the claim. Its width stays 512 (8 heads,
+block 256): each N(0, 0.02) linear of the random transformer's blocks scales its output's variance by 0.02^2 n, so
+the statistic's magnitude and the claims' 1e-2 are the width's; depth is the table's variable. There the byte-level
+random transformer trains 2 x 257 x 512 = 263,168 parameters: 39.9 tokens each are 10.5M, one depth-2 run alone 80
+min (0.47 ms a token), and 40,000 steps take 2.7 hours at depth 2. So --quick is the largest protocol that fits 20
+minutes, with a TREND beside it:
+- data: the 'text' task at byte level of --text (default Debian's license texts); initialization: every depth, both
+  models, each seed; training: depths 2 and 8 (16 and 32 would take the budget alone), 100 steps of 2 windows (0.19
+  tokens per parameter: 0.5% of the paper's), warm-up 4% (the paper's share; their 500 would outlast the run), lr
+  1.5e-3 the search's centre (short runs favour larger steps), searched at depth 2 and reused at 8, validated on 16
+  windows; statistics over the first 4 held-out windows.
+- time, estimated before any run from per-step times measured at this size at 1 thread (random 0.24 / 1.0 s at depth
+  2 / 8, MixiT 0.32 / 1.2 s; the old 40-step protocol: 8.5 min estimated, 8.1 measured): 100 steps x (6 runs at depth
+  2 + 3 at 8) per model, 16.6 min, and 2 min of models at initialization, checkpoints and statistics: 18.6 min at 1
+  thread (about 11 at 2). TREND: 100 / 250 / 625 steps (0.19 / 0.49 / 1.22 tokens per parameter), the budget being
+  where --quick departs most; one seed and run a model and depth: 975 steps x 2.76 s + 1.5 min a size, 49 min.
+--smoke: a tiny text under DATA_DIR, depths 2, 4, 8 (2 and 4 trained), width 16, 2 steps.
 """
 import json
 from pathlib import Path
@@ -59,6 +60,14 @@ PAPER = {'random': {2: 0.218, 4: 1.450, 8: 2.075, 16: 1.946, 32: 5.438},
 # language-modeling row searches the rest, the learning rate
 FIXED = ('n_layer', 'n_embd', 'n_head', 'batch_size')
 MODELS = {'random': dict(pos='rope'), 'mixit': {}}  # their random transformer: a plain Llama, with RoPE
+
+
+def schedule(steps):
+    """train.py's keys of a --quick run of `steps` steps: a 4% warm-up (the paper's 1,600 of 40,000 steps), one
+    evaluation at the end."""
+    return dict(max_iters=steps, warmup_iters=round(0.04 * steps), eval_interval=steps)
+
+
 # the models (the table's rows), then the depths, each measured at initialization; the authors' trainer.py driver
 PROTOCOL = {
     'full': dict(driver='trainer.py', keys=dict(
@@ -66,13 +75,19 @@ PROTOCOL = {
         max_iters=40_000, learning_rate=5e-4, eval_interval=2000),
         sweep=dict(variant=MODELS, n_layer=[2, 4, 8, 16, 32])),
     'quick': dict(driver='trainer.py', keys=dict(
-        task='text', encoding='bytes', n_embd=512, n_head=8, block_size=256, batch_size=2, max_iters=40,
-        learning_rate=1.5e-3, warmup_iters=4, eval_interval=40, eval_examples=16),
-        sweep=dict(variant=MODELS, n_layer=[2, 4, 8, 16, 32])),
+        task='text', encoding='bytes', n_embd=512, n_head=8, block_size=256, batch_size=2, **schedule(100),
+        learning_rate=1.5e-3, eval_examples=16), sweep=dict(variant=MODELS, n_layer=[2, 4, 8, 16, 32])),
     'smoke': dict(driver='trainer.py', keys=dict(
         task='text', encoding='bytes', n_embd=16, n_head=2, block_size=16, batch_size=4, max_iters=2,
         learning_rate=3e-3, warmup_iters=0, eval_interval=2), sweep=dict(variant=MODELS, n_layer=[2, 4, 8])),
 }
+
+# --quick's budget against the paper's 40,000 steps of 512 x 256 tokens (docstring): 2.5 and 6.25 times its steps, each
+# size labelled with its training tokens per trainable parameter of the random transformer (2 x 257 x 512 at byte
+# level; the paper's 39.9); each size's keys replace --quick's in every run (experiments/trend.py)
+TREND = dict(axis='training steps (tokens per parameter of the random transformer)',
+             sizes={f'{n} ({n * 2 * 256 / (2 * 257 * 512):.2f})': {} if n == 100 else schedule(n)
+                    for n in (100, 250, 625)})
 
 # per mode: the depths trained, the depth the search runs at (its choice reused at the others; None: every trained
 # depth) and the held-out windows the statistics average over
@@ -204,7 +219,8 @@ def main():
                          'val log ppl (trained)': fair.spread([m['val_loss'] for m in runs], three) if runs else ''})
     corpus = ('WikiText-103, GPT-2 tokens' if args.mode == 'full' else
               f"byte-level text ({'smoke file' if args.mode == 'smoke' else args.text or 'common-licenses'})")
-    budget = ', '.join(f'{k}={v:.4g}' if isinstance(v, float) else f'{k}={v}' for k, v in protocol['keys'].items())
+    budget = ', '.join(f'{k}={v:.4g}' if isinstance(v, float) else f'{k}={v}'
+                       for k, v in {**protocol['keys'], **args.at}.items())
     notes = (f'Data: {corpus}. Every run: {budget}, through the authors\' trainer.py settings (papers.authors; the '
              f'random transformer with RoPE). Statistics over the first {n_windows} held-out windows of {block} '
              f'tokens, on each of {args.seeds} seed(s), mean ± std (min–max) over the seeds: the mean over token '

@@ -13,27 +13,32 @@ width k and d = vocabulary + sequence length (one-hot tokens and positions). sta
 positions, no RoPE) at width 64, everything trained. Rows, a task with an ablation of the blocks: attention-only,
 + residual, + residual and LN, + MLP (a GELU MLP, fixed for the universal models), + MLP and LN.
 Metric: accuracy per scored token on the held-out split, over --seeds seeds: mean ± std (min–max), beside the
-accuracy of always giving the task's most frequent answer. The paper's numbers: PAPER below (Tables 1-4).
-Comparison: each model of each row at its own best (fair.fair). The paper averages its random models over seeds and
-says nothing of a search in our copy (its Tables 5-6 list one learning rate, warm-up and batch per task, values
-lost), so the grid is ours: the MixiT paper's Table 7 row of the task's kind (k-hop's; the algorithmic row for
-Dyck-1) without layers, width and heads, which the construction pins: in full the learning rate and batch (min_lr
-stays 1e-4: the smallest learning rate runs constant after its warm-up); --quick: the learning rate times 1/3, 1, 3.
-
+accuracy of always giving the task's most frequent answer; the paper's: PAPER below (Tables 1-4). Comparison: each
+model of each row at its own best (fair.fair). The paper averages its random models over seeds and says nothing of a
+search in our copy (its Tables 5-6 list one learning rate, warm-up and batch per task, values lost), so the grid is
+ours: the MixiT paper's Table 7 row of the task's kind (k-hop's; the algorithmic row for Dyck-1) without layers,
+width and heads, which the construction pins: in full the learning rate and batch (min_lr stays 1e-4); --quick: the
+learning rate times 1/3, 1, 3.
 Tasks, models, ablations and online training follow the paper's text (reference.md has no authors' code for it); the
 settings lost from our copy (sequence lengths, H, L, k, steps, examples) are ours:
 Full protocol: Dyck-1 length 40, k-hop length 32 over 4 letters; H = 2, L = 3, k = 8; 10,000 steps of 256, lr 1e-3
 (warm-up 100, cosine to 1e-4), the search's centre; 2,000 held-out and 20,000 training examples, whose last 2,000
 are the validation split (online runs draw their own); every task with every ablation; train.py's dtype (bfloat16
-on a GPU).
---quick: Table 1's Dyck-1 and 2-hop (attention-only) and Table 2's 2-hop (+ residual and LN), the rows of the claim
-(every other row costs six runs per model); H = 2, L = 2 (Dyck-1) or 3 (k-hop), k = 4; 500 steps of 64, lr 3e-3
-(the search's centre; warm-up 50, cosine to lr/10); 1,000 held-out and 10,000 training examples (the last 1,000:
-validation). k-hop length 12 (on short strings most chains leave the string: <none> is the most frequent answer);
-Dyck-1 length 24: online training redraws held-out inputs, and at 12 brackets the held-out strings cover nearly
-every short string, so that training no longer looks like the held-out set (results file, History).
---smoke: tiny; no search, one seed.
-Claims: CLAIMS below, judged by claims.judge.
+on a GPU). Its regime: 2.56M examples, 89 per trained parameter (trained(): E and U) on Dyck-1, 96 on 2-hop.
+--quick shrinks the problem and keeps that regime's batch (common's rule): the rows of its claims, Table 1's Dyck-1
+(attention-only) and Table 2's 2-hop (+ residual and LN), and their models, sparse and random (no quick claim on 2-hop
+attention-only or the trained model); H = 2, L = 2 (Dyck-1) or 3 (k-hop), k = 4: D 164 and 272; k-hop length 12 (on
+short strings most chains leave the string); Dyck-1 length 24 (at 12 the held-out strings, redrawn by online training,
+cover most short strings: results file); 1,000 held-out and 10,000 training examples (the last 1,000: validation); lr
+3e-3 (warm-up 100, cosine to lr/10). batch(): full's examples per trained parameter in its 10,000 steps at the quick
+size, 89 x 5,412 / 10,000 = 48 (Dyck-1) and 96 x 7,888 / 10,000 = 76 (2-hop), for 2,000 steps, a fifth of full's (18
+and 19 examples per parameter): what 20 minutes allow with the search; the regime does not fit.
+Time: the old quick's steps of a row's three models at batch 64 (48 ms Dyck-1, 54 ms 2-hop with residual and LN;
+results file), a universal model's share its FLOPs' (--plan: 41%, 46%), times the batch: 15 and 30 ms; 2 models x 6
+runs (3 searched, 3 seeds) x 2,000 steps x (15 + 30) ms + 0.7 s a run = 18 min alone on 2 cores.
+TREND: 2,000 / 10,000 (full's regime) / 20,000 steps, one seed, no search, 4 runs a size (3 + 15 + 30 = 48 min):
+whether the sparse model comes to solve each task and to stay above the random one as the budget passes full's.
+--smoke: tiny; no search, one seed. Claims: CLAIMS below, judged by claims.judge.
 """
 import common
 import fair
@@ -64,23 +69,25 @@ SEARCH = {'dyck': ('algorithmic', ARCHITECTURE), 'khop': ('k-hop', ARCHITECTURE)
 # per mode: sequence length and layers per task kind (dyck, and k-hop over 4 letters), the (task, ablation) rows,
 # heads H and head width k of the construction, held-out and training examples (the training split's last 10%: the
 # search's validation split), and train.py's optimization keys of every run (warm-up min(100, 10% of the steps),
-# cosine to a tenth of the peak; one evaluation, at the end)
+# cosine to a tenth of the peak; one evaluation, at the end); quick's batch is each task's own (batch())
 SETTING = {
     'full': dict(length=dict(dyck=40, khop=32), n_layer=dict(dyck=3, khop=3),
                  rows=[(task, ablation) for ablation in ABLATIONS for task in TASKS], n_head=2, k=8, n_test=2000,
                  n_train=20_000, run=dict(max_iters=10_000, batch_size=256, learning_rate=1e-3, min_lr=1e-4,
                                           warmup_iters=100, eval_interval=10_000)),
     'quick': dict(length=dict(dyck=24, khop=12), n_layer=dict(dyck=2, khop=3),
-                  rows=[('dyck', 'attention-only'), ('2-hop', 'attention-only'), ('2-hop', '+ residual and LN')],
-                  n_head=2, k=4, n_test=1000, n_train=10_000,
-                  run=dict(max_iters=500, batch_size=64, learning_rate=3e-3, min_lr=3e-4, warmup_iters=50,
-                           eval_interval=500)),
+                  rows=[('dyck', 'attention-only'), ('2-hop', '+ residual and LN')], n_head=2, k=4, n_test=1000,
+                  n_train=10_000, run=dict(max_iters=2_000, learning_rate=3e-3, min_lr=3e-4, warmup_iters=100,
+                                           eval_interval=2_000)),
     'smoke': dict(length=dict(dyck=6, khop=6), n_layer=dict(dyck=1, khop=2),
                   rows=[('dyck', ablation) for ablation in ABLATIONS] + [('1-hop', 'attention-only')],
                   n_head=1, k=2, n_test=20, n_train=100,
                   run=dict(max_iters=3, batch_size=8, learning_rate=3e-3, min_lr=3e-4, warmup_iters=0,
                            eval_interval=3)),
 }
+# the regime's budget and beyond (docstring): one seed a size, the protocol's own learning rate (trend.py's flags)
+TREND = dict(axis='training steps', sizes={'2,000': {}, '10,000': dict(max_iters=10_000, eval_interval=10_000),
+                                           '20,000': dict(max_iters=20_000, eval_interval=20_000)})
 
 
 def task_data(mode, task):
@@ -92,16 +99,34 @@ def task_data(mode, task):
     return dict(keys, n_train=s['n_train']), L, universal_dim(s['n_head'], L, vocab + T, s['k'])
 
 
+def trained(mode, task):
+    """The parameters the universal models train: E, the D-wide rows of the vocabulary and the T positions, and U,
+    D x vocabulary (28,616 for Dyck-1 and 26,656 for 2-hop in full; 5,412 and 7,888 in quick)."""
+    s = SETTING[mode]
+    _, vocab, T = papers.universal_task(task, s['length']['dyck' if task == 'dyck' else 'khop'], s['n_test'])
+    return task_data(mode, task)[2] * (2 * vocab + T)
+
+
+def batch(mode, task):
+    """The batch of a task's rows. quick: the full protocol's examples per trained parameter in its steps (256 x 10,000
+    / 28,616 = 89 for Dyck-1, / 26,656 = 96 for 2-hop) at the quick size: 48 for Dyck-1, 76 for 2-hop (docstring)."""
+    if mode != 'quick':
+        return SETTING[mode]['run']['batch_size']
+    return round(SETTING['full']['run']['batch_size'] * trained('quick', task) / trained('full', task))
+
+
 def protocol(mode):
-    """PROTOCOL[mode]: the rows (task, ablation), each its task's data, L and D with the ablation's blocks, whose keys
-    name the task it trains; then the models, the universal ones with head width k, the trained one at width 64."""
+    """PROTOCOL[mode]: the rows (task, ablation), each its task's data, L and D with the ablation's blocks and its
+    batch, whose keys name the task it trains; then the models, the universal ones with head width k, the trained one at
+    width 64 (not in --quick, whose claims are the universal models')."""
     s, rows = SETTING[mode], {}
     for task, ablation in s['rows']:
         keys, L, D = task_data(mode, task)
-        rows[task, ablation] = dict(keys, n_layer=L, n_embd=D, **ABLATIONS[ablation])
+        rows[task, ablation] = dict(keys, n_layer=L, n_embd=D, batch_size=batch(mode, task), **ABLATIONS[ablation])
+    models = {'universal_sparse': dict(universal_k=s['k']), 'universal_random': dict(universal_k=s['k']),
+              'standard': dict(n_embd=64, pos='learned')}
     return dict(driver=None, keys=dict(n_head=s['n_head'], online=True, **s['run']), sweep=dict(task=rows, variant={
-        'universal_sparse': dict(universal_k=s['k']), 'universal_random': dict(universal_k=s['k']),
-        'standard': dict(n_embd=64, pos='learned')}))
+        m: k for m, k in models.items() if mode != 'quick' or m != 'standard'}))
 
 
 PROTOCOL = {mode: protocol(mode) for mode in SETTING}
@@ -151,7 +176,9 @@ def main():
     rows, fairs = [], {}
     for task, ablation in PROTOCOL[args.mode]['sweep']['task']:
         keys, L, D = task_data(args.mode, task)
+        steps, b = {**s['run'], **args.at}['max_iters'], batch(args.mode, task)
         row = {'task': task, 'ablation': ablation, 'H, L, k; D': f"{s['n_head']}, {L}, {s['k']}; {D}",
+               'batch (examples / trained param)': f'{b} ({steps * b / trained(args.mode, task):.1f})',
                'majority answer': common.pct(papers.majority(keys))}
         for model, paper in zip(models, PAPER.get((task, ablation), (None,) * 3)):
             f = fair.fair(args, NAME, config(args.mode, (task, ablation), model), *SEARCH[keys['task']])
@@ -159,13 +186,15 @@ def main():
             row[model] = fair.spread([m['val_acc'] for m in f['runs']])
             row[f'paper {model}'] = '' if paper is None else f'{paper:.1f}%'
         rows.append(row)
-    columns = ['task', 'ablation', 'H, L, k; D', 'majority answer'] + [c for m in models for c in (m, f'paper {m}')]
-    budget = ', '.join(f'{key}={v}' for key, v in s['run'].items())
+    columns = ['task', 'ablation', 'H, L, k; D', 'batch (examples / trained param)', 'majority answer'] + [
+        c for m in models for c in (m, f'paper {m}')]
+    budget = ', '.join(f'{key}={v}' for key, v in {**s['run'], **args.at}.items())
     notes = (f"Budget: online training, {budget} (learning_rate: the search's centre); Dyck-1 length "
              f"{s['length']['dyck']}, k-hop length {s['length']['khop']} over 4 letters; accuracy per scored token "
              f"on {s['n_test']:,} held-out examples, over the seeds: mean ± std (min–max). universal_* train only "
-             f'the token and position embeddings and the LM head; standard (width 64) trains everything. An empty '
-             f'paper cell: the paper has no such entry.')
+             'the token and position embeddings and the LM head (trained param: those; the batch is the protocol\'s, '
+             'before a search); standard (width 64) trains everything. An empty paper cell: the paper has no such '
+             'entry.')
     fair.report(args, NAME, 'Universal transformers, Tables 1-4: Dyck-1 and k-hop with only E and U trained',
                 columns, rows, fairs, notes=notes, claims=CLAIMS[args.mode])
 
