@@ -23,7 +23,8 @@ query token of its own), online training, m = block_size = 63, and their depth.p
 examples (100,000 steps).
 --quick (ours; train.py's optimizer defaults): m_max = 8 with papers.RETRIEVAL's quick setting (V = 64, 2 layers,
 width 128, 2 heads, softmax scale 1, lr 1e-3, batch 128, 500 steps; papers.py says why the scale), block_size the
-task's own.
+task's own. Its regime against the paper's (common's rule): 64,000 examples, 0.16 per trained parameter (412,544),
+against their 100M over 34.6M, 2.89; the heads the claims look for form already, so no TREND is needed.
 --smoke: the full protocol's settings, tiny.
 
 Writes OUT_DIR/induction_heads_map.png and, for full and quick runs,
