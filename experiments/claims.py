@@ -71,12 +71,16 @@ def judge(claim, values, trend=None):
     return {**judged, **trended(judged, trend)} if trend else judged
 
 
+def declared(claim):
+    """A judged claim (a results JSON's) as it was declared: its statement and test, without what judging added."""
+    return {k: v for k, v in claim.items() if k not in ('outcome', 'margin', 'evidence', 'trend')}
+
+
 def trended(claim, trend):
     """The claim judged at each size of a trend (trend.py's results: its axis, sizes and values at each), and the
     evidence that cites it: each size's outcome and margin, and whether the margin grows along the axis (toward the
     paper's claim), shrinks (away from it), or neither."""
-    declared = {k: v for k, v in claim.items() if k not in ('outcome', 'margin', 'evidence', 'trend')}
-    at = [judge(declared, trend['values'][size]) for size in trend['sizes']]
+    at = [judge(declared(claim), trend['values'][size]) for size in trend['sizes']]
     margins = [c.get('margin') for c in at]  # None: a size that does not measure the claim
     steps = [b - a for a, b in zip(margins, margins[1:]) if a is not None and b is not None]
     way = ('not measured at every size' if None in margins else 'toward the paper' if all(d > 0 for d in steps)

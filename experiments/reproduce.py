@@ -69,13 +69,16 @@ def row(name, reproduces, folder=RESULTS):
         return f'| `{name}.py` | {reproduces} | not run | | | |'
     declared = importlib.import_module(name).CLAIMS  # as the code declares them now ({mode: ...} where they differ)
     declared = declared[results['mode']] if isinstance(declared, dict) else declared
-    judged = [claims.judge(c, results['values']) for c in declared]
+    older = results.get('source') not in (None, common.source_digest(name))  # run by code changed since
+    if (older or results.get('recovered')) and results.get('claims'):  # the claims declared for those numbers
+        declared = [claims.declared(c) for c in results['claims']]
+    judged = [claims.judge(c, results['values'], results.get('trend')) for c in declared]
     said = '<br>'.join(f"{claims.MARK[c['outcome']]} {c['says']}: {c['evidence']}" for c in judged)
     paths = [common.results_path(results['mode'], name, ext, folder) for ext in ('md', 'json', 'png')]
     files = ', '.join(f'[{p.suffix[1:]}](experiments/results/{p.name})' for p in paths if p.exists())
     wall = f"{results['wall_s'] / 60:.1f} min" if results.get('wall_s') is not None else ''
-    return (f"| `{name}.py` | {reproduces} | **{claims.verdict(judged)}** ({results['mode']}, {results['date']}) | "
-            f'{said} | {wall} | {files} |')
+    when = f"{results['mode']}, {results['date']}" + (', code changed since' if older else '')
+    return f"| `{name}.py` | {reproduces} | **{claims.verdict(judged)}** ({when}) | {said} | {wall} | {files} |"
 
 
 def readme_with_tables(text, results=RESULTS):
@@ -92,8 +95,7 @@ def readme_with_tables(text, results=RESULTS):
 
 
 def claims_source(code):
-    """The source of the module-level statements that make CLAIMS in `code`: its assignments and the top-level
-    definitions of the names they use (a bound, a function that builds the claims)."""
+    """The source of the statements that make CLAIMS in `code` and of the top-level definitions they use."""
     def binds(node):  # the names a statement assigns (CLAIMS['smoke'] = ... assigns CLAIMS) or defines
         return {getattr(t, 'id', None) or getattr(getattr(t, 'value', None), 'id', None)
                 for t in getattr(node, 'targets', [])} | {getattr(node, 'name', None)}
@@ -188,8 +190,7 @@ def cost(keys):
 
 
 def plan(mode, names, passed):
-    """Lists every run of each experiment's protocol (its --plan) and prices it: -> the markdown cost table, with the
-    time of the FLOPs at this CPU's float32 matmul rate, which no training step exceeds, for a quick protocol."""
+    """Prices every run of each experiment's --plan -> the cost table (quick: minutes at this CPU's matmul rate)."""
     rows, total, out = [], 0.0, Path(tempfile.mkdtemp(prefix='plan'))
     cpu = 2 * 1024 ** 3 / min(timeit.repeat('a @ a', globals={'a': torch.randn(1024, 1024)}, number=1, repeat=10))
     for name in names:
@@ -200,8 +201,7 @@ def plan(mode, names, passed):
         planned = json.loads((out / f'{name}-plan.json').read_text())
         costs = [cost(keys) for keys in planned['runs'] if not keys.get('resume')]  # resume=True: an evaluation
         flops = sum(c['flops'] for c in costs)
-        hours = sum(c['flops'] / (PEAK[c['dtype']] * MFU) for c in costs) / 3600
-        total += hours
+        total += (hours := sum(c['flops'] / (PEAK[c['dtype']] * MFU) for c in costs) / 3600)
         rows.append({'file': f'`{name}.py`', 'runs': len(costs), 'steps': f"{sum(c['steps'] for c in costs):,}",
                      'tokens': f"{sum(c['tokens'] for c in costs) / 1e9:.3g}B", 'FLOPs': f'{flops:.2e}',
                      'largest run': f"{max(c['params'] for c in costs) / 1e6:.1f}M params, "
