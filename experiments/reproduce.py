@@ -69,15 +69,15 @@ def row(name, reproduces, folder=RESULTS):
         return f'| `{name}.py` | {reproduces} | not run | | | |'
     declared = importlib.import_module(name).CLAIMS  # as the code declares them now ({mode: ...} where they differ)
     declared = declared[results['mode']] if isinstance(declared, dict) else declared
-    older = results.get('source') not in (None, common.source_digest(name))  # run by code changed since
-    if (older or results.get('recovered')) and results.get('claims'):  # the claims declared for those numbers
+    older = results.get('source') != common.source_digest(name)  # run by earlier code (or recovered: no digest)
+    if older and results.get('claims'):  # the claims declared for those numbers
         declared = [claims.declared(c) for c in results['claims']]
     judged = [claims.judge(c, results['values'], results.get('trend')) for c in declared]
     said = '<br>'.join(f"{claims.MARK[c['outcome']]} {c['says']}: {c['evidence']}" for c in judged)
     paths = [common.results_path(results['mode'], name, ext, folder) for ext in ('md', 'json', 'png')]
     files = ', '.join(f'[{p.suffix[1:]}](experiments/results/{p.name})' for p in paths if p.exists())
     wall = f"{results['wall_s'] / 60:.1f} min" if results.get('wall_s') is not None else ''
-    when = f"{results['mode']}, {results['date']}" + (', code changed since' if older else '')
+    when = f"{results['mode']}, {results['date']}" + (', earlier code' if older else '')
     return f"| `{name}.py` | {reproduces} | **{claims.verdict(judged)}** ({when}) | {said} | {wall} | {files} |"
 
 
