@@ -62,13 +62,13 @@ def parse_args(doc, add=None, argv=None):
                         "DATA_DIR/<task>/[<settings>]/, laid out as under data/; '' = data/ (default)")
     parser.add_argument('--device', default='auto', help="'auto', 'cpu', 'cuda', ...")
     parser.add_argument('--at', action='append', default=[], metavar='KEY=VALUE', help='a train.py key of every run, '
-                        'over the protocol\'s (a point of a TREND: the results go to OUT_DIR only)')
+                        "over the protocol's: a TREND's size, whose results go to OUT_DIR only (--at= alone: none)")
     parser.add_argument('--plan', action='store_true', help='train nothing: list the runs the protocol would train '
                         'in OUT_DIR/<name>-plan.json (experiments/reproduce.py --plan prices them)')
     if add:
         add(parser)
     args = parser.parse_args(argv)
-    args.at = train_args([f'--{a}' for a in args.at])
+    args.point, args.at = bool(args.at), train_args([f'--{a}' for a in args.at if a])  # a TREND's size: OUT_DIR only
     args.mode = 'smoke' if args.smoke else 'quick' if args.quick else 'full'
     args.plan_runs, args.plan_corpora, args.t0 = [], set(), time.time()  # with --plan: each run's keys, corpora read
     return args
@@ -194,15 +194,15 @@ def write_text(path, text):  # whole or not at all: a temporary name, then a ren
     synthetic.atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
-def results_path(mode, name, ext, folder=ROOT / 'experiments' / 'results', at=None):
+def results_path(mode, name, ext, folder=ROOT / 'experiments' / 'results', point=False):
     """folder/<name>[-quick].<ext>, where results are committed; None for --smoke and a TREND's size (--at)."""
-    return None if mode == 'smoke' or at else folder / f"{name}{'' if mode == 'full' else '-' + mode}.{ext}"
+    return None if mode == 'smoke' or point else folder / f"{name}{'' if mode == 'full' else '-' + mode}.{ext}"
 
 
 def save_figure(args, name, fig, dpi=120):
     """Writes a figure, whole or not at all, to OUT_DIR/<name>.png and beside the results; closes it. -> the paths."""
     import matplotlib.pyplot as plt
-    published = None if args.plan else results_path(args.mode, name, 'png', at=args.at)  # --plan: none
+    published = None if args.plan else results_path(args.mode, name, 'png', point=args.point)  # --plan: none
     paths = [p for p in (Path(args.out_dir) / f'{name}.png', published) if p]
     for path in paths:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -227,7 +227,7 @@ def report(args, name, title, columns, rows, notes='', extra=None, values=None, 
     info = dict(name=name, title=title, mode=args.mode, command=command, device=device_name(args.device),
                 date=datetime.date.today().isoformat(), wall_s=round(wall, 1), source=source_digest(name), at=args.at,
                 values=values or {}, columns=columns, rows=rows, **(extra or {}))
-    paths = [Path(args.out_dir) / f'{name}.json', results_path(args.mode, name, 'json', at=args.at)]
+    paths = [Path(args.out_dir) / f'{name}.json', results_path(args.mode, name, 'json', point=args.point)]
     old = json.loads(paths[1].read_text()) if paths[1] and paths[1].exists() else {}
     if old.get('trend', {}).get('source') == info['source']:  # trend.py's, run on this code: kept
         info['trend'] = old['trend']
@@ -240,7 +240,7 @@ def report(args, name, title, columns, rows, notes='', extra=None, values=None, 
     for path in filter(None, paths):
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text(path, json.dumps(info, indent=1, default=str) + '\n')
-    md = results_path(args.mode, name, 'md', at=args.at)
+    md = results_path(args.mode, name, 'md', point=args.point)
     if md is not None:
         old = md.read_text() if md.exists() else ''
         history = old[old.index('\n## History\n'):] if '\n## History\n' in old else ''

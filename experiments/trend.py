@@ -39,7 +39,7 @@ def point(name, index, keys, out_dir, flags=FLAGS):
     if done.get('source') == common.source_digest(name) and done.get('at') == keys:
         return done
     command = [sys.executable, str(ROOT / 'experiments' / f'{name}.py'), '--quick', *flags, f'--out_dir={folder}',
-               *[f'--at={k}={v}' for k, v in keys.items()]]
+               *([f'--at={k}={v}' for k, v in keys.items()] or ['--at='])]  # --at, even empty: OUT_DIR only
     print(' '.join(command[1:]), flush=True)
     subprocess.run(command, check=True)
     return json.loads(path.read_text())

@@ -196,10 +196,12 @@ def test_at_keys_reach_every_run_and_only_out_dir(tmp_path):
     common = load_tool('common')
     args = common.parse_args('', argv=['--quick', '--at=max_iters=7', '--at=lr_schedule=linear',
                                        f'--out_dir={tmp_path}'])
-    assert args.at == {'max_iters': 7, 'lr_schedule': 'linear'}
+    assert args.at == {'max_iters': 7, 'lr_schedule': 'linear'} and args.point
     assert common.train_keys(args, dict(task='dyck', max_iters=5))['max_iters'] == 7
-    assert common.results_path('quick', 'depth', 'json', at=args.at) is None
+    assert common.results_path('quick', 'depth', 'json', point=args.point) is None
     assert common.results_path('quick', 'depth', 'json').name == 'depth-quick.json'
+    quick_size = common.parse_args('', argv=['--quick', '--at='])  # the TREND's quick size itself: no keys, OUT_DIR
+    assert quick_size.at == {} and quick_size.point and not common.parse_args('', argv=['--quick']).point
 
 
 def test_trend_writes_the_quick_results(tmp_path, monkeypatch):
