@@ -19,6 +19,7 @@ import importlib
 import json
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -59,8 +60,7 @@ def plot(trend, judged, path):
         for key in ('bound', 'target'):
             if key in claim:
                 ax.axhline(claim[key], color='grey', ls='--', lw=1)
-        ax.set_title('\n'.join(claim['says'][i:i + 50] for i in range(0, min(len(claim['says']), 150), 50)),
-                     fontsize=7)
+        ax.set_title('\n'.join(textwrap.wrap(claim['says'], 60)[:3]), fontsize=7)
         ax.set_xlabel(trend['axis'])
         ax.legend(fontsize=6)
     fig.tight_layout()
