@@ -41,25 +41,24 @@ def judge(claim, values, trend=None):
         return {**claim, 'outcome': 'untested', 'evidence': f"not measured in this mode: {', '.join(missing)}"}
     r = {q: seed_range(values[q]) for q in claim['of']}
     test = claim['test']
-    if test in ('descending', 'ascending'):
+    if test in ('descending', 'ascending'):  # margin: the least gap between neighbours' means, in the claim's order
         order = claim['of'] if test == 'descending' else claim['of'][::-1]
         tests = [(r[a][0] > r[b][1], r[a][1] <= r[b][0]) for a, b in zip(order, order[1:])]
+        margins = [r[a][2] - r[b][2] for a, b in zip(order, order[1:])]
     elif test == 'above':
         tests = [(lo > claim['bound'], hi <= claim['bound']) for lo, hi, _, _ in r.values()]
+        margins = [mean - claim['bound'] for _, _, mean, _ in r.values()]
     elif test == 'below':
         tests = [(hi < claim['bound'], lo >= claim['bound']) for lo, hi, _, _ in r.values()]
+        margins = [claim['bound'] - mean for _, _, mean, _ in r.values()]
     elif test == 'within':
         a, b = claim['target'] - claim['tol'], claim['target'] + claim['tol']
         tests = [(a <= lo and hi <= b, hi < a or lo > b) for lo, hi, _, _ in r.values()]
+        margins = [claim['tol'] - abs(mean - claim['target']) for _, _, mean, _ in r.values()]
     else:
         raise ValueError(f"claim {claim['says']!r}: unknown test {test!r}")
     outcome = 'fails' if any(no for _, no in tests) else 'holds' if all(yes for yes, _ in tests) else 'split'
-    means = [r[q][2] for q in (claim['of'] if test != 'ascending' else claim['of'][::-1])]
-    margin = min({'descending': [a - b for a, b in zip(means, means[1:])],
-                  'ascending': [a - b for a, b in zip(means, means[1:])],
-                  'above': [m - claim.get('bound', 0) for m in means],
-                  'below': [claim.get('bound', 0) - m for m in means],
-                  'within': [claim.get('tol', 0) - abs(m - claim.get('target', 0)) for m in means]}[test])
+    margin = min(margins)
     fmt = pct if claim.get('fmt', 'pct') == 'pct' else (lambda x: f'{x:.4g}')
     shown = '; '.join(f'{q} {fmt(mean)}' + (f' ({fmt(lo)}–{fmt(hi)})' if n > 1 and lo != hi else '')
                       for q, (lo, hi, mean, n) in r.items())
