@@ -42,7 +42,8 @@ def point(name, index, keys, out_dir, flags=FLAGS):
     command = [sys.executable, str(ROOT / 'experiments' / f'{name}.py'), '--quick', *flags, f'--out_dir={folder}',
                *([f'--at={k}={v}' for k, v in keys.items()] or ['--at='])]  # --at, even empty: OUT_DIR only
     print(' '.join(command[1:]), flush=True)
-    subprocess.run(command, check=True)
+    if subprocess.run(command).returncode:
+        raise ConfigError(f'{name}.py failed at the size {keys or "of --quick"}: see its output above')
     return json.loads(path.read_text())
 
 
@@ -77,7 +78,7 @@ def main(argv=None):
     if not hasattr(module, 'TREND'):
         raise ConfigError(f'{args.name!r} declares no TREND: give one of '
                           + ', '.join(p.stem for p in sorted((ROOT / 'experiments').glob('*.py'))
-                                      if 'TREND =' in p.read_text()))
+                                      if '\nTREND = ' in p.read_text()))
     quick = common.results_path('quick', args.name, 'json')
     if not quick.exists():
         raise ConfigError(f'no {quick}: run python experiments/{args.name}.py --quick first')
@@ -108,5 +109,6 @@ def main(argv=None):
 if __name__ == '__main__':
     try:
         main()
-    except ConfigError as e:
-        sys.exit(f'error: {e}')
+    except ConfigError as e:  # bad input: one line, exit status 2
+        print(f'error: {e}', file=sys.stderr)
+        sys.exit(2)

@@ -231,6 +231,14 @@ def test_trend_writes_the_quick_results(tmp_path, monkeypatch):
     assert (tmp_path / 'depth-quick-trend.png').exists()
 
 
+def test_trend_bad_input_is_one_line():
+    """trend.py on an experiment without a TREND: one 'error:' line naming those that have one, exit status 2."""
+    done = subprocess.run([sys.executable, 'experiments/trend.py', 'covariance_sde'], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.startswith('error:') and done.stderr.count('\n') == 1
+    assert 'depth' in done.stderr and 'trend,' not in done.stderr
+
+
 def test_readme_tables_are_the_results(tmp_path):
     """The README's reproduction tables are what reproduce.py generates from the committed results JSON and the
     experiments' claims (--check), and a results JSON edited by hand makes the check fail."""
