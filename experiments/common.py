@@ -48,12 +48,12 @@ import torch  # noqa: E402
 import papers  # noqa: E402
 from claims import claims_text, judge, pct, verdict  # noqa: E402, F401 (pct: the experiments' common.pct)
 from data import local, synthetic  # noqa: E402
-from data.loader import ConfigError, load_data, task_data  # noqa: E402
-from train import parse_args as train_args, resolve, train  # noqa: E402
+from data.loader import ConfigError, task_data, task_keys, task_module, unknown  # noqa: E402
+from train import DEFAULTS, MODEL_KEYS, check_type, parse_args as train_args, resolve, train  # noqa: E402
 
 
-def parse_args(doc, add=None, argv=None):
-    """-> args with .mode in {'full', 'quick', 'smoke'}; `add(parser)` adds the experiment's own flags."""
+def parse_args(doc, add=None, argv=None, at_keys=None):
+    """-> args, .mode in {'full', 'quick', 'smoke'}; `add(parser)` adds its own flags, `at_keys` its --at's keys."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--quick', action='store_true', help='the reduced protocol: minutes on a 2-core CPU')
     parser.add_argument('--smoke', action='store_true', help='a few steps of everything: checks that the file runs')
@@ -68,10 +68,22 @@ def parse_args(doc, add=None, argv=None):
     if add:
         add(parser)
     args = parser.parse_args(argv)
-    args.point, args.at = bool(args.at), train_args([f'--{a}' for a in args.at if a])  # a TREND's size: OUT_DIR only
+    try:  # a TREND's size, whose results go to OUT_DIR only; bad input: one line, exit status 2, before anything runs
+        args.point, args.at = bool(args.at), checked_at(train_args([f'--{a}' for a in args.at if a]), at_keys)
+    except ConfigError as e:
+        parser.exit(2, f'error: --at: {e}\n')
     args.mode = 'smoke' if args.smoke else 'quick' if args.quick else 'full'
+    args.data_root = Path(args.data_dir) if args.data_dir else synthetic.DATA_ROOT  # every task's files
     args.plan_runs, args.plan_corpora, args.t0 = [], set(), time.time()  # with --plan: each run's keys, corpora read
     return args
+
+
+def checked_at(at, own=None):  # --at's keys: `own`, else train.py's, the model's or a task's; values of their type
+    known = own or {**{k: v for t in synthetic.tasks() for k, v in task_keys(task_module(t)).items()},
+                    **{k: f.default for k, f in MODEL_KEYS.items()}, **DEFAULTS}
+    for key in set(at) - set(known):
+        raise unknown('key', key, known) if own is None else ConfigError(f'unknown key {key!r}: one of {[*own]}')
+    return {key: check_type(key, value, known[key]) for key, value in at.items()}
 
 
 def config(protocol, **point):
@@ -86,10 +98,6 @@ def config(protocol, **point):
 
 
 # ----------------------------------------------------------------------------- a run's keys, data and training
-
-def data_root(args):  # the folder that holds every task's files: --data_dir, else data/
-    return Path(args.data_dir) if args.data_dir else synthetic.DATA_ROOT
-
 
 def train_keys(args, config, name=''):
     """The one place that turns the command line and a run's config into train.py's keys: the config, --at's keys,
@@ -120,14 +128,6 @@ def command(args, config, name):
     return 'python train.py ' + ' '.join(f'--{k}={shlex.quote(str(v))}' for k, v in keys.items())
 
 
-def task_files(args, **config):
-    """load_data of a run's task (meta, train, held-out, T), from the folder its run reads, made if missing (with
-    --plan, only the meta's evaluated split: nothing is generated)."""
-    if args.plan:
-        return dict(eval_split='train' if config.get('task') == 'memorization' else 'val'), None, None, None
-    return load_data(resolve(train_keys(args, config)))
-
-
 def corpus_dirs(args, tasks, otherwise):
     """-> the prepared folder of each corpus; a missing one stops the experiment at once, before anything trains,
     with the prepare command of each missing corpus and `otherwise`."""
@@ -148,13 +148,13 @@ def yelp_data(args):
     if args.mode == 'full':
         corpus_dirs(args, ['yelp'], 'run the script with --quick (which skips Yelp)')
         return {}
-    return local.tiny_yelp(data_root(args) / 'yelp' / 'smoke')
+    return local.tiny_yelp(args.data_root / 'yelp' / 'smoke')
 
 
 def byte_text(args, name):
     """-> the folder of a byte-level 'text' corpus of --text (else Debian's license texts; --smoke: a few lines)."""
     try:
-        return local.byte_text(data_root(args) / 'text' / name, args.text, args.mode == 'smoke')
+        return local.byte_text(args.data_root / 'text' / name, args.text, args.mode == 'smoke')
     except ConfigError as e:
         sys.exit(f'error: {e}')
 

@@ -18,8 +18,9 @@ import numpy as np
 
 import common
 from common import batch_keys, markdown, pct
+from data.loader import load_data
 from papers import TABLE7
-from train import DEFAULTS
+from train import DEFAULTS, resolve
 
 
 def parse_args(doc, add=None, argv=None):
@@ -77,7 +78,8 @@ def fair(args, name, config, family, fixed=(), key='val_acc', higher=True):
     its training set (memorization) has no validation split: there the training-set accuracy, the metric itself,
     selects. A tie goes to the first point (the smallest learning rate in quick).
     -> dict(grid=[(point, validation score)], chosen=point, runs=[metrics of each seed])."""
-    on_train = common.task_files(args, **config)[0]['eval_split'] == 'train'
+    on_train = (config.get('task') == 'memorization' if args.plan  # --plan generates no data to read the meta of
+                else load_data(resolve(common.train_keys(args, config)))[0]['eval_split'] == 'train')
     done = {}
 
     def once(keys):  # a run the search and the seeds share (memorization's seed 0) is trained once

@@ -36,7 +36,6 @@ quick seeds, about an hour). The linear map's cosine distance follows from its e
 Claims: CLAIMS below, judged by claims.judge.
 """
 import math
-import sys
 
 import torch
 import torch.nn.functional as F
@@ -127,16 +126,12 @@ def add_flags(parser):
 
 
 def main():
-    args = common.parse_args(__doc__, add_flags)
+    args = common.parse_args(__doc__, add_flags, at_keys=scaled(**PROTOCOL['quick']))  # --at: this file's own keys
     if args.plan:  # trains nothing through train.py: an empty plan (reproduce.py --plan prices train.py runs only)
         return common.report(args, NAME, '', [], [])
     device = 'cuda' if args.device in ('auto', 'cuda') and torch.cuda.is_available() else \
         ('cpu' if args.device == 'auto' else args.device)
-    mode = {**PROTOCOL[args.mode], **args.at}  # --at: this file's own keys (its runs do not go through train.py)
-    unknown = set(args.at) - set(scaled(**PROTOCOL[args.mode]))
-    if unknown:
-        sys.exit(f"error: --at {', '.join(sorted(unknown))}: this file's keys are "
-                 + ', '.join(scaled(**PROTOCOL[args.mode])))
+    mode = {**PROTOCOL[args.mode], **args.at}  # its runs do not go through train.py
     widths, steps, batch, ridge_samples, test_samples = (
         scaled(**mode)[key] for key in ('widths', 'steps', 'batch', 'ridge_samples', 'test_samples'))
     seeds = args.seeds or (3 if args.mode == 'quick' else 1)

@@ -202,6 +202,20 @@ def test_at_keys_reach_every_run_and_only_out_dir(tmp_path):
     assert common.results_path('quick', 'depth', 'json').name == 'depth-quick.json'
     quick_size = common.parse_args('', argv=['--quick', '--at='])  # the TREND's quick size itself: no keys, OUT_DIR
     assert quick_size.at == {} and quick_size.point and not common.parse_args('', argv=['--quick']).point
+    assert common.parse_args('', argv=['--at=length=7', '--at=lr=0.5'], at_keys=dict(length=1, lr=1.0)).at == \
+        dict(length=7, lr=0.5), "an experiment's own keys (mlp_basis_transfer's)"
+
+
+@pytest.mark.parametrize('at, own, says', [
+    ('nosuch=1', None, "unknown key 'nosuch'"), ('max_iter=5', None, "did you mean 'max_iters'?"),
+    ('max_iters=abc', None, 'should be of type int'), ('max_iters=5', dict(steps=1), "'max_iters': one of ['steps']")])
+def test_bad_at_is_one_line_before_anything_runs(at, own, says, tmp_path, capsys):
+    """A bad --at key or value ends the experiment as it parses its command line: one 'error:' line, exit status 2."""
+    with pytest.raises(SystemExit) as stop:
+        load_tool('common').parse_args('', argv=['--quick', f'--at={at}', f'--out_dir={tmp_path}'], at_keys=own)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.startswith('error: --at: ') and err.count('\n') == 1 and says in err
+    assert not list(tmp_path.iterdir())
 
 
 def test_trend_writes_the_quick_results(tmp_path, monkeypatch):
