@@ -466,8 +466,13 @@ def test_a_signal_during_the_commit_takes_effect_after_it(tmp_path, monkeypatch)
             os.kill(os.getpid(), signal.SIGINT)
         replace(src, dst)
     monkeypatch.setattr(os, 'replace', interrupted_replace)
-    with pytest.raises(KeyboardInterrupt):
-        prepare('khop', SMALL['khop'], out_dir=out)
+    # Ctrl-C's own handler: a shell starts a background job with SIGINT ignored, and Python keeps it so
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            prepare('khop', SMALL['khop'], out_dir=out)
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert sorted(p.name for p in out.iterdir()) == ['meta.json', 'train.npz', 'val.npz']
     assert all((out / f).read_bytes() == (new / f).read_bytes() for f in ('meta.json', 'train.npz', 'val.npz'))
 
