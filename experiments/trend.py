@@ -48,10 +48,12 @@ def point(name, index, keys, out_dir, flags=FLAGS):
 
 
 def plot(trend, judged, path):
-    """Each claim's quantities (the seeds' mean) at every size, its bound or target dashed."""
+    """Each claim's quantities (the seeds' mean) at every size, its bound or target dashed; a claim measured at no
+    size (a task --quick skips) has no panel."""
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
+    judged = [c for c in judged if any(q in trend['values'][s] for q in c['of'] for s in trend['sizes'])]
     fig, axes = plt.subplots(1, len(judged), figsize=(4.5 * len(judged), 3.6), squeeze=False)
     for ax, claim in zip(axes[0], judged):
         for q in claim['of']:

@@ -245,6 +245,17 @@ def test_trend_writes_the_quick_results(tmp_path, monkeypatch):
     assert (tmp_path / 'depth-quick-trend.png').exists()
 
 
+def test_trend_plot_has_a_panel_per_measured_claim(tmp_path):
+    """A claim measured at no size (Yelp, which --quick skips) gets no empty panel: the figure is as wide as without it."""
+    trend = load_tool('trend')
+    sizes = dict(axis='steps', sizes=['a', 'b'], values={'a': {'x': [0.5]}, 'b': {'x': [0.7]}})
+    measured, unmeasured = dict(of=['x'], says='x', bound=0.6), dict(of=['yelp'], says='yelp')
+    for name, judged in (('one', [measured]), ('two', [measured, unmeasured]), ('both', [measured, measured])):
+        trend.plot(sizes, judged, tmp_path / f'{name}.png')
+    width = {n: struct.unpack('>I', (tmp_path / f'{n}.png').read_bytes()[16:20])[0] for n in ('one', 'two', 'both')}
+    assert width['one'] == width['two'] < width['both']
+
+
 def test_trend_bad_input_is_one_line():
     """trend.py on an experiment without a TREND: one 'error:' line naming those that have one, exit status 2."""
     done = subprocess.run([sys.executable, 'experiments/trend.py', 'covariance_sde'], cwd=ROOT, capture_output=True,
