@@ -122,15 +122,19 @@ AT_LEAST = dict(seed=0, data_seed=0, block_size=0, max_iters=0, batch_size=1, gr
 
 # ----------------------------------------------------------------------------- config handling
 
-def check_type(key, value, default):
-    """value, if it has the type of the default (an int is a float too); a None default means an
-    optional float (the model's attn_scale, mixit_std) or, for compile, an optional bool."""
-    expected = type(default) if default is not None else (bool if key == 'compile' else float)
-    if value is None and default is None or type(value) is expected:
-        return value
-    if expected is float and type(value) is int:
-        return float(value)
-    raise ConfigError(f'{key}={value!r} should be of type {expected.__name__} (default: {default!r})')
+def check_keys(overrides, known):
+    """overrides, each key one of `known` (else the error names the closest) and each value of its default's type (an
+    int is a float too; a None default means an optional float, the model's attn_scale, or for compile a bool)."""
+    checked = {}
+    for key, value in overrides.items():
+        if key not in known:
+            raise unknown('key', key, known)
+        default, given = known[key], type(value)
+        expected = type(default) if default is not None else (bool if key == 'compile' else float)
+        if not (value is None and default is None or given is expected or expected is float and given is int):
+            raise ConfigError(f'{key}={value!r} should be of type {expected.__name__} (default: {default!r})')
+        checked[key] = float(value) if expected is float and value is not None else value
+    return checked
 
 
 def resolve(overrides):
@@ -140,11 +144,7 @@ def resolve(overrides):
     module = task_module(overrides['task'])
     tkeys = task_keys(module)
     known = {**{k: f.default for k, f in MODEL_KEYS.items()}, **DEFAULTS, **tkeys}
-    checked = {}
-    for key, value in overrides.items():
-        if key not in known:
-            raise unknown('key', key, known)
-        checked[key] = check_type(key, value, known[key])
+    checked = check_keys(overrides, known)
     if checked.get('variant', DEFAULTS['variant']) not in VARIANTS:
         raise unknown('variant', checked['variant'], VARIANTS)
     cfg = {**DEFAULTS, **tkeys, **checked}

@@ -48,8 +48,8 @@ import torch  # noqa: E402
 import papers  # noqa: E402
 from claims import claims_text, judge, pct, verdict  # noqa: E402, F401 (pct: the experiments' common.pct)
 from data import local, synthetic  # noqa: E402
-from data.loader import ConfigError, task_data, task_keys, task_module, unknown  # noqa: E402
-from train import DEFAULTS, MODEL_KEYS, check_type, parse_args as train_args, resolve, train  # noqa: E402
+from data.loader import ConfigError, task_data, task_keys, task_module  # noqa: E402
+from train import DEFAULTS, MODEL_KEYS, check_keys, parse_args as train_args, resolve, train  # noqa: E402
 
 
 def parse_args(doc, add=None, argv=None, at_keys=None):
@@ -79,11 +79,10 @@ def parse_args(doc, add=None, argv=None, at_keys=None):
 
 
 def checked_at(at, own=None):  # --at's keys: `own`, else train.py's, the model's or a task's; values of their type
-    known = own or {**{k: v for t in synthetic.tasks() for k, v in task_keys(task_module(t)).items()},
-                    **{k: f.default for k, f in MODEL_KEYS.items()}, **DEFAULTS}
-    for key in set(at) - set(known):
-        raise unknown('key', key, known) if own is None else ConfigError(f'unknown key {key!r}: one of {[*own]}')
-    return {key: check_type(key, value, known[key]) for key, value in at.items()}
+    for key in set(at) - set(own or at):
+        raise ConfigError(f'unknown key {key!r}: one of {[*own]}')
+    return check_keys(at, own or {**{k: v for t in synthetic.tasks() for k, v in task_keys(task_module(t)).items()},
+                                  **{k: f.default for k, f in MODEL_KEYS.items()}, **DEFAULTS})
 
 
 def config(protocol, **point):
