@@ -64,7 +64,7 @@ def plot(trend, judged, path):
             if key in claim:
                 ax.axhline(claim[key], color='grey', ls='--', lw=1)
         ax.set_title('\n'.join(textwrap.wrap(claim['says'], 60)[:3]), fontsize=7)
-        ax.set_xlabel(trend['axis'])
+        ax.set_xlabel('\n'.join(textwrap.wrap(trend['axis'], 45)), fontsize=8)  # panels 4.5 in wide: no overlap
         ax.legend(fontsize=6)
     fig.tight_layout()
     synthetic.atomic_write(path, lambda tmp: fig.savefig(tmp, format='png', dpi=120))
