@@ -431,7 +431,6 @@ def sample_text(config=None):
 
 def main(argv):
     """The command line: any mistake in it, or in a file it reads, ends in one line 'error: ...' and exit code 2."""
-    synthetic.sigterm_exits()  # a kill cleans up as Ctrl-C does: no temporary files, the run folder released
     try:
         overrides = parse_args([a for a in argv if a not in ('--help', '-h')])
         if '--help' in argv or '-h' in argv:
@@ -447,4 +446,5 @@ def main(argv):
 
 
 if __name__ == '__main__':
+    synthetic.end_on_signal()  # Ctrl-C or a kill: no temporary files; the last checkpoint stays
     main(sys.argv[1:])

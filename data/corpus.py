@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from data.synthetic import load_task, new_files, sigterm_exits, task_dir, write_meta
+from data.synthetic import end_on_signal, load_task, new_files, task_dir, write_meta
 
 ENCODINGS = dict(gpt2=50257, bytes=257)  # name -> number of tokens (loader.py checks meta.json against it)
 BLOCK_SIZE = 256  # the papers' sequence length for every corpus (reference.md section 1)
@@ -215,7 +215,7 @@ def main(task_file):
     parser.add_argument('--out_dir', default=None, help='where to write (default: data/<task>/[settings])')
     ns = vars(parser.parse_args())
     source, out_dir = ns.pop('input'), ns.pop('out_dir')
-    sigterm_exits()
+    end_on_signal()
     try:
         out, meta = prepare(task, ns, source, out_dir)
     except ValueError as e:

@@ -113,10 +113,16 @@ def default_splits(module, args, rng, meta):
     return {'train': (np.concatenate(xs), np.concatenate(ys)), 'val': val}
 
 
+TEMPORARIES = set()  # the temporary files and folders this process may be writing (end_on_signal removes them)
+
+
 def temporary(path):
-    """path's temporary name, <name>.tmp<pid>: unique to this process, so two processes never share one."""
+    """path's temporary name, <name>.tmp<pid>: unique to this process, so two processes never share one. Registered
+    in TEMPORARIES, so that SIGINT or SIGTERM removes it before the process ends."""
     path = Path(path)
-    return path.with_name(f'{path.name}.tmp{os.getpid()}')
+    tmp = path.with_name(f'{path.name}.tmp{os.getpid()}')
+    TEMPORARIES.add(tmp)
+    return tmp
 
 
 def atomic_write(path, write):
@@ -130,6 +136,7 @@ def atomic_write(path, write):
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+        TEMPORARIES.discard(tmp)
 
 
 @contextmanager
@@ -146,6 +153,7 @@ def new_files(out):
         commit(new, out)
     finally:
         shutil.rmtree(new, ignore_errors=True)
+        TEMPORARIES.discard(new)
 
 
 def commit(new, out):
@@ -214,10 +222,25 @@ def write_meta(out, meta):
     atomic_write(out / 'meta.json', lambda tmp: tmp.write_text(json.dumps(meta, indent=2) + '\n'))
 
 
-def sigterm_exits():
-    """Makes SIGTERM raise SystemExit (exit status 143, as a kill's), so that cleanup code runs: by default it ends
-    Python on the spot, leaving temporary files behind. For a command line's main thread."""
-    signal.signal(signal.SIGTERM, lambda s, _: sys.exit(128 + s))
+def end_on_signal():
+    """Makes SIGINT (Ctrl-C) and SIGTERM end the process at once: this process's temporary files and folders
+    (TEMPORARIES) are removed, and it exits with status 128 + the signal's number, as a kill's. Whatever was complete
+    stays: data sets and checkpoints are only ever renamed into place. Not by raising KeyboardInterrupt or SystemExit:
+    an exception raised between two arbitrary bytecodes can land inside a library's `with lock:` before it is set up
+    (threading.Condition.__enter__ under tiktoken's thread pool, importlib's module locks), leaving the lock held, and
+    the process then hangs at exit instead of ending. A shell starts background jobs with SIGINT ignored; that stays
+    so. For a command line's main thread."""
+    def end(sig, _):
+        try:
+            for path in list(TEMPORARIES):
+                shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+            os.write(2, f'\nstopped by {signal.Signals(sig).name}\n'.encode())
+            sys.stdout.flush()  # what was printed before; raises if the signal came in the middle of a print
+        finally:
+            os._exit(128 + sig)
+    for s in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(s) is not signal.SIG_IGN:
+            signal.signal(s, end)
 
 
 def decode(meta, row):
@@ -236,7 +259,7 @@ def main(task_file):
     parser.add_argument('--out_dir', default=None, help='where to write (default: data/<task>/[settings])')
     ns = vars(parser.parse_args())
     out_dir = ns.pop('out_dir')
-    sigterm_exits()
+    end_on_signal()
     try:
         out, meta = prepare(task, ns, out_dir)
     except ValueError as e:

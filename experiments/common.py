@@ -52,7 +52,7 @@ from data.loader import ConfigError, task_data, task_keys, task_module  # noqa: 
 from train import DEFAULTS, MODEL_KEYS, check_keys, parse_args as train_args, resolve, train  # noqa: E402
 
 
-def parse_args(doc, add=None, argv=None, at_keys=None):
+def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
     """-> args, .mode in {'full', 'quick', 'smoke'}; `add(parser)` adds its own flags, `at_keys` its --at's keys."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--quick', action='store_true', help='the reduced protocol: minutes on a 2-core CPU')
@@ -65,9 +65,10 @@ def parse_args(doc, add=None, argv=None, at_keys=None):
                         "over the protocol's: a TREND's size, whose results go to OUT_DIR only (--at= alone: none)")
     parser.add_argument('--plan', action='store_true', help='train nothing: list the runs the protocol would train '
                         'in OUT_DIR/<name>-plan.json (experiments/reproduce.py --plan prices them)')
-    if add:
-        add(parser)
+    add(parser)
     args = parser.parse_args(argv)
+    if argv is None:  # the command line's own process, not a caller's: Ctrl-C or a kill leaves no temporaries
+        synthetic.end_on_signal()
     try:  # a TREND's size, whose results go to OUT_DIR only; bad input: one line, exit status 2, before anything runs
         args.point, args.at = bool(args.at), checked_at(train_args([f'--{a}' for a in args.at if a]), at_keys)
     except ConfigError as e:

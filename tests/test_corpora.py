@@ -577,7 +577,10 @@ def test_a_killed_prepare_leaves_the_old_data_or_the_new(tmp_path):
         time.sleep(duration * (i + rng.random()) / n)
         sig = rng.choice([signal.SIGINT, signal.SIGTERM])
         p.send_signal(sig)
-        err = p.communicate(timeout=60)[1].decode()
+        try:
+            err = p.communicate(timeout=60)[1].decode()
+        finally:
+            p.kill()  # a hung one fails the test, and does not outlive it
         kills.append((sig.name, p.returncode))
         assert not [f.name for f in out.rglob('*') if '.tmp' in f.name], kills
         now = complete_data(out)

@@ -286,7 +286,10 @@ def test_a_second_process_on_a_run_folder_is_refused_and_the_first_stays_intact(
         assert second.returncode == 2 and 'another process is running in' in second.stderr, second.stderr
     finally:
         first.send_signal(signal.SIGTERM)
-        first.wait(timeout=60)
+        try:
+            first.wait(timeout=60)
+        finally:
+            first.kill()  # a hung one fails the test, and does not outlive it
     steps = [json.loads(line)['step'] for line in log.read_text().splitlines()]
     assert steps == list(range(5, 5 * len(steps) + 1, 5))  # one run's evaluations, in order
     ckpt = load_checkpoint(tmp_path / 'out' / 'r' / 'ckpt.pt')

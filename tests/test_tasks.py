@@ -477,6 +477,48 @@ def test_a_signal_during_the_commit_takes_effect_after_it(tmp_path, monkeypatch)
     assert all((out / f).read_bytes() == (new / f).read_bytes() for f in ('meta.json', 'train.npz', 'val.npz'))
 
 
+# A lock taken in a Python-level __enter__, and a thread that needs it to end (as a thread pool's worker needs its
+# idle semaphore's); the signal comes in between, before the `with` holds __exit__.
+SIGNAL_INSIDE_ENTER = """
+import os, signal, sys, threading, time
+sys.path.insert(0, sys.argv[1])
+from data import synthetic
+if sys.argv[3] == 'ignored':
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # as a shell starts a background job
+else:
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as a terminal's foreground process
+synthetic.end_on_signal()
+synthetic.temporary(sys.argv[2]).write_text('half of a file')
+lock = threading.Lock()
+class Guard:
+    def __enter__(self):
+        lock.acquire()
+        os.kill(os.getpid(), signal.SIGTERM if sys.argv[3] == 'SIGTERM' else signal.SIGINT)
+        for _ in range(1000):  # the handler runs at one of these bytecodes
+            pass
+    def __exit__(self, *exc):
+        lock.release()
+threading.Thread(target=lambda: (time.sleep(0.5), lock.acquire(), lock.release())).start()
+with Guard():
+    pass
+"""
+
+
+@pytest.mark.parametrize('sig, status', [('SIGTERM', 143), ('SIGINT', 130), ('ignored', 0)])
+def test_a_signal_at_any_bytecode_ends_the_process_and_removes_its_temporaries(tmp_path, sig, status):
+    """end_on_signal: the process ends at once with 128 + the signal's number and no temporary file, even where an
+    exception raised by the signal would leave a lock held and hang the exit (raising SystemExit there did); a
+    SIGINT the parent ignores stays ignored."""
+    p = subprocess.Popen([sys.executable, '-c', SIGNAL_INSIDE_ENTER, str(ROOT), str(tmp_path / 'data.bin'), sig],
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        err = p.communicate(timeout=60)[1]
+    finally:
+        p.kill()
+    assert p.returncode == status, err
+    assert [f.name for f in tmp_path.iterdir()] == ([] if status else [f'data.bin.tmp{p.pid}'])
+
+
 def test_concurrent_prepares_of_the_same_data_both_succeed(tmp_path):
     args = dict(length=20, n_train=20_000, n_test=100)
     procs = [subprocess.Popen([sys.executable, 'data/khop/prepare.py', *(f'--{k}={v}' for k, v in args.items()),
