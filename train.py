@@ -162,9 +162,9 @@ def resolve(overrides):
     if cfg['classify'] and cfg['sample']:
         raise ConfigError("--sample generates tokens, and a classify=True run's head outputs classes, not tokens: "
                           'evaluate it with --resume instead')
-    if cfg['run_name'] in ('.', '..') or any(c in cfg['run_name'] for c in '/\\'):
-        raise ConfigError(f"run_name={cfg['run_name']!r} must be a plain folder name inside out_dir (no '/', "
-                          f"'\\' or '..'): to write elsewhere, set out_dir")
+    if cfg.get('causal') is False and not cfg['classify'] and cfg['task'] != 'yelp':  # Yelp: padding after its label
+        raise ConfigError(f"causal=False lets a position read what follows it, its targets in {cfg['task']}: drop it")
+    cfg['out_dir'], cfg['data_dir'] = os.path.expanduser(cfg['out_dir']), os.path.expanduser(cfg['data_dir'])
     return cfg
 
 
@@ -341,7 +341,7 @@ def train(config=None):
               f"{raw_model.get_num_params(False):,} parameters, {data}, length {T}, {device} {dtype}, "
               f"{world} process(es), in {run_dir}")
 
-    with runs.Run(run_dir, cfg, meta, ckpt and ckpt['step'], NOT_NAMED, write=master) as run:
+    with runs.Run(run_dir, cfg, meta, ckpt, NOT_NAMED, write=master) as run:
         progress = runs.Progress(cfg, step, master and cfg['progress'], raw_model, global_batch, T, PEAK_FLOPS)
         t_start, metrics, train_loss = time.time(), None, float('nan')
         nonfinite = torch.zeros((), dtype=torch.bool, device=device)  # read at log and eval steps: no sync per step

@@ -31,6 +31,21 @@ class ConfigError(ValueError):
     """Bad input: an unknown key, a wrong type, an impossible combination, missing data."""
 
 
+def command_line_process():
+    """For an experiment's own process (not a caller's): Ctrl-C or a kill leaves no temporaries (end_on_signal), and a
+    ValueError that reaches the top (ConfigError included: a mistake in the input, missing or damaged data) ends in one
+    line 'error: ...' and exit status 2, as train.py's own errors do. Any other exception keeps its traceback."""
+    def hook(kind, error, tb):
+        if not issubclass(kind, ValueError):
+            return sys.__excepthook__(kind, error, tb)
+        print(f'error: {error}', file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(2)  # an excepthook cannot choose the exit status otherwise; every finally block has run
+    synthetic.end_on_signal()
+    sys.excepthook = hook
+
+
 def unknown(what, name, choices):
     """The error for a name that is not one of `choices`, naming the closest one."""
     close = difflib.get_close_matches(name, choices, n=1)

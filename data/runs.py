@@ -15,6 +15,7 @@ import fcntl
 import hashlib
 import json
 import math
+import os
 import re
 import time
 from dataclasses import asdict
@@ -24,7 +25,7 @@ import torch
 from tqdm import tqdm
 
 from data.loader import ConfigError, read_json
-from data.synthetic import atomic_write
+from data.synthetic import atomic_write, remove_leftovers
 
 
 def differing(a, b, ignored=()):
@@ -36,6 +37,9 @@ def run_dir(cfg, label, not_named):
     """out_dir/run_name, or a name of the config's own: the task, then `label` (the variant and the keys not at their
     default) as far as it fits, then a hash of every key outside not_named, so that runs of different configs never
     share a folder: 'dyck-standard,seed=1-3f2a9c01'."""
+    if cfg['run_name'] in ('.', '..') or any(c in cfg['run_name'] for c in '/\\'):
+        raise ConfigError(f"run_name={cfg['run_name']!r} must be a plain folder name inside out_dir (no '/', "
+                          f"'\\' or '..'): to write elsewhere, set out_dir")
     if cfg['run_name']:
         return Path(cfg['out_dir']) / cfg['run_name']
     readable = re.sub(r'[^\w.,=+-]', '_', label)
@@ -73,6 +77,9 @@ def resumed_config(ckpt, overrides, resolve, resumable):
     outside `resumable` given with a value other than the run's (its config's, else its model's) is refused, by name."""
     saved = ckpt['config']
     cfg = resolve({**saved, **overrides})
+    if cfg['max_iters'] < ckpt['step']:
+        raise ConfigError(f"max_iters={cfg['max_iters']} is below the run's step {ckpt['step']}: a run does not go "
+                          f"back; give max_iters={ckpt['step']} or more, or start a new run")
     for key in overrides:
         before = saved[key] if key in saved else ckpt['model_args'].get(key)
         if key not in resumable and cfg[key] != before:
@@ -118,6 +125,8 @@ def save_checkpoint(ckpt, path):
 def load_checkpoint(path):
     """A checkpoint, for resume, --sample and the experiments. weights_only: run folders are shared, and a pickle
     can run any code when it is loaded, so only tensors and plain values are read; then the checksum is checked."""
+    if not Path(path).is_file():  # a FIFO or a device would block or never end
+        raise ConfigError(f'{path} is not a regular file: delete it, or restore the checkpoint from a copy')
     try:
         ckpt = torch.load(path, map_location='cpu', weights_only=True)
     except Exception as e:  # torch.load raises many types for a damaged file
@@ -130,7 +139,17 @@ def load_checkpoint(path):
     if digest({k: v for k, v in ckpt.items() if k != 'sha256'}).hexdigest() != ckpt['sha256']:
         raise ConfigError(f'{path} is damaged: its contents differ from the checksum saved with them; delete it, '
                           f'or restore it from a copy')
-    return ckpt
+    return {**ckpt, 'file': file_id(path)}
+
+
+def file_id(path):
+    """Which file is at path now: a checkpoint is replaced by a rename (a new inode), so this tells a file read earlier
+    from the one there now; None if there is none."""
+    try:
+        st = Path(path).stat()
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size
 
 
 def logged_step(line):
@@ -144,14 +163,17 @@ def logged_step(line):
 class Run:
     """A run's folder while the run writes to it, as a context manager; with write=False (the other DDP ranks) it
     writes nothing. On entering: a lock (flock, which the kernel drops when the process ends, so a crash leaves none
-    behind) refuses a second process instead of mixing two runs' files; a fresh run does not replace another run's
-    files unless cfg's overwrite is set (the keys in not_named say where and how a run is shown, not what it trains);
-    config.json is written and log.jsonl started: empty, or for a resumed run cut back to the checkpoint's step,
-    atomically; W&B starts when wandb_log asks for it."""
+    behind) refuses a second process instead of mixing two runs' files; a resume whose ckpt.pt was replaced after it
+    read it (by another resume, which held the lock then) stops; dead processes' temporaries are removed; a fresh run
+    does not replace another run's files unless cfg's overwrite is set (the keys in not_named say where and how a run
+    is shown, not what it trains); config.json is written and log.jsonl started: empty, or for a resumed run cut back
+    to the checkpoint's step, atomically; W&B starts when wandb_log asks for it. Each record checks that the lock still
+    guards the folder (one removed and made again could be locked by another process)."""
 
-    def __init__(self, folder, cfg, meta, resumed_step, not_named, write=True):
-        self.folder, self.cfg, self.meta, self.resumed, self.not_named = folder, cfg, meta, resumed_step, not_named
-        self.write, self.saved_step, self.lock, self.wandb = write, resumed_step, None, None
+    def __init__(self, folder, cfg, meta, ckpt, not_named, write=True):
+        self.folder, self.cfg, self.meta, self.ckpt, self.not_named = folder, cfg, meta, ckpt, not_named
+        self.resumed = self.saved_step = ckpt['step'] if ckpt else None
+        self.write, self.lock, self.wandb = write, None, None
 
     def __enter__(self):
         if not self.write:
@@ -164,6 +186,10 @@ class Run:
                               f'write') from None
         try:
             fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if self.ckpt and file_id(self.folder / 'ckpt.pt') != self.ckpt['file']:  # read before the lock was ours
+                raise ConfigError(f'another process wrote {self.folder} after this one read its checkpoint: run the '
+                                  f'command again')
+            remove_leftovers(self.folder)
             self.check_fresh()
             text = json.dumps({**self.cfg, 'resume': False, 'overwrite': False}, indent=2) + '\n'
             atomic_write(self.folder / 'config.json', lambda tmp: tmp.write_text(text))
@@ -197,6 +223,10 @@ class Run:
         """One evaluation: its log line, the checkpoint of the weights that gave it, and W&B."""
         if not self.write:
             return
+        held = os.fstat(self.lock.fileno())
+        if (file_id(self.folder / '.lock') or ())[:2] != (held.st_dev, held.st_ino):  # the lock guards another folder
+            raise ConfigError(f'{self.folder} was removed or made again while this run wrote it, so another process '
+                              f'could write it too: this run stopped; start it again')
         with open(self.folder / 'log.jsonl', 'a') as f:
             f.write(json.dumps(metrics) + '\n')
         save_checkpoint(dict(model=model.state_dict(), optimizer=optimizer.state_dict(), scaler=scaler.state_dict(),

@@ -125,6 +125,25 @@ def temporary(path):
     return tmp
 
 
+def remove_leftovers(folder):
+    """Removes the temporaries (<name>.tmp<pid>) in folder of processes that no longer run: a kill -9 or a crash
+    leaves them. A running process's are its own (concurrent prepares of the same data)."""
+    for path in Path(folder).glob('*.tmp*'):
+        pid = path.name.rpartition('.tmp')[2]
+        if pid.isdigit() and not running(int(pid)):
+            shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+
+
+def running(pid):
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        pass
+    return True
+
+
 def atomic_write(path, write):
     """Calls write(tmp) on a temporary name unique to this process, then renames it to path: a reader sees the
     old file or the new one, never half of one, and two processes writing the same file never share a name.
@@ -146,6 +165,7 @@ def new_files(out):
     its previous files. The directory is this process's own, so concurrent prepares of the same data (the same
     files: the output is deterministic) do not disturb each other."""
     new = temporary(Path(out) / 'new')
+    remove_leftovers(out)
     try:
         shutil.rmtree(new, ignore_errors=True)  # left by a killed process whose pid this one reuses (containers do)
         new.mkdir()

@@ -48,7 +48,7 @@ import torch  # noqa: E402
 import papers  # noqa: E402
 from claims import claims_text, judge, pct, verdict  # noqa: E402, F401 (pct: the experiments' common.pct)
 from data import local, synthetic  # noqa: E402
-from data.loader import ConfigError, task_data, task_keys, task_module  # noqa: E402
+from data.loader import ConfigError, command_line_process, task_data, task_keys, task_module  # noqa: E402
 from train import DEFAULTS, MODEL_KEYS, check_keys, parse_args as train_args, resolve, train  # noqa: E402
 
 
@@ -67,8 +67,8 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
                         'in OUT_DIR/<name>-plan.json (experiments/reproduce.py --plan prices them)')
     add(parser)
     args = parser.parse_args(argv)
-    if argv is None:  # the command line's own process, not a caller's: Ctrl-C or a kill leaves no temporaries
-        synthetic.end_on_signal()
+    if argv is None:  # the command line's own process, not a caller's
+        command_line_process()
     try:  # a TREND's size, whose results go to OUT_DIR only; bad input: one line, exit status 2, before anything runs
         args.point, args.at = bool(args.at), checked_at(train_args([f'--{a}' for a in args.at if a]), at_keys)
     except ConfigError as e:

@@ -1,6 +1,8 @@
 """Runs a researcher can trust: every input a user can type and every damaged file under out/ or data/ ends in one
 line 'error: ...' with exit code 2 and nothing written; checkpoints run no code; resume keeps its run; run folders
 are per config, locked, and never replace another run."""
+import contextlib
+import io
 import json
 import os
 import pickletools
@@ -18,6 +20,7 @@ import pytest
 import torch
 
 import train as train_module
+from data import corpus
 from test_train import TINY
 from train import load_checkpoint, train
 
@@ -39,6 +42,14 @@ def flags(d, **kw):
 def done(d, *more):
     """The finished run's folder named, for --resume and --sample."""
     return [f'--out_dir={d / "out"}', '--run_name=done', f'--data_dir={d / "data"}', *more]
+
+
+def yelp_data(d):
+    """Yelp, the one task a model may read both ways, from a stand-in of its CSVs."""
+    from test_corpora import make_yelp
+    make_yelp(d / 'csv')
+    with contextlib.redirect_stderr(io.StringIO()):  # its progress bar: the case reads stderr
+        corpus.prepare('yelp', {'encoding': 'bytes'}, d / 'csv', d / 'yelp')
 
 
 def write(path, content):
@@ -116,8 +127,10 @@ CASES = [
     # classification
     ('classify a task without classes', lambda d: flags(d, classify=True), None,
      'classify=True needs a task whose meta.json lists its classes .yelp.; addition has none: drop classify'),
-    ('bidirectional MixiT longer than the examples', lambda d: flags(d, variant='mixit', causal=False, block_size=64),
-     None, r'bidirectional MixiT mixes all block_size positions: set block_size=\d+ \(or 0\)'),
+    ('bidirectional MixiT longer than the examples', lambda d: [
+        f'--out_dir={d / "out"}', f'--data_dir={d / "yelp"}', '--task=yelp', '--encoding=bytes', '--variant=mixit',
+        '--causal=False', '--block_size=512'], yelp_data,
+     r'bidirectional MixiT mixes all block_size positions: set block_size=\d+ \(or 0\)'),
     ('classify online', lambda d: flags(d, classify=True, online=True), None, 'has no generator: drop online=True'),
     ('classify and sample', lambda d: done(d, '--sample', '--classify=True'), None, '--sample generates tokens'),
     # sampling
@@ -172,6 +185,13 @@ CASES = [
     ('resume with another batch', lambda d: done(d, '--resume', '--batch_size=8'), None, 'cannot change batch_size'),
     ('resume on other task data', lambda d: done(d, '--resume', '--digits=3'), None, 'cannot change digits'),
     ('resume what never ran', lambda d: flags(d, resume=True, run_name='never'), None, 'cannot resume: no run'),
+    ('resume back to an earlier step', lambda d: done(d, '--resume', '--max_iters=2'), None,
+     r"max_iters=2 is below the run's step \d+: a run does not go back"),
+    ('a checkpoint that is a FIFO', lambda d: done(d, '--resume'),
+     lambda d: ((d / 'out/done/ckpt.pt').unlink(), os.mkfifo(d / 'out/done/ckpt.pt')), 'is not a regular file'),
+    # a model that reads the future
+    ('bidirectional on a next-token task', lambda d: flags(d, causal=False), None,
+     'causal=False lets a position read what follows it, its targets in addition'),
 ]
 
 
@@ -322,3 +342,74 @@ def test_wandb_logs_each_evaluation_when_asked(tmp_path, monkeypatch):
     assert calls == [('init', 'frozen-transformers', 'w', 0), *[('log', e['step'], e['val_loss']) for e in log],
                      ('finish',)]
     assert log[-1]['val_loss'] == m['val_loss']
+
+
+def dead_pid():
+    """The pid of a process that has ended (and, on a quiet machine, not been reused yet)."""
+    p = subprocess.Popen([sys.executable, '-c', ''])
+    p.wait()
+    return p.pid
+
+
+def test_temporaries_of_dead_processes_are_removed_by_the_next_run_and_prepare(tmp_path):
+    """A kill -9 leaves <name>.tmp<pid>; the next run of the folder (or prepare of the data) removes those of processes
+    that no longer run, and keeps a running process's."""
+    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
+    train(keys)
+    run, data = tmp_path / 'out' / 'r', tmp_path / 'data'
+    dead, alive = dead_pid(), subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])
+    try:
+        for folder in (run, data):
+            (folder / f'ckpt.pt.tmp{dead}').write_bytes(b'half')
+            (folder / f'new.tmp{dead}').mkdir()
+            (folder / f'ckpt.pt.tmp{alive.pid}').write_bytes(b'a running process is writing it')
+        train({**keys, 'resume': True, 'max_iters': 9})
+        assert sorted(p.name for p in run.glob('*.tmp*')) == [f'ckpt.pt.tmp{alive.pid}']
+        from data.synthetic import prepare
+        prepare('addition', json.loads((data / 'meta.json').read_text())['args'], out_dir=data)
+        assert sorted(p.name for p in data.glob('*.tmp*')) == [f'ckpt.pt.tmp{alive.pid}']
+    finally:
+        alive.kill()
+
+
+def test_a_resume_refuses_a_checkpoint_replaced_after_it_read_it(tmp_path, monkeypatch):
+    """Two resumes of one run: the second read ckpt.pt before the first, which held the lock, replaced it; once it
+    holds the lock it sees that, and stops before it writes anything."""
+    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
+    train(keys)
+    folder = tmp_path / 'out' / 'r'
+
+    def read_then_replaced(path):
+        ckpt = load_checkpoint(path)
+        shutil.copy(path, folder / 'other')
+        os.replace(folder / 'other', path)  # the first resume's next checkpoint: a new file
+        return ckpt
+    monkeypatch.setattr(train_module, 'load_checkpoint', read_then_replaced)
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    with pytest.raises(train_module.ConfigError, match='another process wrote .* after this one read its checkpoint'):
+        train({**keys, 'resume': True, 'max_iters': 9})
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before
+
+
+def test_a_run_stops_when_its_folder_is_made_again(tmp_path, monkeypatch):
+    """The lock guards the folder it was taken in: a folder removed and made again (where another process could take
+    a new lock) stops the run at its next evaluation instead of two runs writing one folder."""
+    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
+    record = train_module.runs.Run.record
+
+    def remade(self, *args):
+        shutil.rmtree(self.folder)
+        self.folder.mkdir()
+        (self.folder / '.lock').touch()
+        return record(self, *args)
+    monkeypatch.setattr(train_module.runs.Run, 'record', remade)
+    with pytest.raises(train_module.ConfigError, match='removed or made again while this run wrote it'):
+        train(keys)
+    assert [p.name for p in (tmp_path / 'out' / 'r').iterdir()] == ['.lock']
+
+
+def test_a_home_folder_is_expanded(tmp_path, monkeypatch):
+    monkeypatch.setenv('HOME', str(tmp_path / 'home'))
+    result = train({**TINY, 'out_dir': '~/out', 'data_dir': '~/data', 'run_name': 'r'})
+    assert result['run_dir'] == str(tmp_path / 'home' / 'out' / 'r') and (tmp_path / 'home' / 'data').is_dir()
+    assert not list(Path.cwd().glob('~'))
