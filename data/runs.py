@@ -72,11 +72,19 @@ def find_checkpoint(cfg, given, folder, resumable, action):
     return found[0] / 'ckpt.pt'
 
 
+# where a run writes or reads and what it sends: the command line decides, never a checkpoint (a file from elsewhere)
+CHOSEN_NOW = ('out_dir', 'data_dir', 'wandb_log', 'wandb_project', 'wandb_run_name')
+
+
 def resumed_config(ckpt, overrides, resolve, resumable):
-    """A resumed run's config: the checkpoint's, with the keys given now, through `resolve` (train.py's). A key
-    outside `resumable` given with a value other than the run's (its config's, else its model's) is refused, by name."""
-    saved = ckpt['config']
+    """A resumed run's config: the checkpoint's, with the keys given now, through `resolve` (train.py's); CHOSEN_NOW
+    come from the command line alone. A key outside `resumable` given with a value other than the run's (its
+    config's, else its model's) is refused, by name."""
+    saved = {k: v for k, v in ckpt['config'].items() if k not in CHOSEN_NOW}
     cfg = resolve({**saved, **overrides})
+    if 'data_dir' not in overrides and cfg['data_dir'] != ckpt['config'].get('data_dir', cfg['data_dir']):
+        raise ConfigError(f"this run read its data from data_dir={ckpt['config']['data_dir']!r}: give that data_dir "
+                          f"again (a checkpoint does not choose where data is read or written), or the one it moved to")
     if cfg['max_iters'] < ckpt['step']:
         raise ConfigError(f"max_iters={cfg['max_iters']} is below the run's step {ckpt['step']}: a run does not go "
                           f"back; give max_iters={ckpt['step']} or more, or start a new run")

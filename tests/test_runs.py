@@ -185,6 +185,9 @@ CASES = [
     ('resume with another batch', lambda d: done(d, '--resume', '--batch_size=8'), None, 'cannot change batch_size'),
     ('resume on other task data', lambda d: done(d, '--resume', '--digits=3'), None, 'cannot change digits'),
     ('resume what never ran', lambda d: flags(d, resume=True, run_name='never'), None, 'cannot resume: no run'),
+    ('resume where the checkpoint says the data is', lambda d: [f'--out_dir={d / "out"}', '--run_name=done',
+                                                                 '--resume'], None,
+     "this run read its data from data_dir=.*: give that data_dir again .a checkpoint does not choose"),
     ('resume back to an earlier step', lambda d: done(d, '--resume', '--max_iters=2'), None,
      r"max_iters=2 is below the run's step \d+: a run does not go back"),
     ('a checkpoint that is a FIFO', lambda d: done(d, '--resume'),
@@ -317,8 +320,8 @@ def test_a_second_process_on_a_run_folder_is_refused_and_the_first_stays_intact(
     # evaluation ahead, which resume cuts back
     assert ckpt['config']['seed'] == 0 and ckpt['step'] in steps[-2:]
     assert not list((tmp_path / 'out' / 'r').glob('*.tmp*'))
-    resumed = train({'out_dir': str(tmp_path / 'out'), 'run_name': 'r', 'resume': True,
-                     'max_iters': ckpt['step'] + 5})  # the lock went with the killed process
+    resumed = train({'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r',
+                     'resume': True, 'max_iters': ckpt['step'] + 5})  # the lock went with the killed process
     assert resumed['step'] == ckpt['step'] + 5
     steps = [json.loads(line)['step'] for line in log.read_text().splitlines()]
     assert steps == list(range(5, ckpt['step'] + 6, 5))
@@ -413,3 +416,17 @@ def test_a_home_folder_is_expanded(tmp_path, monkeypatch):
     result = train({**TINY, 'out_dir': '~/out', 'data_dir': '~/data', 'run_name': 'r'})
     assert result['run_dir'] == str(tmp_path / 'home' / 'out' / 'r') and (tmp_path / 'home' / 'data').is_dir()
     assert not list(Path.cwd().glob('~'))
+
+
+def test_a_checkpoint_decides_neither_where_a_run_writes_nor_what_it_sends(tmp_path):
+    """A checkpoint whose checksum was recomputed still cannot steer a resume: its config's out_dir, data_dir and
+    wandb_* are not used (W&B would need the wandb package, which is not installed here, or would log to the network)."""
+    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
+    train(keys)
+    path = tmp_path / 'out' / 'r' / 'ckpt.pt'
+    ckpt = {k: v for k, v in load_checkpoint(path).items() if k not in ('sha256', 'file')}
+    ckpt['config'] = {**ckpt['config'], 'wandb_log': True, 'wandb_project': 'theirs', 'out_dir': str(tmp_path / 'x')}
+    train_module.runs.save_checkpoint(ckpt, path)
+    result = train({**keys, 'resume': True, 'max_iters': 9})
+    assert result['step'] == 9 and result['run_dir'] == str(path.parent) and not (tmp_path / 'x').exists()
+    assert load_checkpoint(path)['config']['wandb_log'] is False

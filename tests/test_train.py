@@ -66,7 +66,8 @@ def test_resume_is_exact(tmp_path, variant, dtype):
     common = dict(max_iters=10, lr_decay_iters=10, eval_interval=5, dropout=0.1, variant=variant, dtype=dtype)
     run(tmp_path, run_name='straight', **common)
     run(tmp_path, run_name='split', **{**common, 'max_iters': 5})
-    train(dict(out_dir=str(tmp_path / 'out'), run_name='split', resume=True, max_iters=10))
+    train(dict(out_dir=str(tmp_path / 'out'), data_dir=str(tmp_path / 'data'), run_name='split', resume=True,
+               max_iters=10))
     a, b = weights(tmp_path, 'straight'), weights(tmp_path, 'split')
     assert all(torch.equal(a[k], b[k]) for k in a)
     assert all(a[k].dtype == getattr(torch, dtype) for k in a if k.endswith('.mix'))
@@ -111,8 +112,8 @@ def test_a_few_hundred_steps_solve_a_small_task(tmp_path):
 def test_non_finite_loss_stops_and_keeps_last_good_checkpoint(tmp_path):
     run(tmp_path, run_name='nan', max_iters=4, eval_interval=4)
     with pytest.raises(FloatingPointError, match='non-finite'):
-        train(dict(out_dir=str(tmp_path / 'out'), run_name='nan', resume=True, max_iters=8, learning_rate=float('inf'),
-                   min_lr=float('inf'), log_interval=1))
+        train(dict(out_dir=str(tmp_path / 'out'), data_dir=str(tmp_path / 'data'), run_name='nan', resume=True,
+                   max_iters=8, learning_rate=float('inf'), min_lr=float('inf'), log_interval=1))
     ckpt = torch.load(tmp_path / 'out' / 'nan' / 'ckpt.pt', weights_only=True)
     assert ckpt['step'] == 4 and all(torch.isfinite(v).all() for v in ckpt['model'].values())
 
@@ -346,7 +347,8 @@ def test_lr_schedule_is_the_formula(schedule):
 def test_resume_may_change_the_schedule(tmp_path):
     """lr_schedule is RESUMABLE: a run resumed with the linear schedule goes on with its lr (log.jsonl)."""
     run(tmp_path, run_name='s', max_iters=4, eval_interval=2, lr_decay_iters=8)
-    train(dict(out_dir=str(tmp_path / 'out'), run_name='s', resume=True, max_iters=6, lr_schedule='linear'))
+    train(dict(out_dir=str(tmp_path / 'out'), data_dir=str(tmp_path / 'data'), run_name='s', resume=True, max_iters=6,
+               lr_schedule='linear'))
     log = [json.loads(line) for line in (tmp_path / 'out' / 's' / 'log.jsonl').read_text().splitlines()]
     cfg = json.loads((tmp_path / 'out' / 's' / 'config.json').read_text())
     assert [e['step'] for e in log] == [2, 4, 6] and cfg['lr_schedule'] == 'linear'
