@@ -18,7 +18,7 @@ import math
 import os
 import re
 import time
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
 
 import torch
@@ -26,6 +26,7 @@ from tqdm import tqdm
 
 from data.loader import ConfigError, read_json
 from data.synthetic import atomic_write, remove_leftovers
+from model import GPT, GPTConfig
 
 
 def differing(a, b, ignored=()):
@@ -147,7 +148,33 @@ def load_checkpoint(path):
     if digest({k: v for k, v in ckpt.items() if k != 'sha256'}).hexdigest() != ckpt['sha256']:
         raise ConfigError(f'{path} is damaged: its contents differ from the checksum saved with them; delete it, '
                           f'or restore it from a copy')
+    if not describes(ckpt.get('model_args'), ckpt.get('model')):
+        raise ConfigError(f'{path} is damaged: its model_args do not describe its tensors; delete it, or restore it '
+                          f'from a copy')
     return {**ckpt, 'file': file_id(path)}
+
+
+def describes(args, tensors):
+    """Whether a checkpoint's model_args are GPTConfig's and build a model with exactly its tensors (names, shapes),
+    and no more other memory than a few times theirs. The file is data from elsewhere, and its checksum can be made
+    again: a block_size of 10^9 beside a small model's tensors would have the model ask for gigabytes. Built on the
+    meta device, which allocates nothing; sizes first bounded by the file's, so that no loop runs 10^9 times."""
+    if not isinstance(args, dict) or not set(args) <= {f.name for f in fields(GPTConfig)} or \
+            not isinstance(tensors, dict) or not all(isinstance(t, torch.Tensor) for t in tensors.values()):
+        return False
+    held = sum(t.numel() for t in tensors.values())
+    try:
+        sizes = [args.get(k, 0) for k in ('block_size', 'vocab_size', 'n_head', 'n_embd', 'n_classes', 'universal_k',
+                                         'universal_d', 'base_width')]
+        if any(v > held + 2**16 for v in sizes) or args.get('n_layer', 0) > len(tensors):
+            return False
+        with torch.device('meta'):
+            model = GPT(GPTConfig(**args))
+    except (TypeError, ValueError, RuntimeError, OverflowError):
+        return False
+    state = model.state_dict()
+    return {k: v.shape for k, v in state.items()} == {k: t.shape for k, t in tensors.items()} and \
+        sum(b.numel() for b in model.buffers()) <= 16 * held + 2**20
 
 
 def file_id(path):

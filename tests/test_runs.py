@@ -52,6 +52,16 @@ def yelp_data(d):
         corpus.prepare('yelp', {'encoding': 'bytes'}, d / 'csv', d / 'yelp')
 
 
+def recrafted(**model_args):
+    """A setup that rewrites the finished run's checkpoint with these model_args and a checksum made again: a file
+    from elsewhere, whose checksum proves nothing."""
+    def setup(d):
+        path = d / 'out/done/ckpt.pt'
+        ckpt = {k: v for k, v in load_checkpoint(path).items() if k not in ('sha256', 'file')}
+        train_module.runs.save_checkpoint({**ckpt, 'model_args': {**ckpt['model_args'], **model_args}}, path)
+    return setup
+
+
 def write(path, content):
     Path(path).write_bytes(content if isinstance(content, bytes) else content.encode())
 
@@ -157,6 +167,14 @@ CASES = [
     ('doctored checkpoint, resume', lambda d: done(d, '--resume'), doctor, 'could run code'),
     ('doctored checkpoint, sample', lambda d: done(d, '--sample'), doctor, 'could run code'),
     ('one weight changed', lambda d: done(d, '--resume'), change_one_weight, 'differ from the checksum'),
+    ('checkpoint with an unknown model key', lambda d: done(d, '--resume'), recrafted(n_experts=8),
+     'its model_args do not describe its tensors'),
+    ('checkpoint asking for 29 GB', lambda d: done(d, '--sample'), recrafted(block_size=10**9),
+     'its model_args do not describe its tensors'),
+    ('checkpoint of 10^9 layers', lambda d: done(d, '--resume'), recrafted(n_layer=10**9),
+     'its model_args do not describe its tensors'),
+    ('checkpoint of another width', lambda d: done(d, '--resume'), recrafted(n_embd=64, n_head=2),
+     'its model_args do not describe its tensors'),
     ('damaged config.json', lambda d: flags(d, run_name='done', seed=1),
      lambda d: write(d / 'out/done/config.json', '{"task"'), 'overwrite=True'),
     ('out_dir inside a file', lambda d: flags(d, out_dir=d / 'file' / 'out'), lambda d: write(d / 'file', 'x'),
