@@ -178,7 +178,8 @@ def parse_args(argv):
         if not arg.startswith('--'):
             if not arg.endswith('.json') or not os.path.exists(arg):
                 raise ConfigError(f"'{arg}' is neither --key=value nor an existing .json config file")
-            overrides.update(read_json(arg, 'give a config.json that train.py wrote, or --key=value flags'))
+            saved = read_json(arg, 'give a config.json that train.py wrote, or --key=value flags')
+            overrides.update({k: v for k, v in saved.items() if k != 'overwrite'})  # replacing a run: typed, not read
             continue
         key, eq, value = arg[2:].partition('=')
         try:
@@ -250,12 +251,11 @@ def model_args_of(cfg, meta, T):
     args['block_size'] = cfg['block_size'] or T
     args['vocab_size'] = args.get('vocab_size') or meta['vocab_size']
     if cfg['classify']:
-        # the authors' Yelp model as it ran (trainer_classifier.py; transformers 4.50-4.52, whose SDPA path ignores
-        # is_causal=False): a head output per class read at the review's last token (loader.class_targets), softmax
-        # causal, MixiT bidirectional (causal=False: 4.53's, all bidirectional), the pad (end of text) row zero, frozen
+        # the authors' Yelp model as it ran (trainer_classifier.py; transformers 4.50-4.52: SDPA ignores is_causal):
+        # a head output per class at the review's last token (loader.class_targets), softmax causal, MixiT both ways
         args['n_classes'] = len(meta['classes'])
         args.setdefault('causal', args.get('mixing') != 'mixit')
-        args.setdefault('pad_token', meta.get('sep', -1))
+        args.setdefault('pad_token', meta.get('sep', -1))  # the end-of-text (padding) row zero and frozen
     if not args.get('causal', True) and args.get('mixing') == 'mixit' and args['block_size'] != T:
         raise ConfigError(f"bidirectional MixiT mixes all block_size positions: set block_size={T} (or 0), the "
                           f'length of the examples')

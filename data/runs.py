@@ -25,7 +25,7 @@ import torch
 from tqdm import tqdm
 
 from data.loader import ConfigError, read_json
-from data.synthetic import atomic_write, remove_leftovers
+from data.synthetic import atomic_write, remove_leftovers, temporary
 from model import GPT, GPTConfig
 
 
@@ -208,7 +208,7 @@ class Run:
     def __init__(self, folder, cfg, meta, ckpt, not_named, write=True):
         self.folder, self.cfg, self.meta, self.ckpt, self.not_named = folder, cfg, meta, ckpt, not_named
         self.resumed = self.saved_step = ckpt['step'] if ckpt else None
-        self.write, self.lock, self.wandb = write, None, None
+        self.write, self.lock, self.wandb, self.keep_until = write, None, None, 0
 
     def __enter__(self):
         if not self.write:
@@ -226,12 +226,16 @@ class Run:
                                   f'command again')
             remove_leftovers(self.folder)
             self.check_fresh()
-            text = json.dumps({**self.cfg, 'resume': False, 'overwrite': False}, indent=2) + '\n'
-            atomic_write(self.folder / 'config.json', lambda tmp: tmp.write_text(text))
+            # the same config run again: the run there (finished or stopped) stays until this one is as far
+            self.keep_until = self.step_there() if self.resumed is None and not self.cfg['overwrite'] else 0
+            self.saved_step = self.saved_step or self.keep_until or None
             log = self.folder / 'log.jsonl'
+            self.log = temporary(log) if self.keep_until else log
+            if not self.keep_until:
+                self.write_config()
             lines = log.read_text(errors='replace').splitlines() if self.resumed is not None and log.exists() else []
             kept = ''.join(line + '\n' for line in lines if logged_step(line) <= self.resumed)
-            atomic_write(log, lambda tmp: tmp.write_text(kept))
+            atomic_write(self.log, lambda tmp: tmp.write_text(kept))
             self.wandb = wandb_run(self.cfg, self.folder) if self.cfg['wandb_log'] else None
         except BaseException as e:
             self.lock.close()
@@ -240,6 +244,17 @@ class Run:
                                   f'run_name') from None
             raise
         return self
+
+    def write_config(self):
+        text = json.dumps({**self.cfg, 'resume': False, 'overwrite': False}, indent=2) + '\n'
+        atomic_write(self.folder / 'config.json', lambda tmp: tmp.write_text(text))
+
+    def step_there(self):
+        """The step of the folder's checkpoint; 0 if it has none, or a damaged one."""
+        try:
+            return load_checkpoint(self.folder / 'ckpt.pt')['step'] if (self.folder / 'ckpt.pt').exists() else 0
+        except ConfigError:
+            return 0
 
     def check_fresh(self):
         """A fresh run (not resumed, not overwrite) refuses a folder that holds another run's files."""
@@ -262,14 +277,20 @@ class Run:
         if (file_id(self.folder / '.lock') or ())[:2] != (held.st_dev, held.st_ino):  # the lock guards another folder
             raise ConfigError(f'{self.folder} was removed or made again while this run wrote it, so another process '
                               f'could write it too: this run stopped; start it again')
-        with open(self.folder / 'log.jsonl', 'a') as f:
+        with open(self.log, 'a') as f:
             f.write(json.dumps(metrics) + '\n')
+        if self.wandb:
+            self.wandb.log(metrics, step=metrics['step'])
+        if metrics['step'] < self.keep_until:  # the run there is further on: it stays
+            return
+        if self.keep_until:  # as far as the run there: this one takes its place
+            self.write_config()
+            os.replace(self.log, self.folder / 'log.jsonl')
+            self.log, self.keep_until = self.folder / 'log.jsonl', 0
         save_checkpoint(dict(model=model.state_dict(), optimizer=optimizer.state_dict(), scaler=scaler.state_dict(),
                              model_args=asdict(model.config), step=metrics['step'], config=self.cfg, meta=self.meta),
                         self.folder / 'ckpt.pt')
         self.saved_step = metrics['step']
-        if self.wandb:
-            self.wandb.log(metrics, step=metrics['step'])
 
     def non_finite(self, step):
         """The error that stops a run whose loss became NaN or infinite; the last checkpoint is kept."""
@@ -281,6 +302,8 @@ class Run:
     def __exit__(self, *exc):
         if self.wandb:
             self.wandb.finish()
+        if self.keep_until:  # stopped before it was as far as the run there: its log goes
+            self.log.unlink(missing_ok=True)
         if self.lock:
             self.lock.close()  # closing the file drops the flock
 

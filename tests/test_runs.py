@@ -159,6 +159,10 @@ CASES = [
     ('malformed config file', lambda d: [str(d / 'c.json')], lambda d: write(d / 'c.json', '{"task": '), 'cannot read'),
     ('config file not an object', lambda d: [str(d / 'c.json')], lambda d: write(d / 'c.json', '[1, 2]'), 'JSON list'),
     ('missing config file', lambda d: [str(d / 'nope.json')], None, 'neither --key=value nor an existing'),
+    ('a config file that says overwrite=True', lambda d: [str(d / 'c.json'), f'--out_dir={d / "out"}',
+                                                          f'--data_dir={d / "data"}'],
+     lambda d: write(d / 'c.json', json.dumps({**json.loads((d / 'out/done/config.json').read_text()), 'seed': 1,
+                                               'overwrite': True})), r'holds another run \(seed=0 there, 1 here\)'),
     # damaged or doctored files under out/
     ('truncated checkpoint', lambda d: done(d, '--resume'),
      lambda d: write(d / 'out/done/ckpt.pt', (d / 'out/done/ckpt.pt').read_bytes()[:2000]), 'is damaged'),
@@ -448,3 +452,26 @@ def test_a_checkpoint_decides_neither_where_a_run_writes_nor_what_it_sends(tmp_p
     result = train({**keys, 'resume': True, 'max_iters': 9})
     assert result['step'] == 9 and result['run_dir'] == str(path.parent) and not (tmp_path / 'x').exists()
     assert load_checkpoint(path)['config']['wandb_log'] is False
+
+
+def test_the_same_config_run_again_keeps_the_run_there_until_it_is_as_far(tmp_path, monkeypatch):
+    """A finished run's command typed again trains it anew, and its folder keeps the finished run (config.json,
+    log.jsonl and ckpt.pt, byte for byte) until the new run reaches the finished one's step: stopped before that, it
+    leaves the folder as it was and no temporary; run to the end, it takes the folder's place."""
+    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
+    train(keys)
+    folder = tmp_path / 'out' / 'r'
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    record = train_module.runs.Run.record
+
+    def stopped(self, metrics, *args):
+        record(self, metrics, *args)
+        raise RuntimeError('stopped')  # at the first evaluation, step 3 of the 6 the finished run has
+    monkeypatch.setattr(train_module.runs.Run, 'record', stopped)
+    with pytest.raises(RuntimeError, match='stopped'):
+        train(keys)
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    monkeypatch.undo()
+    assert train(keys)['step'] == 6
+    assert [json.loads(line)['step'] for line in (folder / 'log.jsonl').read_text().splitlines()] == [3, 6]
+    assert load_checkpoint(folder / 'ckpt.pt')['step'] == 6 and not list(folder.glob('*.tmp*'))
