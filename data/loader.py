@@ -142,6 +142,8 @@ def load_data(cfg, master=True, ddp=False):
                                                   for s in ('train', split))
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
             raise ConfigError(f'{directory} holds a damaged .npz file ({type(e).__name__}): {again}') from None
+        for s, x, y in (('train', train_x, train_y), (split, x_val, y_val)):
+            check_examples(x, y, meta, s, directory / f'{s}.npz', again)
         if cfg.get('classify'):  # once here, so training batches and evaluation both see class indices
             for y, s in ((train_y, 'train'), (y_val, split)):
                 class_targets(y, meta['classes'], directory / f'{s}.npz', again)
@@ -170,6 +172,18 @@ def load_data(cfg, master=True, ddp=False):
                               f'of block_size={T}: lower val_frac')
     x_val, y_val = eval_windows(evaluated, T)
     return meta, train, (x_val[held], y_val[held]), T
+
+
+def check_examples(x, y, meta, split, path, again):
+    """Examples as prepare.py wrote them for this meta.json: x and y of one shape, its rows and length, token ids inside
+    the vocabulary (y: -1 where not scored). One pass over the arrays: a file of another setting would train silently,
+    an id beyond the vocabulary crash in the embedding."""
+    rows = meta.get(f'n_{split}', (meta.get('examples') or {}).get(split, len(x)))
+    if x.ndim != 2 or x.shape != y.shape or len(x) != rows or x.shape[1] != meta.get('block_size', x.shape[1]):
+        raise ConfigError(f'{path} holds x {tuple(x.shape)} and y {tuple(y.shape)}, not the {rows} examples of length '
+                          f"{meta.get('block_size')} meta.json describes: {again}")
+    if x.numel() and (x.min() < 0 or x.max() >= meta['vocab_size'] or y.min() < -1 or y.max() >= meta['vocab_size']):
+        raise ConfigError(f"{path} holds token ids outside the vocabulary of {meta['vocab_size']}: {again}")
 
 
 def validation_split(train, frac, meta):

@@ -27,6 +27,7 @@ import shutil
 import signal
 import sys
 import threading
+import zipfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -209,8 +210,13 @@ def save_npz(path, x, y):
 
 
 def load_split(directory, split):
-    """-> (x, y) as int64 numpy arrays of shape (N, T)."""
-    with np.load(Path(directory) / f'{split}.npz') as f:
+    """-> (x, y) as int64 numpy arrays of shape (N, T). Only a file as save_npz writes it, stored and not compressed:
+    no small file expands to gigabytes when read (ValueError)."""
+    path = Path(directory) / f'{split}.npz'
+    with zipfile.ZipFile(path) as z:
+        if any(member.compress_type != zipfile.ZIP_STORED for member in z.infolist()):
+            raise ValueError(f'{path} is compressed, and save_npz stores its arrays uncompressed')
+    with np.load(path) as f:
         return f['x'].astype(np.int64), f['y'].astype(np.int64)
 
 

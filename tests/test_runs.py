@@ -16,6 +16,7 @@ import types
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -59,6 +60,15 @@ def recrafted(**model_args):
         path = d / 'out/done/ckpt.pt'
         ckpt = {k: v for k, v in load_checkpoint(path).items() if k not in ('sha256', 'file')}
         train_module.runs.save_checkpoint({**ckpt, 'model_args': {**ckpt['model_args'], **model_args}}, path)
+    return setup
+
+
+def npz(change, compressed=False):
+    """A setup that writes data/train.npz again with change(x, y) -> (x, y), as np.savez would (or compressed)."""
+    def setup(d):
+        from data.synthetic import load_split
+        x, y = change(*load_split(d / 'data', 'train'))
+        (np.savez_compressed if compressed else np.savez)(d / 'data' / 'train.npz', x=x, y=y)
     return setup
 
 
@@ -190,6 +200,13 @@ CASES = [
      lambda d: shutil.copytree(d / 'data', d / 'dyck'), 'not the meta.json of dyck data .it says task .addition.'),
     ('damaged train.npz', lambda d: flags(d), lambda d: write(d / 'data/train.npz', b'PK\x03\x04garbage'),
      'damaged .npz'),
+    ('train.npz of another setting under the same meta.json', lambda d: flags(d),
+     npz(lambda x, y: (x[:500], y[:500])),
+     r'train.npz holds x \(500, 9\) and y \(500, 9\), not the 600 examples of length 9 meta.json describes'),
+    ('x and y of different rows', lambda d: flags(d), npz(lambda x, y: (x, y[:599])), r'holds x \(600, 9\) and y'),
+    ('a token id beyond the vocabulary', lambda d: flags(d), npz(lambda x, y: (x + (np.arange(x.size) == 7).reshape(
+        x.shape) * 1000, y)), 'holds token ids outside the vocabulary of'),
+    ('a compressed train.npz', lambda d: flags(d), npz(lambda x, y: (x, y), compressed=True), 'damaged .npz'),
     ('truncated train.bin', lambda d: ['--task=text', '--encoding=bytes', f'--data_dir={d / "text"}',
                                        f'--out_dir={d / "out"}'], text_corpus, 'train.bin has 50 tokens, meta.json says'),
     ('missing split', lambda d: flags(d, eval_split='test'), None, "no 'test' split .it has train, val."),
@@ -302,8 +319,8 @@ def test_resume_refuses_data_that_changed_under_the_run(tmp_path):
     keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
     train(keys)
     meta = json.loads((tmp_path / 'data' / 'meta.json').read_text())
-    (tmp_path / 'data' / 'meta.json').write_text(json.dumps({**meta, 'n_train': 601}))
-    with pytest.raises(train_module.ConfigError, match='not what this run trained on .n_train: 600 then, 601 now'):
+    (tmp_path / 'data' / 'meta.json').write_text(json.dumps({**meta, 'itos': meta['itos'][::-1]}))  # other tokens
+    with pytest.raises(train_module.ConfigError, match=r"not what this run trained on \(itos: \['0', "):
         train({**keys, 'resume': True, 'max_iters': 9})
 
 
@@ -442,7 +459,7 @@ def test_a_home_folder_is_expanded(tmp_path, monkeypatch):
 
 def test_a_checkpoint_decides_neither_where_a_run_writes_nor_what_it_sends(tmp_path):
     """A checkpoint whose checksum was recomputed still cannot steer a resume: its config's out_dir, data_dir and
-    wandb_* are not used (W&B would need the wandb package, which is not installed here, or would log to the network)."""
+    wandb_* are not used (W&B would need the wandb package, not installed here, or would log to the network)."""
     keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
     train(keys)
     path = tmp_path / 'out' / 'r' / 'ckpt.pt'

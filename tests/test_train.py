@@ -289,6 +289,8 @@ def test_online_refuses_a_task_its_held_out_inputs_cover(tmp_path):
     loader.load_data(train_module.resolve(keys))  # the files
     pairs = np.array([(a, b) for a in range(3) for b in range(3)])
     save_npz(tmp_path / 'data' / 'val.npz', pairs, np.stack([np.full(9, -1), pairs.sum(1) % 3], 1))
+    meta = json.loads((tmp_path / 'data' / 'meta.json').read_text())
+    (tmp_path / 'data' / 'meta.json').write_text(json.dumps({**meta, 'n_val': 9}))  # as a prepare of them would say
     with pytest.raises(ConfigError, match='outside the 9 held-out inputs: .* lower n_test or enlarge the task'):
         train(keys)
     assert not (tmp_path / 'out').exists()
