@@ -57,8 +57,8 @@ def read_json(path, fix):
     """A JSON object from a file the user or a run wrote; anything else is a ConfigError that says `fix`."""
     try:
         value = json.loads(Path(path).read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ConfigError(f'cannot read {path} ({getattr(e, "strerror", None) or e}): {fix}') from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:  # Recursion: nested 10^5 deep
+        raise ConfigError(f'cannot read {path} ({getattr(e, "strerror", None) or type(e).__name__}): {fix}') from None
     if not isinstance(value, dict):
         raise ConfigError(f'{path} holds a JSON {type(value).__name__}, not an object of keys: {fix}')
     return value
@@ -113,6 +113,7 @@ def load_data(cfg, master=True, ddp=False):
     if not {'task', 'args', 'vocab_size', 'eval_split'} <= meta.keys() or meta['task'] != task:
         raise ConfigError(f'{directory / "meta.json"} is not the meta.json of {task} data '
                           f'(it says task {meta.get("task")!r}): {again}, or set data_dir to the folder of {task}')
+    check_meta(meta, directory / 'meta.json', again)
     if meta['args'] != args:
         raise ConfigError(f'{directory} holds {task} data made with {meta["args"]}, not {args}: '
                           f'delete the folder or set data_dir to another one')
@@ -172,6 +173,20 @@ def load_data(cfg, master=True, ddp=False):
                               f'of block_size={T}: lower val_frac')
     x_val, y_val = eval_windows(evaluated, T)
     return meta, train, (x_val[held], y_val[held]), T
+
+
+def check_meta(meta, path, again):
+    """meta.json's numbers by type and range, before any is used: a damaged or crafted one ends in one line, not in a
+    traceback or an allocation of its size. Token ids are uint16 on disk: at most 2^16 of them."""
+    counts = [meta.get(kind, {}) for kind in ('tokens', 'examples')]
+    if not all(isinstance(c, dict) for c in counts) or not isinstance(meta['eval_split'], str):
+        raise ConfigError(f'{path} is damaged (its tokens, examples or eval_split): {again}')
+    numbers = {'vocab_size': (meta['vocab_size'], 1, 2**16), 'block_size': (meta.get('block_size', 1), 1, 2**20),
+               **{key: (meta[key], 0, 2**40) for key in ('n_train', 'n_val') if key in meta},
+               **{f'{split} count': (n, 0, 2**40) for c in counts for split, n in c.items()}}
+    for key, (n, low, high) in numbers.items():
+        if type(n) is not int or not low <= n <= high:
+            raise ConfigError(f'{path} says {key} {n!r}, not a whole number from {low} to {high:,}: {again}')
 
 
 def check_examples(x, y, meta, split, path, again):

@@ -72,6 +72,14 @@ def npz(change, compressed=False):
     return setup
 
 
+def meta_with(**changed):
+    """A setup that changes keys of data/meta.json."""
+    def setup(d):
+        meta = json.loads((d / 'data/meta.json').read_text())
+        (d / 'data/meta.json').write_text(json.dumps({**meta, **changed}))
+    return setup
+
+
 def write(path, content):
     Path(path).write_bytes(content if isinstance(content, bytes) else content.encode())
 
@@ -196,6 +204,12 @@ CASES = [
     # damaged files under data/
     ('malformed meta.json', lambda d: flags(d), lambda d: write(d / 'data/meta.json', '{oops'), 'cannot read'),
     ('meta.json not an object', lambda d: flags(d), lambda d: write(d / 'data/meta.json', '"x"'), 'JSON str'),
+    ('meta.json nested 10^5 deep', lambda d: flags(d), lambda d: write(d / 'data/meta.json', '[' * 100_000),
+     r'cannot read .*meta.json \(RecursionError\)'),
+    ('meta.json with a vocab_size of text', lambda d: flags(d), meta_with(vocab_size='many'),
+     "says vocab_size 'many', not a whole number from 1 to 65,536"),
+    ('meta.json with a negative size', lambda d: flags(d), meta_with(n_train=-5), 'says n_train -5, not a whole'),
+    ('meta.json with a size of 10^18', lambda d: flags(d), meta_with(block_size=10**18), 'says block_size 10'),
     ('meta.json of another task', lambda d: ['--task=dyck', f'--data_dir={d / "dyck"}'],
      lambda d: shutil.copytree(d / 'data', d / 'dyck'), 'not the meta.json of dyck data .it says task .addition.'),
     ('damaged train.npz', lambda d: flags(d), lambda d: write(d / 'data/train.npz', b'PK\x03\x04garbage'),
