@@ -19,7 +19,6 @@ All of them are first written to a directory of this process's own and moved in 
 The default encoding is GPT-2's BPE (tiktoken downloads its files on first use); 'bytes' is an
 offline byte-level tiktoken encoding: the 256 byte values plus <|endoftext|> = 256.
 """
-import argparse
 import datetime
 import json
 from pathlib import Path
@@ -27,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from data.synthetic import end_on_signal, load_task, new_files, task_dir, write_meta
+from data.synthetic import Parser, end_on_signal, load_task, new_files, task_dir, write_meta
 
 ENCODINGS = dict(gpt2=50257, bytes=257)  # name -> number of tokens (loader.py checks meta.json against it)
 BLOCK_SIZE = 256  # the papers' sequence length for every corpus (reference.md section 1)
@@ -206,8 +205,7 @@ def main(task_file):
     """The command line of a corpus's prepare.py: --input, one --flag per DEFAULTS key, --out_dir."""
     task = Path(task_file).resolve().parent.name
     module = load_task(task)
-    parser = argparse.ArgumentParser(description=(module.__doc__ or '').strip(),
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(module.__doc__)
     parser.add_argument('--input', default=None,
                         help=f'prepare from local files instead of downloading ({module.INPUT_HELP})')
     for k, v in module.DEFAULTS.items():

@@ -269,6 +269,16 @@ def end_on_signal():
             signal.signal(s, end)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with every command line's one-line errors: 'error: ...' and exit status 2, without the usage lines
+    argparse prints before it (--help has them); the module's docstring as the help's description."""
+    def __init__(self, doc):
+        super().__init__(description=(doc or '').strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    def error(self, message):
+        self.exit(2, f'error: {message} (see --help)\n')
+
+
 def decode(meta, row):
     """Token ids -> text, through meta['itos']."""
     return meta['sep'].join(meta['itos'][int(t)] for t in row)
@@ -278,8 +288,7 @@ def main(task_file):
     """The command line of data/<task>/prepare.py: one --flag per DEFAULTS key, plus --out_dir."""
     task = Path(task_file).resolve().parent.name
     module = load_task(task)
-    parser = argparse.ArgumentParser(description=(module.__doc__ or '').strip(),
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(module.__doc__)
     for k, v in module.DEFAULTS.items():
         parser.add_argument(f'--{k}', type=type(v), default=v, help=f'(default {v})')
     parser.add_argument('--out_dir', default=None, help='where to write (default: data/<task>/[settings])')

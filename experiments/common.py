@@ -28,7 +28,6 @@ the examples per distinct input, the held-out share, the head width), the comput
 Where the regime does not fit 20 minutes on 2 cores at any size that still tests the claim, the docstring says so and
 a TREND runs the same protocol at three sizes along the axis where --quick departs (experiments/trend.py).
 """
-import argparse
 import ast
 import datetime
 import hashlib
@@ -54,7 +53,7 @@ from train import DEFAULTS, MODEL_KEYS, check_keys, parse_args as train_args, re
 
 def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
     """-> args, .mode in {'full', 'quick', 'smoke'}; `add(parser)` adds its own flags, `at_keys` its --at's keys."""
-    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = synthetic.Parser(doc)
     parser.add_argument('--quick', action='store_true', help='the reduced protocol: minutes on a 2-core CPU')
     parser.add_argument('--smoke', action='store_true', help='a few steps of everything: checks that the file runs')
     parser.add_argument('--out_dir', default=str(ROOT / 'out'), help='runs go to OUT_DIR/<name>/, the JSON beside')

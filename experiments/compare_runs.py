@@ -14,7 +14,6 @@ evaluation's step, tokens, val_loss, val_acc, val_exact and the wall time (elaps
 before each resumption: a resumed run restarts the clock). A folder without log.jsonl, an empty log or a malformed
 line stops it with one line `error: ...` and exit code 2.
 """
-import argparse
 import glob
 import json
 import math
@@ -33,7 +32,7 @@ import common  # noqa: E402  (puts the repository root on sys.path)
 import train  # noqa: E402
 from data.loader import ConfigError  # noqa: E402  (what the user has to fix: one line, exit 2)
 from data.runs import is_run, read_config, read_log  # noqa: E402
-from data.synthetic import atomic_write  # noqa: E402
+from data.synthetic import Parser, atomic_write  # noqa: E402
 
 COLUMNS = ['run', 'step', 'tokens', 'val_loss', 'val_acc', 'val_exact', 'wall_s']
 
@@ -138,7 +137,7 @@ def figure(runs, title):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(__doc__)
     parser.add_argument('runs', nargs='+', help='run folders, globs or folders of run folders')
     parser.add_argument('--out', default=str(common.ROOT / 'out' / 'compare_runs.png'), help='the PNG to write')
     args = parser.parse_args(argv)

@@ -9,7 +9,6 @@ file judges the claims on those numbers and writes the tables between the README
     (none)      the same with the full protocols (GPUs, corpora prepared); arguments after `--` go to every experiment
     --plan      what each full protocol that trains would cost: runs, steps, tokens, FLOPs, memory, H100-hours, corpora
 """
-import argparse
 import ast
 import functools
 import importlib
@@ -29,7 +28,7 @@ from tqdm import tqdm
 import claims
 import common
 from common import ROOT
-from data import corpus
+from data import corpus, synthetic
 from data.loader import ConfigError, task_data
 from model import GPT, PEAK_FLOPS, GPTConfig
 from train import model_args_of, resolve
@@ -218,7 +217,7 @@ def plan(mode, names, passed):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     ours, passed = (argv[:argv.index('--')], argv[argv.index('--') + 1:]) if '--' in argv else (argv, [])
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = synthetic.Parser(__doc__)
     for flag in ('--readme', '--check', '--quick', '--plan'):
         parser.add_argument(flag, action='store_true')
     parser.add_argument('--only', default='', help='with --plan: these experiments (comma-separated), not all')

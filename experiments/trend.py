@@ -14,7 +14,6 @@ axis, sizes and keys, each size's values, the code's digest, date and wall time)
 claims in NAME-quick.md, and plots each claim's quantities along the axis (NAME-quick-trend.png). The verdict stays
 the quick run's: the trend is cited beside it.
 """
-import argparse
 import importlib
 import json
 import subprocess
@@ -72,7 +71,7 @@ def plot(trend, judged, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = synthetic.Parser(__doc__)
     parser.add_argument('name', help="an experiment that declares a TREND, e.g. 'depth'")
     parser.add_argument('--out_dir', default=str(ROOT / 'out'), help='the sizes run in OUT_DIR/trend/NAME/')
     args = parser.parse_args(argv)

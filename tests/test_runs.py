@@ -506,3 +506,13 @@ def test_the_same_config_run_again_keeps_the_run_there_until_it_is_as_far(tmp_pa
     assert train(keys)['step'] == 6
     assert [json.loads(line)['step'] for line in (folder / 'log.jsonl').read_text().splitlines()] == [3, 6]
     assert load_checkpoint(folder / 'ckpt.pt')['step'] == 6 and not list(folder.glob('*.tmp*'))
+
+
+@pytest.mark.parametrize('command', ['data/text/prepare.py', 'data/khop/prepare.py', 'experiments/depth.py',
+                                     'experiments/compare_runs.py out/x', 'experiments/trend.py depth'])
+def test_a_flag_no_command_line_knows_is_one_line(command):
+    """argparse's own errors, as every other error: 'error: ...' and exit status 2, without usage lines before it."""
+    p = subprocess.run([sys.executable, *command.split(), '--no_such_flag=1'], cwd=ROOT, capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 2 and p.stderr.startswith('error: ') and p.stderr.count('\n') == 1, p.stderr
+    assert '--no_such_flag' in p.stderr and not p.stdout
