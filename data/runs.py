@@ -239,6 +239,8 @@ class Run:
             self.wandb = wandb_run(self.cfg, self.folder) if self.cfg['wandb_log'] else None
         except BaseException as e:
             self.lock.close()
+            if self.keep_until:  # the new log's temporary, already written
+                self.log.unlink(missing_ok=True)
             if isinstance(e, BlockingIOError):
                 raise ConfigError(f'another process is running in {self.folder}: wait for it, or use another '
                                   f'run_name') from None
