@@ -355,12 +355,12 @@ def read_log(folder):
         raise ConfigError(f'{folder} has no log.jsonl: train.py writes one at its first evaluation '
                           f'(every eval_interval steps); leave this folder out or wait for it')
     lines = []
-    for i, text in enumerate(path.read_text().splitlines(), 1):
+    for i, text in enumerate(path.read_text(errors='replace').splitlines(), 1):  # bytes that are not UTF-8: a bad line
         if not text.strip():
             continue
         try:
             line = json.loads(text)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # RecursionError: nested thousands deep
             line = None
         if not isinstance(line, dict) or not isinstance(line.get('step'), int):
             raise ConfigError(f'{path} line {i} is not a JSON object with a step ({text[:60]!r}): delete or repair '

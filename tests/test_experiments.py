@@ -126,7 +126,12 @@ def test_compare_runs(tmp_path, capsys):
     fake_run(tmp_path / 'bad' / 'empty', base, [])
     (tmp_path / 'bad' / 'nolog').mkdir()
     (tmp_path / 'bad' / 'nolog' / 'config.json').write_text('{}')
-    for run, says in (('malformed', 'log.jsonl line 2'), ('empty', 'empty'), ('nolog', 'has no log.jsonl')):
+    fake_run(tmp_path / 'bad' / 'binary', base, [])
+    (tmp_path / 'bad' / 'binary' / 'log.jsonl').write_bytes(b'\xff\xfe\x00\x01 not text\n')
+    fake_run(tmp_path / 'bad' / 'nested', base, [])
+    (tmp_path / 'bad' / 'nested' / 'log.jsonl').write_text('[' * 100_000 + '\n')
+    for run, says in (('malformed', 'log.jsonl line 2'), ('empty', 'empty'), ('nolog', 'has no log.jsonl'),
+                      ('binary', 'log.jsonl line 1'), ('nested', 'log.jsonl line 1')):
         assert tool.main([str(a), str(tmp_path / 'bad' / run), f'--out={tmp_path / run}.png']) == 2
         out = capsys.readouterr()
         assert out.out == '' and len(out.err.splitlines()) == 1 and out.err.startswith('error: ') and says in out.err
