@@ -132,7 +132,12 @@ def remove_leftovers(folder):
     for path in Path(folder).glob('*.tmp*'):
         pid = path.name.rpartition('.tmp')[2]
         if pid.isdigit() and not running(int(pid)):
-            shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+            remove(path)
+
+
+def remove(path):
+    """Removes a temporary file or folder, if it is there."""
+    shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
 
 
 def running(pid):
@@ -259,7 +264,7 @@ def end_on_signal():
     def end(sig, _):
         try:
             for path in list(TEMPORARIES):
-                shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+                remove(path)
             os.write(2, f'\nstopped by {signal.Signals(sig).name}\n'.encode())
             sys.stdout.flush()  # what was printed before; raises if the signal came in the middle of a print
         finally:
