@@ -20,13 +20,18 @@ The default encoding is GPT-2's BPE (tiktoken downloads its files on first use);
 offline byte-level tiktoken encoding: the 256 byte values plus <|endoftext|> = 256.
 """
 import datetime
+import gzip
+import io
 import json
+import lzma
+import tarfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
-from data.synthetic import Parser, end_on_signal, load_task, new_files, task_dir, write_meta
+from data.synthetic import Parser, cannot_write, end_on_signal, load_task, new_files, task_dir, write_meta
 
 ENCODINGS = dict(gpt2=50257, bytes=257)  # name -> number of tokens (loader.py checks meta.json against it)
 BLOCK_SIZE = 256  # the papers' sequence length for every corpus (reference.md section 1)
@@ -97,8 +102,47 @@ def read_text(path, block=PIECE_CHARS):
             while text := f.read(block):
                 yield text
         except UnicodeDecodeError as e:
-            raise ValueError(f'{path} is not UTF-8 text ({e.reason}): convert it first, '
-                             f'e.g. iconv -f latin1 -t utf-8') from None
+            raise not_utf8(path, e) from None
+
+
+def utf8_lines(f, name):
+    """The lines of the binary file f as text, split and ended as open(newline='') gives them, read by
+    the csv module, JSONL and WikiText; a line that is not UTF-8 is an error naming name:line. Lines are
+    decoded one by one because a text file decodes ahead of the line it yields, so could not say which."""
+    for i, line in enumerate(f, 1):
+        try:
+            text = line.decode('utf-8')
+        except UnicodeDecodeError as e:
+            raise not_utf8(f'{name}:{i}', e) from None
+        if '\r' in text:  # a lone '\r' ends a line too; rare, so split only where there is one
+            yield from io.StringIO(text, newline='')
+        else:
+            yield text
+
+
+def not_utf8(where, e):
+    """The error for text that is not UTF-8 (e: the UnicodeDecodeError) at `where`, a file or file:line."""
+    return ValueError(f'{where} is not UTF-8 text ({e.reason}): convert it first, e.g. iconv -f latin1 -t utf-8')
+
+
+DAMAGED = (tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, gzip.BadGzipFile)  # a cut-short or damaged archive
+
+
+def damaged(path, kind, e):
+    """The error for a file that is cut short or not in its format (kind: 'Parquet file', 'tar archive')."""
+    return ValueError(f'{path} is not a readable {kind} ({reason(e)}): download it again, or leave it out of --input')
+
+
+def cannot_read(e, source):
+    """The error for an OSError while reading the input (a file this process may not read, a folder where a file
+    should be): a ValueError, so that the OSErrors main sees are the output folder's."""
+    path = e.filename or source
+    return ValueError(f'cannot read {path} ({e.strerror or reason(e)}): give --input files you can read')
+
+
+def reason(e):
+    """An exception's message on one line (pyarrow's span several), or its type's name if it has none."""
+    return ' '.join(str(e).split()) or type(e).__name__
 
 
 def input_files(path, suffixes):
@@ -117,23 +161,49 @@ def input_files(path, suffixes):
 
 def records(path, field='text'):
     """The `field` of every record of JSONL files (.jsonl, .json; one object per line) or Parquet
-    files (needs pyarrow), the formats FineWeb-edu and OpenWebText come in."""
+    files (needs pyarrow), the formats FineWeb-edu and OpenWebText come in: each a string."""
     for file in input_files(path, ('.jsonl', '.json', '.parquet')):
-        if file.suffix == '.parquet':
-            try:
-                import pyarrow.parquet as pq
-            except ImportError:
-                raise ValueError(f'reading {file} needs pyarrow: pip install pyarrow (or give JSONL files)') from None
-            for batch in pq.ParquetFile(file).iter_batches(columns=[field], batch_size=1024):
-                yield from batch.column(0).to_pylist()
-            continue
-        with open(file, encoding='utf-8') as f:
-            for i, line in enumerate(f, 1):
-                if line.strip():
-                    try:
-                        yield json.loads(line)[field]
-                    except (json.JSONDecodeError, KeyError, TypeError):
-                        raise ValueError(f'{file}:{i} is not a JSON object with a "{field}" field') from None
+        rows = parquet_column(file, field) if file.suffix == '.parquet' else jsonl_field(file, field)
+        for where, text in rows:
+            if not isinstance(text, str):
+                kind = 'null' if text is None else type(text).__name__
+                raise ValueError(f'{where} has a "{field}" of {kind}, not a string: fix that record, or leave the file '
+                                 f'out of --input')
+            yield text
+
+
+def jsonl_field(file, field):
+    """(file:line, value of `field`) of each record of a JSONL file."""
+    with open(file, 'rb') as f:
+        for i, line in enumerate(utf8_lines(f, file), 1):
+            if line.strip():
+                try:
+                    yield f'{file}:{i}', json.loads(line)[field]
+                # ValueError: JSONDecodeError, or a number of over 4,300 digits; RecursionError: nested 10^5 deep
+                except (ValueError, KeyError, TypeError, RecursionError):
+                    raise ValueError(f'{file}:{i} is not a JSON object with a "{field}" field') from None
+
+
+def parquet_column(file, field):
+    """(file row n, value of `field`) of each row of a Parquet file."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ValueError(f'reading {file} needs pyarrow: pip install pyarrow (or give JSONL files)') from None
+    n = 0
+    with open(file, 'rb') as f:  # opened here, so that an OSError is the file system's, not pyarrow's
+        try:
+            pf = pq.ParquetFile(f)
+            if field not in pf.schema_arrow.names:
+                raise ValueError(f'{file} has no "{field}" column (its columns: {", ".join(pf.schema_arrow.names)}): '
+                                 f'give files with the text in a "{field}" column')
+            for batch in pf.iter_batches(columns=[field], batch_size=1024):
+                for value in batch.column(0).to_pylist():
+                    n += 1
+                    yield f'{file} row {n}', value
+        except (pa.ArrowException, OSError) as e:  # pyarrow's OSErrors are its own: a damaged file's
+            raise damaged(file, 'Parquet file', e) from None
 
 
 def write_tokens(out, splits, documents, enc, total_bytes=None):
@@ -144,7 +214,8 @@ def write_tokens(out, splits, documents, enc, total_bytes=None):
         raise ValueError(f'encoding {enc.name} has {enc.n_vocab} tokens; uint16 files hold at most 65536')
     files = {s: open(out / f'{s}.bin', 'wb') for s in splits}
     tokens, docs = dict.fromkeys(splits, 0), dict.fromkeys(splits, 0)
-    bar = tqdm(total=total_bytes, unit='B', unit_scale=True, desc=f'tokenizing ({enc.name})')
+    # a bar only for a person at a terminal (disable=None), so that a log or an error is its own lines
+    bar = tqdm(total=total_bytes, unit='B', unit_scale=True, desc=f'tokenizing ({enc.name})', disable=None)
 
     def flush(batch):
         for (split, _, end), ids in zip(batch, enc.encode_ordinary_batch([t for _, t, _ in batch])):
@@ -182,16 +253,19 @@ def prepare(task, overrides=None, source=None, out_dir=None):
     the new files are complete, the directory keeps its previous ones."""
     module = load_task(task)
     args = {**module.DEFAULTS, **(overrides or {})}
-    files = input_files(source, module.SUFFIXES) if source else []
+    try:
+        files = input_files(source, module.SUFFIXES) if source else []
+        plain = files and all(f.suffix in ('.txt', '.raw') for f in files)  # else bytes read != bytes on disk
+        total = sum(f.stat().st_size for f in files) if plain else None
+    except OSError as e:
+        raise cannot_read(e, source) from None
     enc = get_encoding(args['encoding'])
     out = Path(out_dir) if out_dir else task_dir(task, args, module.DEFAULTS)
     out.mkdir(parents=True, exist_ok=True)
-    plain = files and all(f.suffix in ('.txt', '.raw') for f in files)  # else bytes read != bytes on disk
-    total = sum(f.stat().st_size for f in files) if plain else None
     splits = getattr(module, 'SPLITS', ('train', 'val'))
     write = getattr(module, 'write', write_tokens)  # Yelp writes examples instead of a token stream
     with new_files(out) as new:
-        counts = write(new, splits, module.documents(args, source), enc, total)
+        counts = write(new, splits, read_input(module.documents(args, source), source), enc, total)
         meta = dict(task=task, args=args, format='examples' if 'examples' in counts else 'tokens', encoding=enc.name,
                     vocab_size=enc.n_vocab, eot=enc.eot_token, block_size=BLOCK_SIZE,
                     eval_split=getattr(module, 'EVAL_SPLIT', 'val'), **counts,
@@ -199,6 +273,14 @@ def prepare(task, overrides=None, source=None, out_dir=None):
                     date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'))
         write_meta(new, meta)
     return out, meta
+
+
+def read_input(documents, source):
+    """The documents, an OSError while reading them a cannot_read error."""
+    try:
+        yield from documents
+    except OSError as e:
+        raise cannot_read(e, source) from None
 
 
 def main(task_file):
@@ -218,6 +300,9 @@ def main(task_file):
         out, meta = prepare(task, ns, source, out_dir)
     except ValueError as e:
         parser.exit(2, f'error: {e}\n')
+    except OSError as e:  # the output's: prepare made the input's ValueErrors
+        out = out_dir or task_dir(task, {**module.DEFAULTS, **ns}, module.DEFAULTS)
+        parser.exit(2, f'error: {cannot_write(out, e)}\n')
     unit = 'examples' if meta['format'] == 'examples' else 'tokens'
     sizes = ', '.join(f'{s} {n:,}' for s, n in meta[unit].items())
     print(f"wrote {out}: {sizes} {unit} ({meta['encoding']}, vocab {meta['vocab_size']})")

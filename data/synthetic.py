@@ -20,6 +20,7 @@ moved in together when complete (new_files): an error, Ctrl-C or SIGTERM at any 
 complete data or the new, never a mix or temporary files, and two processes preparing the same data both succeed.
 """
 import argparse
+import errno
 import importlib.util
 import json
 import os
@@ -284,6 +285,14 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f'error: {message} (see --help)\n')
 
 
+def cannot_write(out, e):
+    """The one line for an OSError e while a prepare writes to the folder out: the OS's reason and what to do."""
+    full = e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+    fix = 'free space on its disk, or set --out_dir to a folder on another' if full else \
+        'set --out_dir to a folder you can write'
+    return f'cannot write to {out} ({e.strerror or e}): {fix}'
+
+
 def decode(meta, row):
     """Token ids -> text, through meta['itos']."""
     return meta['sep'].join(meta['itos'][int(t)] for t in row)
@@ -304,5 +313,8 @@ def main(task_file):
         out, meta = prepare(task, ns, out_dir)
     except ValueError as e:
         parser.exit(2, f'error: {e}\n')
+    except OSError as e:  # a full disk, an out_dir inside a file
+        out = out_dir or task_dir(task, {**module.DEFAULTS, **ns}, module.DEFAULTS)
+        parser.exit(2, f'error: {cannot_write(out, e)}\n')
     sizes = ', '.join(f"{s} {meta[f'n_{s}']:,}" for s in ('train', 'val') if f'n_{s}' in meta)
     print(f"wrote {out}: {sizes} examples of length {meta['block_size']}, vocab {meta['vocab_size']}")

@@ -10,6 +10,9 @@ import http.server
 import io
 import json
 import random
+import re
+import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -254,6 +257,159 @@ def test_prepare_command_line(tmp_path):
         out = subprocess.run([sys.executable, 'data/text/prepare.py', f'--input={tmp_path / "a.txt"}', bad],
                              cwd=ROOT, capture_output=True, text=True)
         assert out.returncode == 2 and message in out.stderr and 'Traceback' not in out.stderr
+
+
+# ----------------------------------------------------------------------------- bad input: one line, exit 2
+
+def write(path, content):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content.encode() if isinstance(content, str) else content)
+
+
+def parquet(path, **columns):
+    pa = pytest.importorskip('pyarrow')
+    import pyarrow.parquet as pq
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.table(columns), path)
+
+
+def cut_parquet(d):
+    parquet(d / 'in.parquet', text=[f'Document {i}.' for i in range(500)])
+    write(d / 'in.parquet', (d / 'in.parquet').read_bytes()[:1500])
+
+
+def yelp_tgz(d, files):
+    """d/yelp.tgz holding files {name: bytes} under yelp_review_polarity_csv/, as the release."""
+    with tarfile.open(d / 'yelp.tgz', 'w:gz', compresslevel=1) as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(f'yelp_review_polarity_csv/{name}')
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+def yelp_with(d, train):
+    """d/csv with test.csv as the release has it and train.csv of the bytes given."""
+    make_yelp(d / 'csv')
+    write(d / 'csv' / 'train.csv', train)
+
+
+def xz_cut_short(d):
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode='w:xz') as tar:
+        data = ''.join(f'Web page line {i}.\n' for i in range(2000)).encode()
+        info = tarfile.TarInfo('0000001-page.txt')
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    write(d / 'owt' / 'urlsf_subset00_data.xz', archive.getvalue()[:len(archive.getvalue()) // 2])
+
+
+def full_disk(d):
+    """Runs the command with files limited to 4 KB: a write past that fails with EFBIG (SIGXFSZ ignored, as
+    CPython does), as a full disk's with ENOSPC: the same OSError on the same path."""
+    write(d / 'a.txt', 'Hello there.\n' * 1000)
+    return dict(preexec_fn=lambda: (signal.signal(signal.SIGXFSZ, signal.SIG_IGN),
+                                    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))))
+
+
+def args(d, source, *more, out='out'):
+    """A corpus's command line: --input=d/source, offline tokens, written to d/out."""
+    return [f'--input={d / source}', '--encoding=bytes', f'--out_dir={d / out}', *more]
+
+
+FEW = ('--n_val_docs=1', '--n_train_docs=2')
+LATIN1 = b'caf\xe9 cr\xe8me'
+
+# (case, prepare script, argv from the case's folder d, what to build first, what the message must say). d/out holds
+# a good prepare's files beforehand; a setup that returns a dict (full_disk) gives options for subprocess.run.
+BAD_INPUT = [
+    # 1. a Parquet file without a "text" column
+    ('Parquet without a text column', 'fineweb_edu', lambda d: args(d, 'in.parquet', *FEW),
+     lambda d: parquet(d / 'in.parquet', body=['a', 'b'], id=[1, 2]),
+     r'in.parquet has no "text" column \(its columns: body, id\): give files with the text in a "text" column'),
+    # 2. a text that is not a string
+    ('JSONL text a number', 'fineweb_edu', lambda d: args(d, 'in.jsonl', *FEW),
+     lambda d: write(d / 'in.jsonl', '{"text": "fine"}\n{"text": 5}\n'),
+     r'in.jsonl:2 has a "text" of int, not a string: fix that record, or leave the file out of --input'),
+    ('JSONL text null', 'openwebtext', lambda d: args(d, 'in.jsonl'),
+     lambda d: write(d / 'in.jsonl', '{"text": "fine"}\n\n{"text": null}\n'), r'in.jsonl:3 has a "text" of null'),
+    ('Parquet text of ints', 'openwebtext', lambda d: args(d, 'in.parquet'),
+     lambda d: parquet(d / 'in.parquet', text=[7, 8]), r'in.parquet row 1 has a "text" of int, not a string'),
+    ('JSONL nested 10^5 deep', 'fineweb_edu', lambda d: args(d, 'in.jsonl', *FEW),
+     lambda d: write(d / 'in.jsonl', '[' * 100_000), r'in.jsonl:1 is not a JSON object with a "text" field'),
+    # 3. a damaged Parquet file
+    ('Parquet of random bytes', 'fineweb_edu', lambda d: args(d, 'in.parquet', *FEW),
+     lambda d: write(d / 'in.parquet', random.Random(0).randbytes(3000)),
+     r'in.parquet is not a readable Parquet file \(.*\): download it again, or leave it out of --input'),
+    ('Parquet cut short', 'fineweb_edu', lambda d: args(d, 'in.parquet', *FEW), cut_parquet,
+     r'in.parquet is not a readable Parquet file'),
+    # 4. a Yelp archive without a split, or damaged; other damaged archives
+    ('Yelp .tgz without test.csv', 'yelp', lambda d: args(d, 'yelp.tgz'),
+     lambda d: yelp_tgz(d, {'train.csv': b'"1","Bad."\n', 'readme.txt': b'Yelp.\n'}),
+     r"yelp.tgz holds no test.csv: give the release's yelp_review_polarity_csv.tgz, or a directory with"),
+    ('Yelp .tgz cut short', 'yelp', lambda d: args(d, 'yelp.tgz'),
+     lambda d: (make_yelp(d / 'csv'), yelp_tgz(d, {f: (d / 'csv' / f).read_bytes() for f in ('train.csv', 'test.csv')}),
+                write(d / 'yelp.tgz', (d / 'yelp.tgz').read_bytes()[:300])),
+     r'yelp.tgz is not a readable tar archive \(.*\): download it again, or leave it out of --input'),
+    ('empty .tgz', 'yelp', lambda d: args(d, 'yelp.tgz'), lambda d: write(d / 'yelp.tgz', b''),
+     r'yelp.tgz is not a readable tar archive \(empty file\)'),
+    ('OpenWebText .xz cut short', 'openwebtext', lambda d: args(d, 'owt'), xz_cut_short,
+     r'urlsf_subset00_data.xz is not a readable tar archive \(.*\): download it again'),
+    # 5. CSV: a review over python's default 128 KB is read; a row that is not CSV at all is named
+    ('Yelp review of 200 KB, then a bad label', 'yelp', lambda d: args(d, 'csv'),
+     lambda d: yelp_with(d, f'"1","{"Long. " * 40_000}"\n"3","Bad label."\n'),
+     r'csv/train.csv row 2 is not "label","text" with label 1 or 2'),
+    ('Yelp field of 16M characters (an unclosed quote)', 'yelp', lambda d: args(d, 'yelp.tgz'),
+     lambda d: yelp_tgz(d, {'train.csv': b'"1","' + b'x' * 2**24 + b'\n', 'test.csv': b'"1","Bad."\n'}),
+     r'yelp.tgz/yelp_review_polarity_csv/train.csv row 1 \(line 1\) is not CSV \(field larger than field limit'),
+    # 6. an output folder that cannot be written, a full disk, an input that cannot be read
+    ('out_dir inside a file', 'text', lambda d: args(d, 'a.txt', out='file/out'),
+     lambda d: (write(d / 'a.txt', 'Hello.\n' * 50), write(d / 'file', 'x')),
+     r'cannot write to .*file/out \(Not a directory\): set --out_dir to a folder you can write'),
+    ('synthetic out_dir inside a file', 'addition', lambda d: ['--n_train=50', '--n_test=5', f'--out_dir={d}/file/out'],
+     lambda d: write(d / 'file', 'x'), r'cannot write to .*file/out \(Not a directory\): set --out_dir'),
+    ('full disk', 'text', lambda d: args(d, 'a.txt'), full_disk,
+     r'cannot write to .*out \(File too large\): free space on its disk, or set --out_dir to a folder on another'),
+    ('synthetic full disk', 'addition', lambda d: ['--n_train=500', '--n_test=50', f'--out_dir={d / "out"}'],
+     full_disk, r'cannot write to .*out \(File too large\): free space on its disk'),
+    ('input that cannot be read', 'yelp', lambda d: args(d, 'csv'),
+     lambda d: (make_yelp(d / 'csv'), (d / 'csv' / 'train.csv').unlink(), (d / 'csv' / 'train.csv').mkdir()),
+     r'cannot read .*csv/train.csv \(Is a directory\): give --input files you can read'),
+    # 7. text that is not UTF-8
+    ('JSONL not UTF-8', 'fineweb_edu', lambda d: args(d, 'in.jsonl', *FEW),
+     lambda d: write(d / 'in.jsonl', b'{"text": "fine"}\n{"text": "' + LATIN1 + b'"}\n'),
+     r'in.jsonl:2 is not UTF-8 text \(invalid continuation byte\): convert it first, e.g. iconv -f latin1 -t utf-8'),
+    ('WikiText not UTF-8', 'wikitext', lambda d: args(d, 'raw'),
+     lambda d: (make_wikitext(d / 'raw'), write(d / 'raw' / 'wiki.valid.raw', b' \n = T = \n ' + LATIN1 + b' \n')),
+     r'raw/wiki.valid.raw:3 is not UTF-8 text \(invalid continuation byte\): convert it first'),
+    ('Yelp CSV not UTF-8', 'yelp', lambda d: args(d, 'csv'),
+     lambda d: yelp_with(d, b'"2","Fine."\n"1","' + LATIN1 + b'"\n'), r'csv/train.csv:2 is not UTF-8 text'),
+    ('text not UTF-8', 'text', lambda d: args(d, 'a.txt'), lambda d: write(d / 'a.txt', LATIN1),
+     r'a.txt is not UTF-8 text \(invalid continuation byte\): convert it first'),
+]
+
+
+@pytest.fixture(scope='module')
+def good_out(tmp_path_factory):
+    d = tmp_path_factory.mktemp('good')
+    (d / 'a.txt').write_text('A good text.\n' * 100)
+    return corpus.prepare('text', {'encoding': 'bytes'}, d / 'a.txt', d / 'out')[0]
+
+
+@pytest.mark.parametrize('script, argv, setup, message', [c[1:] for c in BAD_INPUT], ids=[c[0] for c in BAD_INPUT])
+def test_bad_input_is_one_line_with_exit_code_2(good_out, tmp_path, script, argv, setup, message):
+    """The real command line: one line on stderr, exit status 2, and nothing written: every file of the case's folder
+    (the input, d/out's earlier data) as it was, no temporary file left."""
+    d = tmp_path / 'case'
+    shutil.copytree(good_out, d / 'out')
+    options = setup(d)
+    before = {p: p.read_bytes() for p in d.rglob('*') if p.is_file()}
+    r = subprocess.run([sys.executable, f'data/{script}/prepare.py', *map(str, argv(d))], cwd=ROOT,
+                       capture_output=True, text=True, **(options if isinstance(options, dict) else {}))
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith('error: ') and r.stderr.count('\n') == 1 and 'Traceback' not in r.stderr, r.stderr
+    assert re.search(message, r.stderr), r.stderr
+    assert {p: p.read_bytes() for p in d.rglob('*') if p.is_file()} == before, 'nothing written'
+    assert not [p for p in d.rglob('*.tmp*')]
 
 
 # ----------------------------------------------------------------------------- train.py on a corpus

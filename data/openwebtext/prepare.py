@@ -50,7 +50,10 @@ def local_texts(source):
     for path in corpus.input_files(source, SUFFIXES):
         if path.suffix in ('.xz', '.tar'):
             with open(path, 'rb') as f:
-                yield from archive_texts(f)
+                try:
+                    yield from archive_texts(f)
+                except corpus.DAMAGED as e:
+                    raise corpus.damaged(path, 'tar archive', e) from None
         elif path.suffix == '.txt':
             yield ''.join(corpus.read_text(path))
         else:

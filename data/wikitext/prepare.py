@@ -44,8 +44,8 @@ def read_lines(source, split):
     path = Path(source) / FILES[split]
     if not path.exists():
         raise ValueError(f'{path} does not exist; --input must be a directory with {", ".join(FILES.values())}')
-    with open(path, encoding='utf-8', newline='') as f:
-        yield from f
+    with open(path, 'rb') as f:
+        yield from corpus.utf8_lines(f, path)
 
 
 def articles(lines):

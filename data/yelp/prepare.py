@@ -25,7 +25,6 @@ The CSVs have no header; each row is "label","text" with label 1 (negative) or 2
 review's line breaks written as a backslash and 'n'. About 300 MB for x and as much for y on disk.
 """
 import csv
-import io
 import os
 import sys
 import tarfile
@@ -52,9 +51,9 @@ def download():
     """Fetches the archive once into CACHE; a failed or interrupted download leaves nothing there."""
     path = CACHE / URL.rsplit('/', 1)[1]
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
         print(f'downloading {URL}')
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)
             synthetic.atomic_write(path, lambda tmp: urllib.request.urlretrieve(URL, tmp))
         except OSError as e:  # urllib's errors too: a message, not a traceback
             raise ValueError(f'could not download {URL} ({e}); or give --input with train.csv and test.csv') from None
@@ -62,29 +61,50 @@ def download():
 
 
 def csv_files(source):
-    """{split: binary file} of the CSVs, from a directory or straight out of the .tgz."""
+    """{split: (name, binary file)} of the CSVs, from a directory or straight out of the .tgz."""
     source = Path(source)
     if source.is_dir():
         missing = [s for s in SPLITS if not (source / f'{s}.csv').exists()]
         if missing:
             raise ValueError(f'{source} has no {", ".join(m + ".csv" for m in missing)}; {INPUT_HELP}')
-        return {s: open(source / f'{s}.csv', 'rb') for s in SPLITS}
-    if not tarfile.is_tarfile(source):
+        return {s: (source / f'{s}.csv', open(source / f'{s}.csv', 'rb')) for s in SPLITS}
+    if source.suffix != '.tgz' and not tarfile.is_tarfile(source):
         raise ValueError(f'--input {source}: {INPUT_HELP}')
-    tar = tarfile.open(source)
-    names = {Path(n).name: n for n in tar.getnames()}
-    return {s: tar.extractfile(names[f'{s}.csv']) for s in SPLITS}
+    try:
+        tar = tarfile.open(source, 'r:gz' if source.suffix == '.tgz' else 'r')  # one error, not one per method
+        members = {Path(m.name).name: m for m in tar.getmembers() if m.isfile()}  # reads the whole archive
+    except corpus.DAMAGED as e:
+        raise corpus.damaged(source, 'tar archive', e) from None
+    missing = [f'{s}.csv' for s in SPLITS if f'{s}.csv' not in members]
+    if missing:
+        raise ValueError(f'{source} holds no {" or ".join(missing)}: give the release\'s {URL.rsplit("/", 1)[1]}, '
+                         f'or a directory with train.csv and test.csv')
+    return {s: (f'{source}/{members[f"{s}.csv"].name}', tar.extractfile(members[f'{s}.csv'])) for s in SPLITS}
 
 
 def documents(args, source):
     """(split, review text, label 0/1) for every row, train then test."""
-    files = csv_files(source or download())
+    source = source or download()
+    files = csv_files(source)
+    # a long review is text all the same, and python's default limit is 128 KB; 16M characters still stops a
+    # damaged file (one unclosed quote makes the rest of it one field) from being read into memory whole
+    csv.field_size_limit(2**24)
     for split in SPLITS:
-        with io.TextIOWrapper(files[split], encoding='utf-8', newline='') as f:
-            for i, row in enumerate(csv.reader(f), 1):
-                if len(row) != 2 or row[0] not in ('1', '2'):
-                    raise ValueError(f'{split}.csv row {i} is not "label","text" with label 1 or 2: {row[:2]}')
-                yield split, row[1].replace('\\n', '\n'), int(row[0]) - 1
+        name, f = files[split]
+        with f:
+            rows = csv.reader(corpus.utf8_lines(f, name))
+            i = 0
+            try:
+                for i, row in enumerate(rows, 1):
+                    if len(row) != 2 or row[0] not in ('1', '2'):
+                        raise ValueError(f'{name} row {i} is not "label","text" with label 1 or 2: '
+                                         f'{str(row[:2])[:100]}')
+                    yield split, row[1].replace('\\n', '\n'), int(row[0]) - 1
+            except csv.Error as e:  # a field over the limit
+                raise ValueError(f'{name} row {i + 1} (line {rows.line_num}) is not CSV ({e}): fix or remove that '
+                                 f'row') from None
+            except corpus.DAMAGED as e:
+                raise corpus.damaged(source, 'tar archive', e) from None
 
 
 def write(out, splits, documents, enc, total_bytes=None):
@@ -106,7 +126,7 @@ def write(out, splits, documents, enc, total_bytes=None):
         batch.clear()
     try:
         batches = {s: [] for s in splits}
-        for split, text, label in tqdm(documents, desc=f'tokenizing ({enc.name})', unit=' reviews'):
+        for split, text, label in tqdm(documents, desc=f'tokenizing ({enc.name})', unit=' reviews', disable=None):
             batches[split].append((text, label))
             if len(batches[split]) == 10_000:
                 flush(split, batches[split])
