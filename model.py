@@ -583,18 +583,18 @@ class GPT(nn.Module):
     @torch.no_grad()
     def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None):
         """Samples max_new_tokens continuations of idx (B, T), conditioning on at most block_size tokens;
-        temperature 0 is greedy decoding (the limit of temperature -> 0)."""
-        for _ in range(max_new_tokens):
-            idx_cond = idx[:, -self.config.block_size:]
-            logits, _ = self(idx_cond)
+        temperature 0 is greedy decoding (the limit of temperature -> 0). The sequences are filled in place: a
+        concatenation per token (nanoGPT's) copies them all at every step, quadratic in their length."""
+        seq = torch.cat((idx, idx.new_empty(len(idx), max_new_tokens)), dim=1)
+        for t in range(idx.shape[1], seq.shape[1]):
+            logits, _ = self(seq[:, max(0, t - self.config.block_size):t])
             logits = logits[:, -1, :]
             if temperature == 0:
-                idx = torch.cat((idx, logits.argmax(-1, keepdim=True)), dim=1)
+                seq[:, t] = logits.argmax(-1)
                 continue
             logits = logits / temperature
             if top_k is not None:
                 v, _ = torch.topk(logits, min(top_k, logits.size(-1)))
                 logits[logits < v[:, [-1]]] = -float('inf')
-            idx_next = torch.multinomial(F.softmax(logits, dim=-1), num_samples=1)
-            idx = torch.cat((idx, idx_next), dim=1)
-        return idx
+            seq[:, t] = torch.multinomial(F.softmax(logits, dim=-1), num_samples=1)[:, 0]
+        return seq

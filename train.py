@@ -30,11 +30,11 @@ import numpy as np
 import torch
 import torch.distributed as dist
 from torch.nn import functional as F
-from torch.nn.parallel import DistributedDataParallel as DDP
 
 from data import runs, synthetic
-from data.loader import (ConfigError, batches, compute_dtype, leave, load_data, pick_device, processes,
-                         prompt_codec, read_json, task_keys, task_module, unknown)
+from data.loader import (ConfigError, batches, compute_dtype, ddp_model, fitting_model, generate_missing, leave,
+                         load_data, pick_device, processes, prompt_batch, prompt_codec, read_json, task_keys,
+                         task_module, together, unknown)
 from data.runs import load_checkpoint
 from model import GPT, GPTConfig, PEAK_FLOPS, VARIANTS
 
@@ -302,19 +302,18 @@ def train(config=None):
 
     ddp, rank, world, device, own_group = processes(cfg)
     master, device_type = rank == 0, device.split(':')[0]
-    dtype, ctx = compute_dtype(cfg, device_type)
-    meta, train_data, (x_val, y_val), T = load_data(cfg, master, ddp)
-    if ckpt:
+    with together(ddp):  # rank 0 generates a synthetic task's missing files; the other processes wait for them
+        if master:
+            generate_missing(cfg)
+    with together(ddp):  # what may fail on some processes only: their machine's data, device and memory
+        dtype, ctx = compute_dtype(cfg, device_type)
+        meta, train_data, (x_val, y_val), T = load_data(cfg, generate=False)
         runs.same_data(ckpt, meta)
-    batch = batches(cfg, train_data, T, device, rank, world)
+        raw_model = fitting_model(ckpt['model_args'] if ckpt else model_args_of(cfg, meta, T), cfg, T, device)
+    batch = batches(cfg, train_data, T, device, rank, world, meta['vocab_size'])
     gas = cfg['gradient_accumulation_steps']  # micro-batches per step over all processes: local_steps each
     global_batch, local_steps = cfg['batch_size'] * gas, gas // world
     x_val, y_val = x_val.to(device), y_val.to(device)
-
-    try:
-        raw_model = GPT(GPTConfig(**(ckpt['model_args'] if ckpt else model_args_of(cfg, meta, T)))).to(device)
-    except ValueError as e:
-        raise ConfigError(str(e)) from None
     optimizer = raw_model.configure_optimizers(cfg['weight_decay'], cfg['learning_rate'],
                                                (cfg['beta1'], cfg['beta2']), device_type)
     scaler = torch.amp.GradScaler(device_type, enabled=dtype == 'float16')
@@ -329,9 +328,7 @@ def train(config=None):
     compile_ = cfg['compile'] if cfg['compile'] is not None else device_type == 'cuda'
     model = torch.compile(raw_model) if compile_ else raw_model
     if ddp:
-        # the buffers are the fixed matrices, the same on every rank (seeded): no broadcast before each forward
-        model = DDP(model, device_ids=[int(device.split(':')[1])] if device_type == 'cuda' else None,
-                    broadcast_buffers=False)
+        model = ddp_model(model, device)
     trained = [p for p in raw_model.parameters() if p.requires_grad]
     corpus = isinstance(train_data, np.memmap)  # a corpus's token stream; else fixed-length examples
     if master:
@@ -341,10 +338,10 @@ def train(config=None):
               f"{raw_model.get_num_params(False):,} parameters, {data}, length {T}, {device} {dtype}, "
               f"{world} process(es), in {run_dir}")
 
-    with runs.Run(run_dir, cfg, meta, ckpt, NOT_NAMED, write=master) as run:
+    with runs.Run(run_dir, cfg, meta, ckpt, NOT_NAMED, write=master, ddp=ddp) as run:
         progress = runs.Progress(cfg, step, master and cfg['progress'], raw_model, global_batch, T, PEAK_FLOPS)
         t_start, metrics, train_loss = time.time(), None, float('nan')
-        nonfinite = torch.zeros((), dtype=torch.bool, device=device)  # read at log and eval steps: no sync per step
+        nonfinite = torch.zeros((), dtype=torch.int32, device=device)  # read at log and eval steps: no sync per step
         while step < cfg['max_iters']:
             lr = get_lr(step, cfg)
             for group in optimizer.param_groups:
@@ -373,6 +370,8 @@ def train(config=None):
 
             if logged:
                 train_loss = loss.item() * local_steps
+                if ddp:  # all processes stop together, not only one whose micro-batches overflowed
+                    dist.all_reduce(nonfinite, op=dist.ReduceOp.MAX)
                 if nonfinite.item():
                     raise run.non_finite(step)
                 progress.log(step, train_loss, predicted, yb)
@@ -423,8 +422,8 @@ def sample_text(config=None):
     if len(ids) > model.config.block_size:
         raise ConfigError(f'the prompt has {len(ids)} tokens; the model reads at most block_size='
                           f'{model.config.block_size}: shorten it')
+    idx = prompt_batch(model.config, ids, cfg['num_samples'], cfg['max_new_tokens'], device)
     torch.manual_seed(cfg['seed'])
-    idx = torch.tensor([ids] * cfg['num_samples'], device=device)
     out = model.generate(idx, cfg['max_new_tokens'], cfg['temperature'], cfg['top_k'] or None)
     return [decode([t for t in row if t < meta['vocab_size']]) for row in out.tolist()]
 
@@ -440,7 +439,8 @@ def main(argv):
         else:
             train(overrides)
     except (ConfigError, FloatingPointError) as e:
-        print(f'error: {e}', file=sys.stderr)
+        if int(os.environ.get('RANK', 0)) == 0:  # under torchrun every process stops with the same error (together)
+            print(f'error: {e}', file=sys.stderr)
         leave(2)
     leave(0)
 

@@ -261,7 +261,6 @@ def prepare(task, overrides=None, source=None, out_dir=None):
         raise cannot_read(e, source) from None
     enc = get_encoding(args['encoding'])
     out = Path(out_dir) if out_dir else task_dir(task, args, module.DEFAULTS)
-    out.mkdir(parents=True, exist_ok=True)
     splits = getattr(module, 'SPLITS', ('train', 'val'))
     write = getattr(module, 'write', write_tokens)  # Yelp writes examples instead of a token stream
     with new_files(out) as new:

@@ -1,7 +1,8 @@
 """
 The training data of a run, for train.py and the experiments: where a task's files are (generated on first
 use for a synthetic task), the training batch of every optimizer step, the held-out split, and where the
-batches live (the device, pinned memory, the CPU allocator).
+batches live (the device, pinned memory, the CPU allocator); and the processes and devices that run it: torchrun's
+processes stopping together (together), DistributedDataParallel, and what fits in the device's memory (fitting_model).
 
 A batch is a function of (seed, step) only: examples by a fresh permutation per epoch, windows of a token
 stream at offsets drawn from a generator seeded by (seed, step) (nanoGPT's get_batch, made reproducible),
@@ -14,17 +15,20 @@ import difflib
 import json
 import os
 import sys
+import warnings
 import zipfile
 import zlib
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import torch
 import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
 
 from data import corpus, synthetic
+from model import GPT, GPTConfig
 
 
 class ConfigError(ValueError):
@@ -44,6 +48,27 @@ def command_line_process():
         os._exit(2)  # an excepthook cannot choose the exit status otherwise; every finally block has run
     synthetic.end_on_signal()
     sys.excepthook = hook
+
+
+@contextmanager
+def together(ddp):
+    """A block that may fail on some processes of a torchrun only (rank 0 alone writes the run's folder; each machine
+    reads its own data): at its end all learn whether any failed, and all stop with the first failure's ConfigError,
+    which rank 0 prints (train.py main). Else the others would wait in their next collective for a process that has
+    left: a gloo traceback, or an NCCL hang. No collective may run inside the block."""
+    error = None
+    try:
+        yield
+    except ConfigError as e:
+        error = e
+    if ddp:
+        messages = [None] * dist.get_world_size()
+        dist.all_gather_object(messages, error and str(error))
+        rank, message = next(((r, m) for r, m in enumerate(messages) if m is not None), (0, None))
+        if message is not None:
+            raise ConfigError(message if rank == 0 else f'process {rank} of the run: {message}')
+    elif error is not None:
+        raise error
 
 
 def unknown(what, name, choices):
@@ -82,31 +107,43 @@ def task_data(cfg):
     args = {k: cfg[k] for k in task_keys(module)}
     if 'seed' in module.DEFAULTS:
         args['seed'] = cfg['data_seed']
-    directory = Path(cfg['data_dir']) if cfg['data_dir'] else synthetic.task_dir(cfg['task'], args, module.DEFAULTS)
+    try:
+        directory = Path(cfg['data_dir']) if cfg['data_dir'] else synthetic.task_dir(cfg['task'], args, module.DEFAULTS)
+    except ValueError as e:  # a setting that cannot be part of a folder's name
+        raise ConfigError(str(e)) from None
     return module, args, directory
 
 
-def load_data(cfg, master=True, ddp=False):
+def generate_missing(cfg):
+    """A synthetic task's files, generated when missing (under torchrun by rank 0 alone, while the others wait)."""
+    module, args, directory = task_data(cfg)
+    if (directory / 'meta.json').exists() or not hasattr(module, 'generate'):
+        return
+    print(f"generating {cfg['task']} data in {directory}")
+    try:
+        synthetic.prepare(cfg['task'], args, directory)
+    except OSError as e:
+        raise ConfigError(f"cannot write {cfg['task']} data to {directory} ({e.strerror}): set data_dir") from None
+    except ValueError as e:  # settings the task cannot satisfy
+        raise ConfigError(str(e)) from None
+
+
+def load_data(cfg, generate=True):
     """-> (meta, train, held_out, T): train is the token stream (train.bin, memory-mapped) or the examples
     (x, y); held_out the first eval_examples examples (x, y) of the evaluation split (all with 0); T the
-    sequence length. A synthetic task's files are generated when missing; a corpus says how to prepare it."""
+    sequence length. A synthetic task's files are generated when missing (unless generate=False); a corpus says how
+    to prepare it."""
+    if generate:
+        generate_missing(cfg)
     module, args, directory = task_data(cfg)
     task = cfg['task']
     if not (directory / 'meta.json').exists():
-        if not hasattr(module, 'generate'):
-            flags = ''.join(f' --{k}={v}' for k, v in args.items() if v != module.DEFAULTS[k])
-            raise ConfigError(f'{directory} holds no prepared {task} data: run python data/{task}/prepare.py{flags} '
-                              f'(add --input=PATH to use local files; its --help says which)')
-        if master:
-            print(f'generating {task} data in {directory}')
-            try:
-                synthetic.prepare(task, args, directory)
-            except ValueError as e:  # settings the task cannot satisfy
-                raise ConfigError(str(e)) from None
-            except OSError as e:
-                raise ConfigError(f'cannot write {task} data to {directory} ({e.strerror}): set data_dir') from None
-        if ddp:
-            dist.barrier()
+        if hasattr(module, 'generate'):  # generate=False: rank 0 made it, on a disk this process does not read
+            raise ConfigError(f'{directory} holds no {task} data on this machine: set data_dir to a folder that '
+                              f'every process of the run reads')
+        flags = ''.join(f' --{k}={v}' for k, v in args.items() if v != module.DEFAULTS[k])
+        raise ConfigError(f'{directory} holds no prepared {task} data: run python data/{task}/prepare.py{flags} '
+                          f'(add --input=PATH to use local files; its --help says which)')
     again = (f'delete {directory / "meta.json"}; the data is regenerated' if hasattr(module, 'generate') else
              f'run python data/{task}/prepare.py again')
     meta = read_json(directory / 'meta.json', again)
@@ -162,6 +199,8 @@ def load_data(cfg, master=True, ddp=False):
         if len(tokens) != meta['tokens'][s]:  # a prepare that stopped half-way, or files mixed up
             raise ConfigError(f'{directory / f"{s}.bin"} has {len(tokens):,} tokens, meta.json says '
                               f'{meta["tokens"][s]:,}: {again}')
+        if s != 'train' or len(tokens) <= CHECKED_WHOLE:  # a larger train.bin: each batch (batches)
+            check_tokens(tokens, meta['vocab_size'], directory / f'{s}.bin', again)
     if len(streams['train']) <= T:
         raise ConfigError(f'train.bin has {len(streams["train"]):,} tokens, too few for windows of '
                           f'block_size={T}: use more text or a smaller block_size')
@@ -173,6 +212,16 @@ def load_data(cfg, master=True, ddp=False):
                               f'of block_size={T}: lower val_frac')
     x_val, y_val = eval_windows(evaluated, T)
     return meta, train, (x_val[held], y_val[held]), T
+
+
+CHECKED_WHOLE = 2**30  # tokens: a train.bin up to this size (2 GB) is checked whole when loaded, a larger one per batch
+
+
+def check_tokens(tokens, vocab_size, path, again='run its prepare.py again'):
+    """Token ids inside the vocabulary: an id beyond it would index past the embedding (a crash on a CPU, a device-side
+    assert on a GPU). uint16 on disk, so never negative; a max over memory-mapped pages, at the disk's speed."""
+    if len(tokens) and int(tokens.max()) >= vocab_size:
+        raise ConfigError(f'{path} holds token ids outside the vocabulary of {vocab_size}: {again}')
 
 
 def check_meta(meta, path, again):
@@ -315,10 +364,12 @@ def get_batch(train, step, global_batch, T, seed):
     return x[idx], y[idx]
 
 
-def batches(cfg, train, T, device, rank=0, world=1):
+def batches(cfg, train, T, device, rank=0, world=1, vocab_size=2**16):
     """-> batch(step): this process's micro-batches [(x, y), ...] of optimizer step `step`, on the device.
     The examples of a task live on the device (cut there); a stream's windows and online examples are made
-    on the host while the GPU still runs the last step, and only this rank's rows are copied."""
+    on the host while the GPU still runs the last step, and only this rank's rows are copied. The windows of a
+    train.bin too large to check whole when loaded are checked against vocab_size as they are drawn."""
+    unchecked = isinstance(train, np.memmap) and len(train) > CHECKED_WHOLE
     if cfg['online']:
         train = online_batches(cfg)
     elif not isinstance(train, np.memmap):
@@ -327,7 +378,10 @@ def batches(cfg, train, T, device, rank=0, world=1):
     global_batch, mine = B * local * world, slice(rank * local * B, (rank + 1) * local * B)
 
     def batch(step):
-        x, y = (to_device(t[mine], device) for t in get_batch(train, step, global_batch, T, cfg['seed']))
+        x, y = get_batch(train, step, global_batch, T, cfg['seed'])
+        if unchecked:
+            check_tokens(torch.cat((x, y)).reshape(-1), vocab_size, train.filename)
+        x, y = to_device(x[mine], device), to_device(y[mine], device)
         return [(x[i * B:(i + 1) * B], y[i * B:(i + 1) * B]) for i in range(local)]
     return batch
 
@@ -344,6 +398,60 @@ def pick_device(name):
         raise ConfigError(f'device={name!r}, but this machine has {available or "no"} {kind} device'
                           f'{"s" if available != 1 else ""}: use device=auto or cpu')
     return name
+
+
+def device_memory(device):
+    """Bytes of memory on the device for this process: the GPU's, or its share of this machine's RAM (the processes
+    torchrun started here share it); None where it cannot be told."""
+    if device.startswith('cuda'):
+        return torch.cuda.get_device_properties(device).total_memory
+    if device == 'cpu' and hasattr(os, 'sysconf'):
+        return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') // int(os.environ.get('LOCAL_WORLD_SIZE', 1))
+    return None
+
+
+def check_fits(need, device, what, fits):
+    """Refuses memory the device does not have before it is asked for (else an OOM kill, or a machine swapping for
+    hours); fits(bytes the device has) says what would fit."""
+    have = device_memory(device)
+    if have and need > have:
+        raise ConfigError(f'{what} would take {need / 2**30:,.1f} GiB, and this {device} has {have / 2**30:,.1f} GiB: '
+                          f'{fits(have)}')
+
+
+def fitting_model(model_args, cfg, T, device):
+    """GPT(model_args) on the device, once it is known to fit there: built first on the meta device, which allocates
+    nothing, so that a vocab_size, width or batch the memory cannot hold is refused with what would fit. Counted: fp32
+    weights and buffers, each trained weight's gradient and two AdamW moments, and per example the activations kept
+    for the backward pass (about 16 widths and two attention maps a layer and position) and the logits with their
+    gradient (or an evaluation batch's, whose float32 copy evaluate makes)."""
+    try:
+        with torch.device('meta'):
+            model = GPT(GPTConfig(**model_args))
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    c = model.config
+    weights = 4 * (sum(p.numel() for p in model.parameters()) + sum(b.numel() for b in model.buffers())) + \
+        12 * model.get_num_params()
+    per_example = 4 * T * (c.n_layer * (16 * c.n_embd + 2 * c.n_head * T) + 2 * (c.n_classes or c.vocab_size))
+    examples = max(cfg['batch_size'], cfg['eval_batch_size'])
+    check_fits(weights, device, f'the weights and optimizer state ({model.get_num_params(False):,} parameters)',
+               lambda have: f'at most {have // 16:,} parameters fit: lower vocab_size, n_embd or n_layer')
+    check_fits(weights + per_example * examples, device, f'the weights and a batch of {examples:,} examples',
+               lambda have: f'about {(have - weights) // per_example:,} examples fit: lower batch_size and '
+                            f'eval_batch_size')
+    return GPT(GPTConfig(**model_args)).to(device)
+
+
+def prompt_batch(c, ids, n, new, device):
+    """--sample's n copies of the prompt `ids`, to continue by `new` tokens from a model of GPTConfig c, once they fit:
+    each takes one forward pass's activations, attention and logits, and 64 bytes a token (a tensor, a list, text)."""
+    forward, length = 4 * c.block_size * (8 * c.n_embd + 2 * c.n_head * c.block_size) + 8 * c.vocab_size, len(ids) + new
+    longest = lambda have: (have // n - forward) // 64 - len(ids)  # the max_new_tokens that fit n samples
+    check_fits(n * (forward + 64 * length), device, f'{n:,} samples of {length:,} tokens',
+               lambda have: f'{have // (forward + 64 * length):,} such samples fit' + (
+                   f', or {n:,} of max_new_tokens={longest(have):,}' if longest(have) > 0 else ''))
+    return torch.tensor([ids], device=device).repeat(n, 1)
 
 
 def torchrun():
@@ -370,6 +478,16 @@ def processes(cfg):
     if device.startswith('cpu'):
         keep_freed_memory()
     return ddp, rank, world, device, own_group
+
+
+def ddp_model(model, device):
+    """The model under DistributedDataParallel. Its buffers are the fixed matrices, the same on every rank (seeded): no
+    broadcast before each forward. torch 2.13 deprecates broadcast_buffers for forward_sync_buffers, which torch 2.11
+    lacks and which syncs at init; its warning says to keep broadcast_buffers=False meanwhile."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings('ignore', '`broadcast_buffers` is deprecated', FutureWarning)
+        return DDP(model, device_ids=[int(device.split(':')[1])] if device.startswith('cuda') else None,
+                   broadcast_buffers=False)
 
 
 def leave(code):

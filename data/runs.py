@@ -24,7 +24,7 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from data.loader import ConfigError, read_json
+from data.loader import ConfigError, read_json, together
 from data.synthetic import atomic_write, remove_leftovers, temporary
 from model import GPT, GPTConfig
 
@@ -98,8 +98,9 @@ def resumed_config(ckpt, overrides, resolve, resumable):
 
 
 def same_data(ckpt, meta):
-    """A resumed run goes on with the data it was trained on: the checkpoint's meta.json (source, encoding, sizes)."""
-    changed = differing(ckpt['meta'], meta, ('date',))
+    """A resumed run goes on with the data it was trained on: the checkpoint's meta.json (source, encoding, sizes). A
+    fresh run (no checkpoint) has nothing to compare."""
+    changed = differing(ckpt['meta'], meta, ('date',)) if ckpt else []
     if changed:
         raise ConfigError(f"the {meta['task']} data is not what this run trained on ({changed[0]}: "
                           f"{ckpt['meta'].get(changed[0])!r} then, {meta.get(changed[0])!r} now): prepare it again as "
@@ -197,25 +198,43 @@ def logged_step(line):
 
 class Run:
     """A run's folder while the run writes to it, as a context manager; with write=False (the other DDP ranks) it
-    writes nothing. On entering: a lock (flock, which the kernel drops when the process ends, so a crash leaves none
-    behind) refuses a second process instead of mixing two runs' files; a resume whose ckpt.pt was replaced after it
-    read it (by another resume, which held the lock then) stops; dead processes' temporaries are removed; a fresh run
-    does not replace another run's files unless cfg's overwrite is set (the keys in not_named say where and how a run
-    is shown, not what it trains); config.json is written and log.jsonl started: empty, or for a resumed run cut back
-    to the checkpoint's step, atomically; W&B starts when wandb_log asks for it. Each record checks that the lock still
-    guards the folder (one removed and made again could be locked by another process)."""
+    writes nothing, and with ddp every process stops with rank 0 when that cannot write (loader.together). On
+    entering: a folder, or a file of it, that is a symbolic link is refused (the run would write through it to another
+    folder); a lock (flock, which the kernel drops when the process ends, so a crash leaves none behind) refuses a
+    second process instead of mixing two runs' files; a resume whose ckpt.pt was replaced after it read it (by another
+    resume, which held the lock then) stops; dead processes' temporaries are removed; a fresh run does not replace
+    another run's files unless cfg's overwrite is set (the keys in not_named say where and how a run is shown, not what
+    it trains); config.json is written and log.jsonl started: empty, or for a resumed run cut back to the checkpoint's
+    step, atomically; W&B starts when wandb_log asks for it. Each record checks that the lock still guards the folder
+    (one removed and made again could be locked by another process)."""
 
-    def __init__(self, folder, cfg, meta, ckpt, not_named, write=True):
+    def __init__(self, folder, cfg, meta, ckpt, not_named, write=True, ddp=False):
         self.folder, self.cfg, self.meta, self.ckpt, self.not_named = folder, cfg, meta, ckpt, not_named
         self.resumed = self.saved_step = ckpt['step'] if ckpt else None
-        self.write, self.lock, self.wandb, self.keep_until = write, None, None, 0
+        self.write, self.ddp, self.lock, self.wandb, self.keep_until = write, ddp, None, None, 0
 
     def __enter__(self):
-        if not self.write:
-            return self
+        try:
+            with together(self.ddp):  # only rank 0 writes: if it cannot, the other processes stop with it
+                if self.write:
+                    self.open()
+        except ConfigError:
+            self.__exit__()
+            raise
+        return self
+
+    def open(self):
+        if self.folder.is_symlink():  # the folder is the run's own: never written through a link to another one
+            raise ConfigError(f'{self.folder} is a symbolic link: remove it, or set out_dir to the folder it points to')
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            self.lock = open(self.folder / '.lock', 'a')
+            linked = [name for name in ('.lock', 'config.json', 'log.jsonl', 'ckpt.pt')
+                      if (self.folder / name).is_symlink()]
+            if linked:  # appending to it, or reading it as this run's, would reach another file
+                raise ConfigError(f'{self.folder / linked[0]} is a symbolic link, and a run reads and writes its own '
+                                  f'files only: remove it')
+            # O_NOFOLLOW: a link made since the check is refused too
+            self.lock = os.fdopen(os.open(self.folder / '.lock', os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644), 'w')
         except OSError as e:
             raise ConfigError(f'cannot write to {self.folder} ({e.strerror}): set out_dir to a folder you can '
                               f'write') from None
@@ -244,8 +263,10 @@ class Run:
             if isinstance(e, BlockingIOError):
                 raise ConfigError(f'another process is running in {self.folder}: wait for it, or use another '
                                   f'run_name') from None
+            if isinstance(e, OSError):  # a full disk, a folder made read-only
+                raise ConfigError(f'cannot write to {self.folder} ({e.strerror}): free space, or set out_dir to a '
+                                  f'folder you can write') from None
             raise
-        return self
 
     def write_config(self):
         text = json.dumps({**self.cfg, 'resume': False, 'overwrite': False}, indent=2) + '\n'
@@ -272,9 +293,18 @@ class Run:
                               f'overwrite=True to replace it')
 
     def record(self, metrics, model, optimizer, scaler):
-        """One evaluation: its log line, the checkpoint of the weights that gave it, and W&B."""
-        if not self.write:
-            return
+        """One evaluation: its log line, the checkpoint of the weights that gave it, and W&B (rank 0; the other
+        processes stop with it if it cannot write)."""
+        with together(self.ddp):
+            if self.write:
+                try:
+                    self.write_record(metrics, model, optimizer, scaler)
+                except OSError as e:
+                    kept = f'ckpt.pt keeps step {self.saved_step}' if self.saved_step else 'no checkpoint was saved'
+                    raise ConfigError(f'cannot write to {self.folder} ({e.strerror}; {kept}): free space, then '
+                                      f'--resume') from None
+
+    def write_record(self, metrics, model, optimizer, scaler):
         held = os.fstat(self.lock.fileno())
         if (file_id(self.folder / '.lock') or ())[:2] != (held.st_dev, held.st_ino):  # the lock guards another folder
             raise ConfigError(f'{self.folder} was removed or made again while this run wrote it, so another process '

@@ -29,7 +29,7 @@ import signal
 import sys
 import threading
 import zipfile
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import numpy as np
@@ -61,6 +61,10 @@ def task_dir(task, args, defaults, root=DATA_ROOT):
     an experiment's --data_dir moves the whole tree elsewhere."""
     changed = {k: v for k, v in sorted(args.items()) if v != defaults[k]}
     name = ','.join(f'{k}={v}' for k, v in changed.items())
+    for k, v in changed.items():
+        if any(c in str(v) for c in '/\\\0'):  # '../x' would name a folder outside root
+            raise ValueError(f"{k}={v!r} cannot be part of the data folder's name (it holds '/', '\\' or NUL): give "
+                             f"another value, or data_dir")
     root = Path(root)
     return root / task / name if name else root / task
 
@@ -170,17 +174,24 @@ def new_files(out):
     """-> a directory in out to write a complete new data set into, meta.json included. If the block ends
     normally, its files replace out's (commit); if it fails or is interrupted, they are deleted and out keeps
     its previous files. The directory is this process's own, so concurrent prepares of the same data (the same
-    files: the output is deterministic) do not disturb each other."""
-    new = temporary(Path(out) / 'new')
+    files: the output is deterministic) do not disturb each other. An out made here is removed again on failure."""
+    out = Path(out)
+    made = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    new = temporary(out / 'new')
     remove_leftovers(out)
     try:
         shutil.rmtree(new, ignore_errors=True)  # left by a killed process whose pid this one reuses (containers do)
         new.mkdir()
         yield new
         commit(new, out)
+        made = False
     finally:
         shutil.rmtree(new, ignore_errors=True)
         TEMPORARIES.discard(new)
+        if made:
+            with suppress(OSError):  # not empty: another process's prepare is writing it too
+                out.rmdir()
 
 
 def commit(new, out):
@@ -233,7 +244,6 @@ def prepare(task, overrides=None, out_dir=None):
     module = load_task(task)
     args = {**module.DEFAULTS, **(overrides or {})}
     out = Path(out_dir) if out_dir else task_dir(task, args, module.DEFAULTS)
-    out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(args['seed'])
     meta = {'task': task, 'args': args, 'version': VERSION, **module.describe(args)}
     split_fn = getattr(module, 'splits', None)

@@ -47,7 +47,7 @@ import torch  # noqa: E402
 import papers  # noqa: E402
 from claims import claims_text, judge, pct, verdict  # noqa: E402, F401 (pct: the experiments' common.pct)
 from data import local, synthetic  # noqa: E402
-from data.loader import ConfigError, command_line_process, task_data, task_keys, task_module  # noqa: E402
+from data.loader import ConfigError, command_line_process, pick_device, task_data, task_keys, task_module  # noqa
 from train import DEFAULTS, MODEL_KEYS, check_keys, parse_args as train_args, resolve, train  # noqa: E402
 
 
@@ -68,7 +68,8 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
     args = parser.parse_args(argv)
     if argv is None:  # the command line's own process, not a caller's
         command_line_process()
-    try:  # a TREND's size, whose results go to OUT_DIR only; bad input: one line, exit status 2, before anything runs
+    pick_device(args.device)  # before any run or data (fair.py reads its data first): one line, exit status 2
+    try:  # a TREND's size, whose results go to OUT_DIR only
         args.point, args.at = bool(args.at), checked_at(train_args([f'--{a}' for a in args.at if a]), at_keys)
     except ConfigError as e:
         parser.exit(2, f'error: --at: {e}\n')
@@ -134,10 +135,10 @@ def corpus_dirs(args, tasks, otherwise):
     args.plan_corpora.update(tasks)
     missing = [(task, d) for task, d in zip(tasks, dirs) if not (d / 'meta.json').exists()]
     if missing and not args.plan:
-        steps = '\n'.join(f"    python data/{task}/prepare.py{f' --out_dir={d}' if args.data_dir else ''}"
-                          f'   (or add --input=LOCAL_FILES)' for task, d in missing)
-        sys.exit(f'error: no prepared data in {", ".join(str(d) for _, d in missing)}. Prepare it first (README, '
-                 f'"Text corpora"), or {otherwise}:\n{steps}')
+        steps = '; '.join(f"python data/{task}/prepare.py{f' --out_dir={d}' if args.data_dir else ''}" for task, d in
+                          missing)
+        raise ConfigError(f'no prepared data in {", ".join(str(d) for _, d in missing)}: prepare it first ({steps}; '
+                          f'add --input=LOCAL_FILES to use local files; README, "Text corpora"), or {otherwise}')
     return dirs
 
 
@@ -152,17 +153,14 @@ def yelp_data(args):
 
 def byte_text(args, name):
     """-> the folder of a byte-level 'text' corpus of --text (else Debian's license texts; --smoke: a few lines)."""
-    try:
-        return local.byte_text(args.data_root / 'text' / name, args.text, args.mode == 'smoke')
-    except ConfigError as e:
-        sys.exit(f'error: {e}')
+    return local.byte_text(args.data_root / 'text' / name, args.text, args.mode == 'smoke')
 
 
 def batch_keys(args, batch):
     """train.py's keys for `batch` sequences a step: in full, accumulated micro-batches of --micro_batch (one GPU)."""
     micro = args.micro_batch if args.mode == 'full' else batch
     if batch % micro:
-        sys.exit(f'error: --micro_batch={micro} must divide the batch of {batch}')
+        raise ConfigError(f'--micro_batch={micro} must divide the batch of {batch}')
     return dict(batch_size=micro, gradient_accumulation_steps=batch // micro)
 
 

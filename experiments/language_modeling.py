@@ -40,7 +40,6 @@ TREND: width 32 / 48 / 64 at 28.8 tokens per parameter (354 / 703 / 1,169 steps,
 the paper's size, steps and epochs at once, as far as the corpus goes; one seed and run per variant a size, about 2 +
 4.5 + 8 min alone. --smoke: a tiny text in DATA_DIR, 1 layer of width 32, 4 steps; no search, one seed.
 """
-import sys
 
 import common
 import fair
@@ -149,10 +148,11 @@ def main():
     if args.mode == 'full':
         corpora = [c.strip() for c in args.corpora.split(',') if c.strip()]
         if not corpora or any(c not in CORPORA for c in corpora):
-            sys.exit(f'error: --corpora={args.corpora}: choose among {", ".join(CORPORA)}')
+            raise common.ConfigError(f'--corpora={args.corpora}: choose among {", ".join(CORPORA)}')
         if args.scale_lr and args.search:
-            sys.exit("error: --scale_lr scales the learning rate a run is given, and the full protocol's search "
-                     "gives Table 7's learning rates unscaled: add --no-search (Table 8's point, MixiT's lr scaled)")
+            raise common.ConfigError("--scale_lr scales the learning rate a run is given, and the full protocol's "
+                                     "search gives Table 7's learning rates unscaled: add --no-search (Table 8's "
+                                     "point, MixiT's lr scaled)")
         common.corpus_dirs(args, corpora, 'run --quick on a local text')
         runs = [(c, c, {}) for c in corpora]  # (label, task, data keys)
         unit = 'nats per GPT-2 token'

@@ -202,15 +202,15 @@ def main():
     P = PROTOCOL[args.mode]
     names = args.configs.split(',') if args.configs and args.mode == 'full' else list(P['configs'])
     if set(names) - set(P['configs']):
-        sys.exit(f'error: --configs={args.configs}: name only configurations of {", ".join(P["configs"])}')
+        raise common.ConfigError(f'--configs={args.configs}: name only configurations of {", ".join(P["configs"])}')
     configs = {k: v for k, v in P['configs'].items() if k in names}
     variants = [v for v in args.variants.split(',') if v]
     if 'standard' not in variants or any(v not in VARIANTS for v in variants):
-        sys.exit(f'error: --variants must include standard and name only variants of {", ".join(VARIANTS)}')
+        raise common.ConfigError(f'--variants must include standard and name only variants of {", ".join(VARIANTS)}')
     variants = ['standard'] + [v for v in variants if v != 'standard']
     cuda = pick_device(args.device).startswith('cuda')
     if not cuda and sys.platform != 'linux':
-        sys.exit('error: on a CPU the memory figures read /proc and set glibc malloc options: run it on Linux or a GPU')
+        raise common.ConfigError('on a CPU the memory figures read /proc and set malloc options: use Linux or a GPU')
     kind = 'cuda' if cuda else 'cpu'
     timing = P['timing'][kind]
     # --smoke measures in this process, for speed; its memory figures then mean nothing

@@ -106,14 +106,37 @@ def change_one_weight(d):
     torch.save(ckpt, path)
 
 
-def text_corpus(d):
-    """A prepared byte-level text task in d/text, its train.bin then cut short."""
+def text_corpus(d, cut=True):
+    """A prepared byte-level text task in d/text, its train.bin then cut short (unless not cut)."""
     (d / 'book.txt').write_text('In the beginning was the word.\n' * 4000)
-    subprocess.run([sys.executable, 'data/text/prepare.py', f'--input={d / "book.txt"}', '--encoding=bytes',
-                    f'--out_dir={d / "text"}'], cwd=ROOT, check=True, capture_output=True)
-    with open(d / 'text' / 'train.bin', 'r+b') as f:
-        f.truncate(100)
+    with contextlib.redirect_stderr(io.StringIO()):  # its progress bar: the case reads stderr
+        corpus.prepare('text', {'encoding': 'bytes'}, d / 'book.txt', d / 'text')
+    if cut:
+        with open(d / 'text' / 'train.bin', 'r+b') as f:
+            f.truncate(100)
 
+
+def text_token(split, value):
+    """A setup that prepares the byte-level text task in d/text and writes one token id `value` into <split>.bin."""
+    def setup(d):
+        text_corpus(d, cut=False)
+        tokens = np.fromfile(d / 'text' / f'{split}.bin', dtype=np.uint16)
+        tokens[len(tokens) // 2] = value
+        tokens.tofile(d / 'text' / f'{split}.bin')
+    return setup
+
+
+def symlinked(name):
+    """A setup that makes the finished run's `name` (the folder itself: '') a symbolic link to a copy elsewhere."""
+    def setup(d):
+        path = d / 'out' / 'done' / name
+        shutil.move(path, d / 'elsewhere')
+        os.symlink(d / 'elsewhere', path)
+    return setup
+
+
+TEXT = lambda d, *more: ['--task=text', '--encoding=bytes', f'--data_dir={d / "text"}', f'--out_dir={d / "out"}',
+                         '--n_layer=1', '--n_embd=32', '--block_size=16', '--max_iters=2', *more]
 
 # (case, argv from the case's folder d, what to break first, what the message must say)
 CASES = [
@@ -145,6 +168,11 @@ CASES = [
      'n_train=0 and n_test=100 must both be at least 1'),
     ('task setting out of range', lambda d: flags(d, digits=0, data_dir=d / 'new'), None, 'digits must be at least 1'),
     ('small vocab_size', lambda d: flags(d, vocab_size=8), None, 'vocab_size=8 is smaller'),
+    ('a vocab_size of 10^10', lambda d: flags(d, vocab_size=10**10), None, r'the weights and optimizer state '
+     r'\(640,000,\d{3},\d{3} parameters\) would take [\d,.]+ GiB, and this cpu has [\d,.]+ GiB: at most [\d,]+ '
+     r'parameters fit'),  # the token embedding and the untied head: 2 x 10^10 x 32, and a few thousand more
+    ('a batch of 10^9', lambda d: flags(d, batch_size=10**9), None,
+     r'the weights and a batch of 1,000,000,000 examples would take .* GiB: about [\d,]+ examples fit: lower batch_size'),
     ('zero mixit_std', lambda d: flags(d, variant='mixit', mixit_std=0.0), None, 'mixit_std=0.0 must be positive'),
     # optimization
     ('negative learning rate', lambda d: flags(d, learning_rate=-0.001), None, 'learning_rate=-0.001 must be at'),
@@ -166,6 +194,11 @@ CASES = [
     ('zero samples', lambda d: done(d, '--sample', '--num_samples=0'), None, 'num_samples=0 must be at least 1'),
     ('negative top_k', lambda d: done(d, '--sample', '--top_k=-1'), None, 'top_k=-1 must be at least 0'),
     ('no new tokens', lambda d: done(d, '--sample', '--max_new_tokens=0'), None, 'max_new_tokens=0 must be'),
+    ('10^9 samples', lambda d: done(d, '--sample', '--prompt=12', '--num_samples=1000000000'), None,
+     r'1,000,000,000 samples of \d+ tokens would take [\d,.]+ GiB, and this cpu has [\d,.]+ GiB: [\d,]+ such samples '
+     r'fit\n'),
+    ('samples of 10^12 tokens', lambda d: done(d, '--sample', '--prompt=12', f'--max_new_tokens={10**12}'), None,
+     r'3 samples of 1,000,000,000,\d+ tokens would take .* GiB: 0 such samples fit, or 3 of max_new_tokens=[1-9]'),
     ('prompt outside the vocabulary', lambda d: done(d, '--sample', '--prompt=zz'), None, "the task's tokens"),
     ('sample before training', lambda d: ['--sample', '--task=addition', f'--out_dir={d / "out"}'], None,
      'cannot sample: no run in .* has a ckpt'),
@@ -223,12 +256,23 @@ CASES = [
     ('a compressed train.npz', lambda d: flags(d), npz(lambda x, y: (x, y), compressed=True), 'damaged .npz'),
     ('truncated train.bin', lambda d: ['--task=text', '--encoding=bytes', f'--data_dir={d / "text"}',
                                        f'--out_dir={d / "out"}'], text_corpus, 'train.bin has 50 tokens, meta.json says'),
+    ('a token id beyond the vocabulary in train.bin', TEXT, text_token('train', 300),
+     r'train.bin holds token ids outside the vocabulary of 257'),
+    ('a token id beyond the vocabulary in val.bin', TEXT, text_token('val', 65535),
+     r'val.bin holds token ids outside the vocabulary of 257'),
     ('missing split', lambda d: flags(d, eval_split='test'), None, "no 'test' split .it has train, val."),
     ('corpus not prepared', lambda d: ['--task=wikitext', f'--data_dir={d / "none"}'], None,
      'python data/wikitext/prepare.py'),
     # run folders
     ('run_name up and out', lambda d: flags(d, run_name='../escape'), None, 'plain folder name inside out_dir'),
     ('absolute run_name', lambda d: flags(d, run_name='/tmp/x'), None, 'plain folder name inside out_dir'),
+    ('a run folder that is a symbolic link', lambda d: flags(d, run_name='done', max_iters=9), symlinked(''),
+     r'out/done is a symbolic link: remove it, or set out_dir'),
+    ("a run's log that is a symbolic link", lambda d: done(d, '--resume', '--max_iters=9'), symlinked('log.jsonl'),
+     r'log.jsonl is a symbolic link, and a run reads and writes its own files only'),
+    ('a task setting that climbs out of data/', lambda d: ['--task=dyck', '--format=../../escape',
+                                                           f'--out_dir={d / "out"}'], None,
+     r"format='../../escape' cannot be part of the data folder's name"),
     ('another run in the folder', lambda d: flags(d, run_name='done', seed=1), None,
      r'holds another run \(seed=0 there, 1 here\): --resume it, use another run_name, or set overwrite=True'),
     # resume
@@ -462,6 +506,45 @@ def test_a_run_stops_when_its_folder_is_made_again(tmp_path, monkeypatch):
     with pytest.raises(train_module.ConfigError, match='removed or made again while this run wrote it'):
         train(keys)
     assert [p.name for p in (tmp_path / 'out' / 'r').iterdir()] == ['.lock']
+
+
+def two_processes(argv_of_rank, timeout=120):
+    """Two processes of one run as torchrun starts them (its environment variables, gloo on the CPU), each with its own
+    command line; -> [(exit status, stderr)] by rank."""
+    import socket
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        port = s.getsockname()[1]
+    procs = [subprocess.Popen([sys.executable, 'train.py', *map(str, argv_of_rank(rank))], cwd=ROOT, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env={**os.environ, 'RANK': str(rank), 'LOCAL_RANK': str(rank), 'WORLD_SIZE': '2',
+                                   'LOCAL_WORLD_SIZE': '2', 'MASTER_ADDR': '127.0.0.1', 'MASTER_PORT': str(port),
+                                   'OMP_NUM_THREADS': '1'}) for rank in range(2)]
+    try:
+        return [(p.wait(timeout=timeout), p.communicate()[1]) for p in procs]
+    finally:
+        for p in procs:
+            p.kill()
+
+
+@pytest.mark.skipif(sys.platform != 'linux', reason='two gloo processes are exercised on Linux')
+@pytest.mark.parametrize('failing, message', [(0, r'cannot write to .*file/out/r \(Not a directory\)'),
+                                              (1, r'process 1 of the run: .*/elsewhere holds no addition data on this '
+                                                  r'machine: set data_dir to a folder that every process of the run')])
+def test_an_error_on_one_process_of_a_torchrun_stops_every_process_in_one_line(tmp_path, failing, message):
+    """Rank 0 alone writes the run's folder, and each machine reads its own data: an error on one process (rank 0's
+    out_dir inside a file; rank 1's data missing, its data_dir another machine's) stops both, with the failing one's
+    message printed once, by rank 0, and exit status 2: no gloo traceback from a process left waiting for the other."""
+    (tmp_path / 'file').write_text('x')
+    keys = {**TINY, 'out_dir': tmp_path / ('file' if failing == 0 else '') / 'out', 'data_dir': tmp_path / 'data',
+            'run_name': 'r', 'gradient_accumulation_steps': 2, 'device': 'cpu'}
+    argv = lambda rank: [f'--{k}={v}' for k, v in {**keys, **({'data_dir': tmp_path / 'elsewhere'}
+                                                               if rank == failing == 1 else {})}.items()]
+    (status0, err0), (status1, err1) = two_processes(argv)
+    assert status0 == status1 == 2, (err0, err1)
+    assert err0.startswith('error: ') and err0.count('\n') == 1 and re.search(message, err0), err0
+    assert err1 == '', err1
+    assert not (tmp_path / 'out').exists() and not (tmp_path / 'elsewhere').exists()
 
 
 def test_a_home_folder_is_expanded(tmp_path, monkeypatch):
