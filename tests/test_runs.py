@@ -547,6 +547,33 @@ def test_an_error_on_one_process_of_a_torchrun_stops_every_process_in_one_line(t
     assert not (tmp_path / 'out').exists() and not (tmp_path / 'elsewhere').exists()
 
 
+def test_a_train_bin_too_large_to_check_whole_is_checked_batch_by_batch(tmp_path, monkeypatch):
+    """A train.bin above loader.CHECKED_WHOLE tokens (2^30; 0 here) is not read whole when loaded: its windows are
+    checked as they are drawn, so a token id beyond the vocabulary stops the run at the first batch that holds one."""
+    from data import loader
+    text_corpus(tmp_path, cut=False)
+    tokens = np.fromfile(tmp_path / 'text' / 'train.bin', dtype=np.uint16)
+    tokens[::8] = 300  # in every window of 16
+    tokens.tofile(tmp_path / 'text' / 'train.bin')
+    monkeypatch.setattr(loader, 'CHECKED_WHOLE', 0)
+    keys = dict(task='text', encoding='bytes', data_dir=str(tmp_path / 'text'), out_dir=str(tmp_path / 'out'),
+                run_name='r', n_layer=1, n_embd=32, block_size=16, max_iters=5, progress=False)
+    with pytest.raises(train_module.ConfigError, match='train.bin holds token ids outside the vocabulary of 257'):
+        train(keys)
+    assert not (tmp_path / 'out' / 'r' / 'ckpt.pt').exists(), 'stopped at the first batch'
+
+
+def test_an_experiment_checks_its_device_before_it_generates_data(tmp_path):
+    """fair.py reads a task's data (generated when missing) before train.py would check the device: the harness checks
+    --device first, so a mistake ends in one line, exit status 2, and generates nothing."""
+    p = subprocess.run([sys.executable, 'experiments/algorithmic.py', '--smoke', '--device=gpu',
+                        f'--data_dir={tmp_path / "data"}', f'--out_dir={tmp_path / "out"}'], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and p.stderr == "error: device='gpu' is not one of 'auto', 'cpu', 'cuda', 'cuda:N', " \
+        "'mps'\n", p.stderr
+    assert not (tmp_path / 'data').exists() and not (tmp_path / 'out').exists()
+
+
 def test_a_home_folder_is_expanded(tmp_path, monkeypatch):
     monkeypatch.setenv('HOME', str(tmp_path / 'home'))
     result = train({**TINY, 'out_dir': '~/out', 'data_dir': '~/data', 'run_name': 'r'})
