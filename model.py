@@ -173,8 +173,9 @@ def universal_layout(H, L, d, k, looped=False):
 
 
 def universal_dim(H, L, d, k, looped=False):
-    """D = 2Hk (1 + H + ... + H^(L-1)) + d H^L; looped: (2Hk + d)(1 + H + ... + H^L)."""
-    return universal_layout(H, L, d, k, looped)[1]
+    """D = 2Hk (1 + H + ... + H^(L-1)) + d H^L; looped: (2Hk + d)(1 + H + ... + H^L). No H^L nodes listed."""
+    geo = lambda n: n if H == 1 else (H**n - 1) // (H - 1)  # 1 + H + ... + H^(n-1)
+    return (2 * H * k + d) * geo(L + 1) if looped else 2 * H * k * geo(L) + d * H**L
 
 
 def universal_sparse_weights(H, L, d, k, l, looped=False):
@@ -582,9 +583,8 @@ class GPT(nn.Module):
 
     @torch.no_grad()
     def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None):
-        """Samples max_new_tokens continuations of idx (B, T), conditioning on at most block_size tokens;
-        temperature 0 is greedy decoding (the limit of temperature -> 0). The sequences are filled in place: a
-        concatenation per token (nanoGPT's) copies them all at every step, quadratic in their length."""
+        """Samples max_new_tokens continuations of idx (B, T), conditioning on at most block_size tokens; temperature 0
+        is greedy (its limit). Filled in place: nanoGPT's concatenation per token is quadratic in the length."""
         seq = torch.cat((idx, idx.new_empty(len(idx), max_new_tokens)), dim=1)
         for t in range(idx.shape[1], seq.shape[1]):
             logits, _ = self(seq[:, max(0, t - self.config.block_size):t])

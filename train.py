@@ -148,8 +148,11 @@ def resolve(overrides):
     if checked.get('variant', DEFAULTS['variant']) not in VARIANTS:
         raise unknown('variant', checked['variant'], VARIANTS)
     cfg = {**DEFAULTS, **tkeys, **checked}
+    for key, value in cfg.items():  # NaN or inf from a JSON file, or 1e999 typed, is no setting
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f'{key}={value} must be a finite number')
     for key, low in AT_LEAST.items():
-        if key in cfg and not cfg[key] >= low:  # NaN from a JSON file fails too
+        if key in cfg and not cfg[key] >= low:
             raise ConfigError(f'{key}={cfg[key]} must be at least {low}')
     for key in ('dropout', 'beta1', 'beta2', 'val_frac'):
         if not 0 <= cfg[key] < 1:
@@ -159,6 +162,9 @@ def resolve(overrides):
     if cfg['classify'] and cfg['online']:
         raise ConfigError('classify=True reads a prepared task with classes (yelp), which has no generator: '
                           'drop online=True')
+    if cfg['val_frac'] and cfg['eval_split'] or cfg.get('n_classes') and not cfg['classify']:
+        raise ConfigError('val_frac evaluates on the validation split it holds out: drop eval_split' if cfg['val_frac']
+                          else 'n_classes is what classify=True sets, from the classes in meta.json: drop n_classes')
     if cfg['classify'] and cfg['sample']:
         raise ConfigError("--sample generates tokens, and a classify=True run's head outputs classes, not tokens: "
                           'evaluate it with --resume instead')
@@ -318,10 +324,7 @@ def train(config=None):
                                                (cfg['beta1'], cfg['beta2']), device_type)
     scaler = torch.amp.GradScaler(device_type, enabled=dtype == 'float16')
     if ckpt is not None:
-        raw_model.load_state_dict(ckpt['model'])
-        optimizer.load_state_dict(ckpt['optimizer'])
-        if ckpt['scaler'] and scaler.is_enabled():  # float16 before and now: its loss scale goes on
-            scaler.load_state_dict(ckpt['scaler'])
+        runs.restore(ckpt, raw_model, optimizer, scaler)
     step = start = ckpt['step'] if ckpt else 0
     if dtype != 'float32':
         raw_model.fixed_to(getattr(torch, dtype))  # the fixed matrices in the compute dtype: no cast per step
@@ -392,20 +395,10 @@ def train(config=None):
                    tokens_per_s=global_batch * T * (step - start) / wall, trainable_params=raw_model.get_num_params(),
                    run_dir=str(run_dir))
     if master:
-        print(summary(cfg, metrics, corpus))
+        print(runs.summary(f"{cfg['task']} / {model_label(cfg)}", metrics, corpus))
     if own_group:
         dist.destroy_process_group()
     return metrics
-
-
-def summary(cfg, m, corpus):
-    """The run's last line: a corpus's log perplexity, else the accuracy on the evaluated split."""
-    names = {'val': 'held-out', 'train': 'training-set', 'validation': 'validation'}
-    where = names.get(m['eval_split'], f"{m['eval_split']}-set")
-    result = (f"{m['eval_split']} log perplexity {m['val_loss']:.4f} (perplexity {math.exp(m['val_loss']):.2f}, "
-              f"next-token accuracy {m['val_acc']:.2%})" if corpus else f"{where} accuracy {m['val_acc']:.2%} per "
-              f"scored token, {m['val_exact']:.2%} exact match, loss {m['val_loss']:.4f}")
-    return f"{cfg['task']} / {model_label(cfg)}: {result} after {m['step']} steps ({m['wall_s']:.0f} s)"
 
 
 @torch.no_grad()
@@ -430,16 +423,19 @@ def sample_text(config=None):
 
 def main(argv):
     """The command line: any mistake in it, or in a file it reads, ends in one line 'error: ...' and exit code 2."""
+    master = int(os.environ.get('RANK', 0)) == 0  # under torchrun every process stops with the same error (together)
     try:
         overrides = parse_args([a for a in argv if a not in ('--help', '-h')])
         if '--help' in argv or '-h' in argv:
             print(help_text(overrides.get('task', DEFAULT_RUN['task'])))
         elif overrides.get('sample'):
-            print('\n---------------\n'.join(sample_text(overrides)))
+            texts = sample_text(overrides)
+            if master:  # under torchrun each process draws the same texts: shown once
+                print('\n---------------\n'.join(texts))
         else:
             train(overrides)
     except (ConfigError, FloatingPointError) as e:
-        if int(os.environ.get('RANK', 0)) == 0:  # under torchrun every process stops with the same error (together)
+        if master:
             print(f'error: {e}', file=sys.stderr)
         leave(2)
     leave(0)

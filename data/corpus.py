@@ -151,7 +151,8 @@ def input_files(path, suffixes):
     if path.is_file():
         return [path]
     if not path.is_dir():
-        raise ValueError(f'--input {path} does not exist')
+        raise ValueError(f'--input {path} ' + ('is neither a file nor a folder (a device, a FIFO): give a file' if
+                                                path.exists() else 'does not exist'))
     files = sorted(p for p in path.rglob('*') if p.is_file() and p.name.endswith(suffixes)
                    and not any(part.startswith('.') for part in p.relative_to(path).parts))
     if not files:
@@ -253,6 +254,8 @@ def prepare(task, overrides=None, source=None, out_dir=None):
     the new files are complete, the directory keeps its previous ones."""
     module = load_task(task)
     args = {**module.DEFAULTS, **(overrides or {})}
+    if source is not None and not str(source).strip():  # '' would be the folder the command is typed in
+        raise ValueError('--input= names no file: give a file or a folder, or leave --input out to download')
     try:
         files = input_files(source, module.SUFFIXES) if source else []
         plain = files and all(f.suffix in ('.txt', '.raw') for f in files)  # else bytes read != bytes on disk

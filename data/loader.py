@@ -92,7 +92,7 @@ def read_json(path, fix):
 def task_module(name):
     names = synthetic.tasks()
     if name not in names:
-        raise unknown('task', name, names)
+        raise unknown('task', str(name), names)
     return synthetic.load_task(name)
 
 
@@ -123,7 +123,7 @@ def generate_missing(cfg):
     try:
         synthetic.prepare(cfg['task'], args, directory)
     except OSError as e:
-        raise ConfigError(f"cannot write {cfg['task']} data to {directory} ({e.strerror}): set data_dir") from None
+        raise ConfigError(synthetic.cannot_write(directory, e, 'data_dir')) from None
     except ValueError as e:  # settings the task cannot satisfy
         raise ConfigError(str(e)) from None
 
@@ -147,13 +147,15 @@ def load_data(cfg, generate=True):
     again = (f'delete {directory / "meta.json"}; the data is regenerated' if hasattr(module, 'generate') else
              f'run python data/{task}/prepare.py again')
     meta = read_json(directory / 'meta.json', again)
-    if not {'task', 'args', 'vocab_size', 'eval_split'} <= meta.keys() or meta['task'] != task:
+    if not META_KEYS <= meta.keys() or meta['task'] != task:
         raise ConfigError(f'{directory / "meta.json"} is not the meta.json of {task} data '
                           f'(it says task {meta.get("task")!r}): {again}, or set data_dir to the folder of {task}')
-    check_meta(meta, directory / 'meta.json', again)
+    splits = check_meta(meta, directory / 'meta.json', again)
     if meta['args'] != args:
-        raise ConfigError(f'{directory} holds {task} data made with {meta["args"]}, not {args}: '
-                          f'delete the folder or set data_dir to another one')
+        made = ', '.join(f'{k}={v!r}' for k, v in meta['args'].items() if args.get(k, None) != v) if isinstance(
+            meta['args'], dict) else meta['args']
+        raise ConfigError(f'{directory} holds {task} data made with {made}, not {args}: give those settings to use '
+                          f'it, or set data_dir to another folder')
     if hasattr(module, 'generate') and meta.get('version') != synthetic.VERSION:
         raise ConfigError(f'{directory} holds {task} data made by an older data/synthetic.py (version '
                           f'{meta.get("version", 1)}, now {synthetic.VERSION}): delete the folder; it is regenerated')
@@ -165,14 +167,13 @@ def load_data(cfg, generate=True):
                           if hasattr(module, 'LABELS') else f'classify=True needs a task whose meta.json lists its '
                           f'classes (yelp); {task} has none: drop classify')
     split = cfg['eval_split'] or meta['eval_split']
-    splits = list(meta.get('tokens') or meta.get('examples') or (s for s in ('train', 'val') if f'n_{s}' in meta))
     if split not in splits:
         raise ConfigError(f"{task} data has no {split!r} split (it has {', '.join(splits)}): set eval_split to one "
                           f'of them, or leave it empty for {meta["eval_split"]!r}')
     ext = 'bin' if meta.get('format') == 'tokens' else 'npz'
     for s in ('train', split):
-        if not (directory / f'{s}.{ext}').exists():
-            raise ConfigError(f'{directory / f"{s}.{ext}"} is missing: {again}')
+        if not (directory / f'{s}.{ext}').is_file():
+            raise ConfigError(f'{directory / f"{s}.{ext}"} is missing or not a regular file: {again}')
     held = slice(cfg['eval_examples'] or None)
     if ext == 'npz':
         try:
@@ -194,11 +195,13 @@ def load_data(cfg, generate=True):
                               f'set block_size >= {T} or 0 for the example length')
         return meta, (train_x, train_y), (x_val, y_val), T
     T = cfg['block_size'] or meta['block_size']
+    for s in ('train', split):  # a prepare stopped half-way, files mixed up (and an empty file cannot be mapped)
+        size, count = (directory / f'{s}.bin').stat().st_size, meta['tokens'][s]
+        if size != 2 * count or not count:
+            raise ConfigError(f'{directory / f"{s}.bin"} holds {size:,} bytes, not the {count:,} tokens of 2 bytes '
+                              f'meta.json says: {again}')
     streams = {s: np.memmap(directory / f'{s}.bin', dtype=np.uint16, mode='r') for s in ('train', split)}
     for s, tokens in streams.items():
-        if len(tokens) != meta['tokens'][s]:  # a prepare that stopped half-way, or files mixed up
-            raise ConfigError(f'{directory / f"{s}.bin"} has {len(tokens):,} tokens, meta.json says '
-                              f'{meta["tokens"][s]:,}: {again}')
         if s != 'train' or len(tokens) <= CHECKED_WHOLE:  # a larger train.bin: each batch (batches)
             check_tokens(tokens, meta['vocab_size'], directory / f'{s}.bin', again)
     if len(streams['train']) <= T:
@@ -224,9 +227,14 @@ def check_tokens(tokens, vocab_size, path, again='run its prepare.py again'):
         raise ConfigError(f'{path} holds token ids outside the vocabulary of {vocab_size}: {again}')
 
 
+META_KEYS = {'task', 'args', 'vocab_size', 'eval_split'}  # what every meta.json holds
+
+
 def check_meta(meta, path, again):
-    """meta.json's numbers by type and range, before any is used: a damaged or crafted one ends in one line, not in a
-    traceback or an allocation of its size. Token ids are uint16 on disk: at most 2^16 of them."""
+    """meta.json's numbers by type and range, before any is used: a damaged or crafted one (or a checkpoint's copy)
+    ends in one line, not in a traceback or an allocation of its size. Token ids are uint16 on disk: at most 2^16."""
+    if not META_KEYS <= meta.keys():
+        raise ConfigError(f'{path} is damaged (it lacks {", ".join(sorted(META_KEYS - meta.keys()))}): {again}')
     counts = [meta.get(kind, {}) for kind in ('tokens', 'examples')]
     if not all(isinstance(c, dict) for c in counts) or not isinstance(meta['eval_split'], str):
         raise ConfigError(f'{path} is damaged (its tokens, examples or eval_split): {again}')
@@ -236,6 +244,15 @@ def check_meta(meta, path, again):
     for key, (n, low, high) in numbers.items():
         if type(n) is not int or not low <= n <= high:
             raise ConfigError(f'{path} says {key} {n!r}, not a whole number from {low} to {high:,}: {again}')
+    splits = list(meta.get('tokens') or meta.get('examples') or (s for s in ('train', 'val') if f'n_{s}' in meta))
+    if 'train' not in splits or meta['eval_split'] not in splits:
+        raise ConfigError(f'{path} is damaged: its splits {splits} lack train or its eval_split: {again}')
+    words, classes = meta.get('itos', []), meta.get('classes', [])  # a task's tokens as text; Yelp's label tokens
+    if 'itos' in meta and not (isinstance(words, list) and len(words) == meta['vocab_size'] and
+                               all(isinstance(w, str) for w in words) and isinstance(meta.get('sep'), str)) or \
+            not (isinstance(classes, list) and all(type(c) is int and 0 <= c < meta['vocab_size'] for c in classes)):
+        raise ConfigError(f'{path} is damaged (its itos, sep or classes do not fit its vocab_size): {again}')
+    return splits
 
 
 def check_examples(x, y, meta, split, path, again):
@@ -248,6 +265,8 @@ def check_examples(x, y, meta, split, path, again):
                           f"{meta.get('block_size')} meta.json describes: {again}")
     if x.numel() and (x.min() < 0 or x.max() >= meta['vocab_size'] or y.min() < -1 or y.max() >= meta['vocab_size']):
         raise ConfigError(f"{path} holds token ids outside the vocabulary of {meta['vocab_size']}: {again}")
+    if x.numel() and not (y != -1).any():  # nothing to learn or measure: a loss of NaN, not an error, otherwise
+        raise ConfigError(f'{path} scores no target (every y is -1): {again}')
 
 
 def validation_split(train, frac, meta):
@@ -425,18 +444,26 @@ def fitting_model(model_args, cfg, T, device):
     weights and buffers, each trained weight's gradient and two AdamW moments, and per example the activations kept
     for the backward pass (about 16 widths and two attention maps a layer and position) and the logits with their
     gradient (or an evaluation batch's, whose float32 copy evaluate makes)."""
-    try:
+    def built(**changed):  # -> (the model on the meta device, its parameters, bytes of weights, buffers and AdamW)
         with torch.device('meta'):
-            model = GPT(GPTConfig(**model_args))
+            model = GPT(GPTConfig(**{**model_args, **changed}))
+        n = model.get_num_params(False)
+        return model, n, 4 * (n + sum(b.numel() for b in model.buffers())) + 12 * model.get_num_params()
+    try:  # one block and two, the others by arithmetic: 10^9 layers are refused before 10^9 are built
+        (_, n1, one), (_, n2, two) = built(n_layer=1), built(n_layer=2)
+    except ValueError:  # universal_sparse's width is a function of its depth: only built whole, below
+        n1 = n2 = one = two = 0
+    more = model_args.get('n_layer', GPTConfig.n_layer) - 1
+    check_fits(one + more * (two - one), device, f'the weights and optimizer state ({n1 + more * (n2 - n1):,} '
+               f'parameters)', lambda have: f'at most {have // 16:,} parameters fit: lower vocab_size, n_embd, '
+               f'n_layer or block_size')
+    try:
+        model, _, weights = built()
     except ValueError as e:
         raise ConfigError(str(e)) from None
     c = model.config
-    weights = 4 * (sum(p.numel() for p in model.parameters()) + sum(b.numel() for b in model.buffers())) + \
-        12 * model.get_num_params()
     per_example = 4 * T * (c.n_layer * (16 * c.n_embd + 2 * c.n_head * T) + 2 * (c.n_classes or c.vocab_size))
     examples = max(cfg['batch_size'], cfg['eval_batch_size'])
-    check_fits(weights, device, f'the weights and optimizer state ({model.get_num_params(False):,} parameters)',
-               lambda have: f'at most {have // 16:,} parameters fit: lower vocab_size, n_embd or n_layer')
     check_fits(weights + per_example * examples, device, f'the weights and a batch of {examples:,} examples',
                lambda have: f'about {(have - weights) // per_example:,} examples fit: lower batch_size and '
                             f'eval_batch_size')

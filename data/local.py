@@ -33,6 +33,8 @@ def byte_text(root, text='', smoke=False):
     """-> root/<source's stem>/, a byte-level 'text' corpus of the file `text` (else Debian's license texts; with
     smoke, of a few generated lines), prepared only when the source changed."""
     root = Path(root)
+    if text and not Path(text).is_file():  # --smoke reads its own lines, but a mistake is one all the same
+        raise ConfigError(f'--text={text} is not a file: give a UTF-8 text file')
     if smoke:
         source = root / 'smoke.txt'
         root.mkdir(parents=True, exist_ok=True)
@@ -40,8 +42,6 @@ def byte_text(root, text='', smoke=False):
                                   for i in range(60)))
     else:
         source = Path(text) if text else license_text(root)
-        if not source.exists():
-            raise ConfigError(f'--text={text} does not exist: give a UTF-8 text file')
     out = root / source.stem
     meta = out / 'meta.json'
     fresh = (meta.exists() and json.loads(meta.read_text()).get('source') == str(source.resolve())

@@ -24,8 +24,8 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from data.loader import ConfigError, read_json, together
-from data.synthetic import atomic_write, remove_leftovers, temporary
+from data.loader import ConfigError, check_meta, read_json, together
+from data.synthetic import atomic_write, cannot_write, remove_leftovers, temporary
 from model import GPT, GPTConfig
 
 
@@ -38,9 +38,13 @@ def run_dir(cfg, label, not_named):
     """out_dir/run_name, or a name of the config's own: the task, then `label` (the variant and the keys not at their
     default) as far as it fits, then a hash of every key outside not_named, so that runs of different configs never
     share a folder: 'dyck-standard,seed=1-3f2a9c01'."""
-    if cfg['run_name'] in ('.', '..') or any(c in cfg['run_name'] for c in '/\\'):
-        raise ConfigError(f"run_name={cfg['run_name']!r} must be a plain folder name inside out_dir (no '/', "
-                          f"'\\' or '..'): to write elsewhere, set out_dir")
+    if not cfg['out_dir'] or '\0' in cfg['out_dir']:  # '' would write runs into whatever folder the command is typed in
+        raise ConfigError(f"out_dir={cfg['out_dir']!r} names no folder: give one (the default is 'out'; '.' for this "
+                          f"folder)")
+    if cfg['run_name'] in ('.', '..') or any(c in cfg['run_name'] for c in '/\\\0') or \
+            len(cfg['run_name'].encode()) > 200:  # a folder name holds 255 bytes, and its temporaries a few more
+        raise ConfigError(f"run_name={cfg['run_name'][:80]!r} must be a plain folder name inside out_dir (no '/', "
+                          f"'\\', '..' or NUL; at most 200 bytes): to write elsewhere, set out_dir")
     if cfg['run_name']:
         return Path(cfg['out_dir']) / cfg['run_name']
     readable = re.sub(r'[^\w.,=+-]', '_', label)
@@ -82,6 +86,11 @@ def resumed_config(ckpt, overrides, resolve, resumable):
     come from the command line alone. A key outside `resumable` given with a value other than the run's (its
     config's, else its model's) is refused, by name."""
     saved = {k: v for k, v in ckpt['config'].items() if k not in CHOSEN_NOW}
+    try:
+        resolve(saved)
+    except ConfigError as e:  # the file's own config, apart from what is given now
+        raise ConfigError(f"the run's ckpt.pt holds a config train.py refuses ({e}): delete it, or restore it from a "
+                          f'copy') from None
     cfg = resolve({**saved, **overrides})
     if 'data_dir' not in overrides and cfg['data_dir'] != ckpt['config'].get('data_dir', cfg['data_dir']):
         raise ConfigError(f"this run read its data from data_dir={ckpt['config']['data_dir']!r}: give that data_dir "
@@ -105,6 +114,16 @@ def same_data(ckpt, meta):
         raise ConfigError(f"the {meta['task']} data is not what this run trained on ({changed[0]}: "
                           f"{ckpt['meta'].get(changed[0])!r} then, {meta.get(changed[0])!r} now): prepare it again as "
                           f'it was, or start a new run')
+
+
+def summary(label, m, corpus):
+    """A run's last line, after its `label`: a corpus's log perplexity, else the accuracy on the evaluated split."""
+    names = {'val': 'held-out', 'train': 'training-set', 'validation': 'validation'}
+    where = names.get(m['eval_split'], f"{m['eval_split']}-set")
+    result = (f"{m['eval_split']} log perplexity {m['val_loss']:.4f} (perplexity {math.exp(m['val_loss']):.2f}, "
+              f"next-token accuracy {m['val_acc']:.2%})" if corpus else f"{where} accuracy {m['val_acc']:.2%} per "
+              f"scored token, {m['val_exact']:.2%} exact match, loss {m['val_loss']:.4f}")
+    return f"{label}: {result} after {m['step']} steps ({m['wall_s']:.0f} s)"
 
 
 def digest(obj, h=None):
@@ -149,6 +168,13 @@ def load_checkpoint(path):
     if digest({k: v for k, v in ckpt.items() if k != 'sha256'}).hexdigest() != ckpt['sha256']:
         raise ConfigError(f'{path} is damaged: its contents differ from the checksum saved with them; delete it, '
                           f'or restore it from a copy')
+    kinds = dict(model=dict, optimizer=dict, scaler=dict, model_args=dict, config=dict, meta=dict, step=int)
+    wrong = [key for key, kind in kinds.items() if not isinstance(ckpt.get(key), kind) or
+             isinstance(ckpt[key], bool)] or (['step'] if ckpt['step'] < 0 else [])
+    if wrong:  # its checksum can be made again: a file from elsewhere
+        raise ConfigError(f'{path} is damaged: its {wrong[0]} is missing or not ' + (
+            'a whole number from 0' if wrong[0] == 'step' else 'a dict') + '; delete it, or restore it from a copy')
+    check_meta(ckpt['meta'], f"{path}'s meta", 'delete it, or restore it from a copy')  # --sample reads its tokens
     if not describes(ckpt.get('model_args'), ckpt.get('model')):
         raise ConfigError(f'{path} is damaged: its model_args do not describe its tensors; delete it, or restore it '
                           f'from a copy')
@@ -178,6 +204,29 @@ def describes(args, tensors):
         sum(b.numel() for b in model.buffers()) <= 16 * held + 2**20
 
 
+def restore(ckpt, model, optimizer, scaler):
+    """A resumed run's weights, optimizer state and loss scale (float16 then and now) from its checkpoint. An optimizer
+    state of other tensors than the model's (a file from elsewhere) is refused here, not met as a shape error at the
+    first step."""
+    settings = [(g['betas'], g['weight_decay']) for g in optimizer.param_groups]  # the config's, which resume keeps
+    try:
+        model.load_state_dict(ckpt['model'])
+        optimizer.load_state_dict(ckpt['optimizer'])
+        if [(tuple(g['betas']), g['weight_decay']) for g in optimizer.param_groups] != settings:
+            raise ValueError('optimizer settings other than the config\'s')
+        if ckpt['scaler'] and scaler.is_enabled():
+            scaler.load_state_dict(ckpt['scaler'])
+    except (RuntimeError, ValueError, KeyError, TypeError, IndexError) as e:
+        raise ConfigError(f"the run's ckpt.pt is damaged: its state does not load into the model "
+                          f'({type(e).__name__}: {str(e)[:80]}); delete it, or restore it from a copy')
+    for group in optimizer.param_groups:
+        for p in group['params']:
+            if any(torch.is_tensor(v) and v.dim() and v.shape != p.shape for v in optimizer.state[p].values()):
+                raise ConfigError(f"the run's ckpt.pt is damaged: its optimizer state holds a tensor of another "
+                                  f'shape than the {tuple(p.shape)} weight it belongs to; delete it, or restore it '
+                                  f'from a copy')
+
+
 def file_id(path):
     """Which file is at path now: a checkpoint is replaced by a rename (a new inode), so this tells a file read earlier
     from the one there now; None if there is none."""
@@ -192,8 +241,11 @@ def logged_step(line):
     """The step of a log.jsonl line; a damaged line counts as after any checkpoint, so resume drops it."""
     try:
         return int(json.loads(line)['step'])
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, OverflowError, RecursionError):  # 1e400; nested thousands deep
         return math.inf
+
+
+RUN_FILES = ('config.json', 'log.jsonl', 'ckpt.pt')  # what a run writes in its folder, beside .lock
 
 
 class Run:
@@ -224,26 +276,27 @@ class Run:
         return self
 
     def open(self):
-        if self.folder.is_symlink():  # the folder is the run's own: never written through a link to another one
-            raise ConfigError(f'{self.folder} is a symbolic link: remove it, or set out_dir to the folder it points to')
+        wandb = wandb_module() if self.cfg['wandb_log'] else None  # missing: refused before anything is written
         try:
+            if self.folder.is_symlink():  # the folder is the run's own: never written through a link to another one
+                raise ConfigError(f'{self.folder} is a symbolic link: remove it, or set out_dir to the folder it '
+                                  f'points to')
             self.folder.mkdir(parents=True, exist_ok=True)
-            linked = [name for name in ('.lock', 'config.json', 'log.jsonl', 'ckpt.pt')
-                      if (self.folder / name).is_symlink()]
-            if linked:  # appending to it, or reading it as this run's, would reach another file
-                raise ConfigError(f'{self.folder / linked[0]} is a symbolic link, and a run reads and writes its own '
-                                  f'files only: remove it')
+            odd = [name for name in ('.lock', *RUN_FILES) if (self.folder / name).is_symlink() or
+                   (self.folder / name).exists() and not (self.folder / name).is_file()]
+            if odd:  # a link: appending to it, or reading it as this run's, would reach another file
+                raise ConfigError(f'{self.folder / odd[0]} is a symbolic link or not a regular file, and a run reads '
+                                  f'and writes its own files only: remove it')
             # O_NOFOLLOW: a link made since the check is refused too
             self.lock = os.fdopen(os.open(self.folder / '.lock', os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644), 'w')
         except OSError as e:
-            raise ConfigError(f'cannot write to {self.folder} ({e.strerror}): set out_dir to a folder you can '
-                              f'write') from None
+            raise ConfigError(cannot_write(self.folder, e, 'out_dir')) from None
         try:
             fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             if self.ckpt and file_id(self.folder / 'ckpt.pt') != self.ckpt['file']:  # read before the lock was ours
                 raise ConfigError(f'another process wrote {self.folder} after this one read its checkpoint: run the '
                                   f'command again')
-            remove_leftovers(self.folder)
+            remove_leftovers(self.folder, RUN_FILES)
             self.check_fresh()
             # the same config run again: the run there (finished or stopped) stays until this one is as far
             self.keep_until = self.step_there() if self.resumed is None and not self.cfg['overwrite'] else 0
@@ -252,10 +305,11 @@ class Run:
             self.log = temporary(log) if self.keep_until else log
             if not self.keep_until:
                 self.write_config()
-            lines = log.read_text(errors='replace').splitlines() if self.resumed is not None and log.exists() else []
-            kept = ''.join(line + '\n' for line in lines if logged_step(line) <= self.resumed)
-            atomic_write(self.log, lambda tmp: tmp.write_text(kept))
-            self.wandb = wandb_run(self.cfg, self.folder) if self.cfg['wandb_log'] else None
+            lines = log.read_bytes().splitlines() if self.resumed is not None and log.exists() else []  # as written
+            kept = b''.join(line + b'\n' for line in lines if logged_step(line) <= self.resumed)
+            atomic_write(self.log, lambda tmp: tmp.write_bytes(kept))
+            self.wandb = wandb and wandb.init(project=self.cfg['wandb_project'],
+                                              name=self.cfg['wandb_run_name'] or self.folder.name, config=self.cfg)
         except BaseException as e:
             self.lock.close()
             if self.keep_until:  # the new log's temporary, already written
@@ -264,8 +318,7 @@ class Run:
                 raise ConfigError(f'another process is running in {self.folder}: wait for it, or use another '
                                   f'run_name') from None
             if isinstance(e, OSError):  # a full disk, a folder made read-only
-                raise ConfigError(f'cannot write to {self.folder} ({e.strerror}): free space, or set out_dir to a '
-                                  f'folder you can write') from None
+                raise ConfigError(cannot_write(self.folder, e, 'out_dir')) from None
             raise
 
     def write_config(self):
@@ -280,10 +333,9 @@ class Run:
             return 0
 
     def check_fresh(self):
-        """A fresh run (not resumed, not overwrite) refuses a folder that holds another run's files."""
+        """A fresh run (not resumed, not overwrite) refuses a folder that holds another run's files (any of them)."""
         config = self.folder / 'config.json'
-        if self.resumed is not None or self.cfg['overwrite'] or not (config.exists() or
-                                                                     (self.folder / 'ckpt.pt').exists()):
+        if self.resumed is not None or self.cfg['overwrite'] or not any((self.folder / f).exists() for f in RUN_FILES):
             return
         saved = read_json(config, 'use overwrite=True to replace this folder\'s files, or another run_name')
         differ = differing(saved, self.cfg, self.not_named)
@@ -300,17 +352,17 @@ class Run:
                 try:
                     self.write_record(metrics, model, optimizer, scaler)
                 except OSError as e:
-                    kept = f'ckpt.pt keeps step {self.saved_step}' if self.saved_step else 'no checkpoint was saved'
-                    raise ConfigError(f'cannot write to {self.folder} ({e.strerror}; {kept}): free space, then '
-                                      f'--resume') from None
+                    kept = f'its ckpt.pt keeps step {self.saved_step}' if self.saved_step else 'no checkpoint saved'
+                    raise ConfigError(f"{cannot_write(self.folder, e, 'out_dir')}; {kept}") from None
 
     def write_record(self, metrics, model, optimizer, scaler):
         held = os.fstat(self.lock.fileno())
         if (file_id(self.folder / '.lock') or ())[:2] != (held.st_dev, held.st_ino):  # the lock guards another folder
             raise ConfigError(f'{self.folder} was removed or made again while this run wrote it, so another process '
                               f'could write it too: this run stopped; start it again')
-        with open(self.log, 'a') as f:
-            f.write(json.dumps(metrics) + '\n')
+        with open(self.log, 'a') as f:  # null for a number not finite (train_loss before a log step): JSON has no NaN
+            f.write(json.dumps({k: None if isinstance(v, float) and not math.isfinite(v) else v
+                                for k, v in metrics.items()}) + '\n')
         if self.wandb:
             self.wandb.log(metrics, step=metrics['step'])
         if metrics['step'] < self.keep_until:  # the run there is further on: it stays
@@ -340,13 +392,13 @@ class Run:
             self.lock.close()  # closing the file drops the flock
 
 
-def wandb_run(cfg, folder):
-    """A Weights & Biases run, imported only when asked for; WANDB_MODE=offline keeps it on this machine."""
+def wandb_module():
+    """Weights & Biases, imported only when asked for; WANDB_MODE=offline keeps its runs on this machine."""
     try:
         import wandb
     except ImportError:
         raise ConfigError('wandb_log=True needs the wandb package: pip install wandb') from None
-    return wandb.init(project=cfg['wandb_project'], name=cfg['wandb_run_name'] or folder.name, config=cfg)
+    return wandb
 
 
 class Progress:
@@ -384,6 +436,8 @@ def read_log(folder):
     if not path.exists():
         raise ConfigError(f'{folder} has no log.jsonl: train.py writes one at its first evaluation '
                           f'(every eval_interval steps); leave this folder out or wait for it')
+    if not path.is_file():  # a FIFO would block, a folder fail
+        raise ConfigError(f'{path} is not a regular file: leave the run out')
     lines = []
     for i, text in enumerate(path.read_text(errors='replace').splitlines(), 1):  # bytes that are not UTF-8: a bad line
         if not text.strip():
@@ -392,7 +446,8 @@ def read_log(folder):
             line = json.loads(text)
         except (json.JSONDecodeError, RecursionError):  # RecursionError: nested thousands deep
             line = None
-        if not isinstance(line, dict) or not isinstance(line.get('step'), int):
+        if not isinstance(line, dict) or type(line.get('step')) is not int or \
+                any(type(v) is int and abs(v) > 2**53 for v in line.values()):  # too large to draw as a float
             raise ConfigError(f'{path} line {i} is not a JSON object with a step ({text[:60]!r}): delete or repair '
                               f'that line, or leave the run out')
         lines.append(line)

@@ -23,6 +23,7 @@ import argparse
 import errno
 import importlib.util
 import json
+import math
 import os
 import shutil
 import signal
@@ -131,13 +132,15 @@ def temporary(path):
     return tmp
 
 
-def remove_leftovers(folder):
-    """Removes the temporaries (<name>.tmp<pid>) in folder of processes that no longer run: a kill -9 or a crash
-    leaves them. A running process's are its own (concurrent prepares of the same data)."""
-    for path in Path(folder).glob('*.tmp*'):
-        pid = path.name.rpartition('.tmp')[2]
-        if pid.isdigit() and not running(int(pid)):
-            remove(path)
+def remove_leftovers(folder, names):
+    """Removes the temporaries <name>.tmp<pid> in folder, for each of `names` (what this code writes there; a user's
+    own file that happens to end in .tmp<digits> stays), of processes that no longer run: a kill -9 or a crash leaves
+    them. A running process's are its own (concurrent prepares of the same data)."""
+    for name in names:
+        for path in Path(folder).glob(f'{name}.tmp*'):
+            pid = path.name[len(name) + 4:]
+            if pid.isdigit() and not running(int(pid)):
+                remove(path)
 
 
 def remove(path):
@@ -179,7 +182,7 @@ def new_files(out):
     made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     new = temporary(out / 'new')
-    remove_leftovers(out)
+    remove_leftovers(out, ['new'])
     try:
         shutil.rmtree(new, ignore_errors=True)  # left by a killed process whose pid this one reuses (containers do)
         new.mkdir()
@@ -234,7 +237,10 @@ def load_split(directory, split):
         if any(member.compress_type != zipfile.ZIP_STORED for member in z.infolist()):
             raise ValueError(f'{path} is compressed, and save_npz stores its arrays uncompressed')
     with np.load(path) as f:
-        return f['x'].astype(np.int64), f['y'].astype(np.int64)
+        x, y = f['x'], f['y']
+        if x.dtype.kind not in 'iu' or y.dtype.kind not in 'iu':  # floats would be cut to ids, booleans read as 0/1
+            raise ValueError(f'{path} holds arrays of {x.dtype} and {y.dtype}, not of token ids')
+        return x.astype(np.int64), y.astype(np.int64)
 
 
 def prepare(task, overrides=None, out_dir=None):
@@ -244,10 +250,20 @@ def prepare(task, overrides=None, out_dir=None):
     module = load_task(task)
     args = {**module.DEFAULTS, **(overrides or {})}
     out = Path(out_dir) if out_dir else task_dir(task, args, module.DEFAULTS)
-    rng = np.random.default_rng(args['seed'])
+    for key, value in args.items():  # what every task's settings share; each task checks its own ranges
+        if isinstance(value, float) and not math.isfinite(value) or key == 'seed' and value < 0:
+            raise ValueError(f'{key}={value} must be ' + ('at least 0' if key == 'seed' else 'a finite number'))
     meta = {'task': task, 'args': args, 'version': VERSION, **module.describe(args)}
+    if meta['vocab_size'] > 2**16:
+        raise ValueError(f"these settings make {meta['vocab_size']:,} tokens, and the files hold token ids of 16 bits: "
+                         f'at most 65,536 tokens')
     split_fn = getattr(module, 'splits', None)
-    data = split_fn(args, rng) if split_fn else default_splits(module, args, rng, meta)
+    try:
+        rng = np.random.default_rng(args['seed'])
+        data = split_fn(args, rng) if split_fn else default_splits(module, args, rng, meta)
+    except MemoryError:
+        raise ValueError(f'the {task} data of {args} does not fit in memory: make it smaller (n_train, n_test, the '
+                         f"task's size)") from None
     meta['block_size'] = int(data['train'][0].shape[1])
     meta['eval_split'] = 'val' if 'val' in data else 'train'
     with new_files(out) as new:
@@ -295,12 +311,14 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f'error: {message} (see --help)\n')
 
 
-def cannot_write(out, e):
-    """The one line for an OSError e while a prepare writes to the folder out: the OS's reason and what to do."""
+def cannot_write(out, e, where='--out_dir'):
+    """The one line for an OSError e while writing to the folder out (a prepare's, a run's, a figure's): the OS's
+    reason and what to do, with `where`, the flag or key that chooses the folder."""
     full = e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
-    fix = 'free space on its disk, or set --out_dir to a folder on another' if full else \
-        'set --out_dir to a folder you can write'
-    return f'cannot write to {out} ({e.strerror or e}): {fix}'
+    fix = f'free space on its disk, or set {where} to a folder on another' if full else \
+        f'set {where} to a folder you can write'
+    why = 'a file stands where a folder goes' if isinstance(e, FileExistsError) else e.strerror or e
+    return f'cannot write to {out} ({why}): {fix}'
 
 
 def decode(meta, row):

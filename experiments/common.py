@@ -82,6 +82,8 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
 def checked_at(at, own=None):  # --at's keys: `own`, else train.py's, the model's or a task's; values of their type
     for key in set(at) - set(own or at):
         raise ConfigError(f'unknown key {key!r}: one of {[*own]}')
+    for key in set(at) & {'out_dir', 'data_dir', 'device', 'run_name', 'resume', 'overwrite', 'sample'}:
+        raise ConfigError(f"{key} is not a key of every run (the harness's own flag, or one run's): drop it")
     return check_keys(at, own or {**{k: v for t in synthetic.tasks() for k, v in task_keys(task_module(t)).items()},
                                   **{k: f.default for k, f in MODEL_KEYS.items()}, **DEFAULTS})
 

@@ -32,7 +32,7 @@ import common  # noqa: E402  (puts the repository root on sys.path)
 import train  # noqa: E402
 from data.loader import ConfigError  # noqa: E402  (what the user has to fix: one line, exit 2)
 from data.runs import is_run, read_config, read_log  # noqa: E402
-from data.synthetic import Parser, atomic_write  # noqa: E402
+from data.synthetic import Parser, atomic_write, cannot_write  # noqa: E402
 
 COLUMNS = ['run', 'step', 'tokens', 'val_loss', 'val_acc', 'val_exact', 'wall_s']
 
@@ -139,7 +139,7 @@ def figure(runs, title):
 def main(argv=None):
     parser = Parser(__doc__)
     parser.add_argument('runs', nargs='+', help='run folders, globs or folders of run folders')
-    parser.add_argument('--out', default=str(common.ROOT / 'out' / 'compare_runs.png'), help='the PNG to write')
+    parser.add_argument('--out', default=str(common.ROOT / 'out' / 'compare_runs.png'), help='the figure to write: .png, .pdf, .svg, ...')
     args = parser.parse_args(argv)
     try:
         dirs = run_dirs(args.runs)
@@ -153,8 +153,17 @@ def main(argv=None):
     task = f': task={tasks.pop()}' if len(tasks) == 1 and None not in tasks else ''
     fig = figure(runs, f"{len(runs)} run{'s' * (len(runs) > 1)}{task}")
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(out, lambda tmp: fig.savefig(tmp, dpi=120, format='png'))  # tmp ends in .tmpPID: say the format
+    kind = out.suffix[1:].lower()  # the temporary name ends in .tmpPID: the format is said, from the name asked for
+    if kind not in fig.canvas.get_supported_filetypes():
+        print(f'error: --out={out}: name a file ending in one of .{", .".join(fig.canvas.get_supported_filetypes())}',
+              file=sys.stderr)
+        return 2
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(out, lambda tmp: fig.savefig(tmp, dpi=120, format=kind))
+    except OSError as e:
+        print(f"error: {cannot_write(out.parent, e, '--out')}", file=sys.stderr)
+        return 2
     plt.close(fig)
     print(table(runs))
     for r in runs:

@@ -195,8 +195,9 @@ def plan(mode, names, passed):
     for name in names:
         proc = subprocess.run(command(name, mode, '--plan', f'--out_dir={out}', *passed), capture_output=True,
                               text=True)
-        if proc.returncode:
-            sys.exit(f'error: {name}.py --plan failed:\n{proc.stderr[-2000:]}')
+        if proc.returncode:  # its own error is one line: this one's, with the folder it would have filled removed
+            shutil.rmtree(out)
+            raise ConfigError(f"{name}.py --plan failed: {(proc.stderr.strip().splitlines() or ['no message'])[-1]}")
         planned = json.loads((out / f'{name}-plan.json').read_text())
         costs = [cost(keys) for keys in planned['runs'] if not keys.get('resume')]  # resume=True: an evaluation
         flops = sum(c['flops'] for c in costs)

@@ -75,7 +75,8 @@ def main(argv=None):
     parser.add_argument('name', help="an experiment that declares a TREND, e.g. 'depth'")
     parser.add_argument('--out_dir', default=str(ROOT / 'out'), help='the sizes run in OUT_DIR/trend/NAME/')
     args = parser.parse_args(argv)
-    module = importlib.import_module(args.name) if (ROOT / 'experiments' / f'{args.name}.py').exists() else None
+    module = importlib.import_module(args.name) if args.name.isidentifier() and \
+        (ROOT / 'experiments' / f'{args.name}.py').exists() else None  # '../train' names no experiment
     if not hasattr(module, 'TREND'):
         raise ConfigError(f'{args.name!r} declares no TREND: give one of '
                           + ', '.join(p.stem for p in sorted((ROOT / 'experiments').glob('*.py'))

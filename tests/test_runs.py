@@ -63,6 +63,28 @@ def recrafted(**model_args):
     return setup
 
 
+def crafted(change):
+    """A setup that rewrites the finished run's checkpoint with change(ckpt) applied and a checksum made again."""
+    def setup(d):
+        path = d / 'out/done/ckpt.pt'
+        ckpt = {k: v for k, v in load_checkpoint(path).items() if k not in ('sha256', 'file')}
+        change(ckpt)
+        train_module.runs.save_checkpoint(ckpt, path)
+    return setup
+
+
+def optimizer_state(ckpt):
+    return next(iter(ckpt['optimizer']['state'].values()))
+
+
+def bin_file(split, content):
+    """A setup that prepares the byte-level text task in d/text and replaces <split>.bin by `content` (bytes)."""
+    def setup(d):
+        text_corpus(d, cut=False)
+        (d / 'text' / f'{split}.bin').write_bytes(content)
+    return setup
+
+
 def npz(change, compressed=False):
     """A setup that writes data/train.npz again with change(x, y) -> (x, y), as np.savez would (or compressed)."""
     def setup(d):
@@ -176,6 +198,14 @@ CASES = [
     ('zero mixit_std', lambda d: flags(d, variant='mixit', mixit_std=0.0), None, 'mixit_std=0.0 must be positive'),
     # optimization
     ('negative learning rate', lambda d: flags(d, learning_rate=-0.001), None, 'learning_rate=-0.001 must be at'),
+    ('an infinite learning rate', lambda d: flags(d, learning_rate='1e999'), None, 'learning_rate=inf must be a finite'),
+    ('a NaN from a config file', lambda d: [str(d / 'c.json'), f'--out_dir={d / "out"}'],
+     lambda d: write(d / 'c.json', '{"task": "addition", "weight_decay": NaN}'), 'weight_decay=nan must be a finite'),
+    ('a task of null in a config file', lambda d: [str(d / 'c.json')], lambda d: write(d / 'c.json', '{"task": null}'),
+     "unknown task 'None'"),
+    ('n_classes without classify', lambda d: flags(d, n_classes=5), None, 'n_classes is what classify=True sets'),
+    ('val_frac with an eval_split', lambda d: flags(d, val_frac=0.2, eval_split='train'), None,
+     'val_frac evaluates on the validation split it holds out: drop eval_split'),
     ('negative grad_clip', lambda d: flags(d, grad_clip=-1.0), None, 'grad_clip=-1.0 must be at least 0'),
     ('dropout of one', lambda d: flags(d, dropout=1.0), None, r'dropout=1.0 must be in \[0, 1\)'),
     ('beta2 above one', lambda d: flags(d, beta2=1.5), None, r'beta2=1.5 must be in \[0, 1\)'),
@@ -255,21 +285,38 @@ CASES = [
         x.shape) * 1000, y)), 'holds token ids outside the vocabulary of'),
     ('a compressed train.npz', lambda d: flags(d), npz(lambda x, y: (x, y), compressed=True), 'damaged .npz'),
     ('truncated train.bin', lambda d: ['--task=text', '--encoding=bytes', f'--data_dir={d / "text"}',
-                                       f'--out_dir={d / "out"}'], text_corpus, 'train.bin has 50 tokens, meta.json says'),
+                                       f'--out_dir={d / "out"}'], text_corpus, r'train.bin holds 100 bytes, not the [\d,]+ tokens of 2 bytes meta.json says'),
     ('a token id beyond the vocabulary in train.bin', TEXT, text_token('train', 300),
      r'train.bin holds token ids outside the vocabulary of 257'),
     ('a token id beyond the vocabulary in val.bin', TEXT, text_token('val', 65535),
      r'val.bin holds token ids outside the vocabulary of 257'),
+    ('a train.bin of an odd number of bytes', TEXT, bin_file('train', b'abc'),
+     r'train.bin holds 3 bytes, not the [\d,]+ tokens of 2 bytes meta.json says'),
+    ('an empty val.bin', TEXT, bin_file('val', b''), r'val.bin holds 0 bytes, not the'),
+    ('a val.bin that is a folder', TEXT, lambda d: (bin_file('val', b'')(d), (d / 'text/val.bin').unlink(),
+                                                    (d / 'text/val.bin').mkdir()), 'is missing or not a regular file'),
+    ('a train.npz of floats', lambda d: flags(d), npz(lambda x, y: (x + 0.7, y)), 'damaged .npz'),
+    ('a train.npz that scores nothing', lambda d: flags(d), npz(lambda x, y: (x, y * 0 - 1)),
+     r'train.npz scores no target \(every y is -1\)'),
+    ('meta.json with an itos too short', lambda d: flags(d), meta_with(itos=['0', '1']), 'its itos, sep or classes'),
+    ('meta.json whose eval_split has no files', lambda d: flags(d), meta_with(eval_split='test'),
+     r"its splits \['train', 'val'\] lack train or its eval_split"),
     ('missing split', lambda d: flags(d, eval_split='test'), None, "no 'test' split .it has train, val."),
     ('corpus not prepared', lambda d: ['--task=wikitext', f'--data_dir={d / "none"}'], None,
      'python data/wikitext/prepare.py'),
     # run folders
     ('run_name up and out', lambda d: flags(d, run_name='../escape'), None, 'plain folder name inside out_dir'),
+    ('run_name with a NUL', lambda d: flags(d, run_name='a\0b'), None, 'plain folder name inside out_dir'),
+    ('run_name of 300 bytes', lambda d: flags(d, run_name='a' * 300), None, 'at most 200 bytes'),
+    ('an empty out_dir', lambda d: [*flags(d)[:-2], '--out_dir=', f'--data_dir={d / "data"}'], None,
+     "out_dir='' names no folder"),
+    ('a fresh run where another left only its log', lambda d: flags(d, run_name='done', seed=1),
+     lambda d: [(d / 'out/done' / f).unlink() for f in ('ckpt.pt', 'config.json')], 'overwrite=True'),
     ('absolute run_name', lambda d: flags(d, run_name='/tmp/x'), None, 'plain folder name inside out_dir'),
     ('a run folder that is a symbolic link', lambda d: flags(d, run_name='done', max_iters=9), symlinked(''),
      r'out/done is a symbolic link: remove it, or set out_dir'),
     ("a run's log that is a symbolic link", lambda d: done(d, '--resume', '--max_iters=9'), symlinked('log.jsonl'),
-     r'log.jsonl is a symbolic link, and a run reads and writes its own files only'),
+     r'log.jsonl is a symbolic link or not a regular file, and a run reads and writes its own files only'),
     ('a task setting that climbs out of data/', lambda d: ['--task=dyck', '--format=../../escape',
                                                            f'--out_dir={d / "out"}'], None,
      r"format='../../escape' cannot be part of the data folder's name"),
@@ -287,6 +334,23 @@ CASES = [
      "this run read its data from data_dir=.*: give that data_dir again .a checkpoint does not choose"),
     ('resume back to an earlier step', lambda d: done(d, '--resume', '--max_iters=2'), None,
      r"max_iters=2 is below the run's step \d+: a run does not go back"),
+    ('a crafted checkpoint with a negative step', lambda d: done(d, '--resume', '--max_iters=9'),
+     crafted(lambda c: c.update(step=-5)), 'its step is missing or not a whole number from 0'),
+    ('a crafted checkpoint with a step of True', lambda d: done(d, '--resume', '--max_iters=9'),
+     crafted(lambda c: c.update(step=True)), 'its step is missing or not a whole number from 0'),
+    ('a crafted checkpoint without meta', lambda d: done(d, '--sample'), crafted(lambda c: c.pop('meta')),
+     'its meta is missing or not a dict'),
+    ("a crafted checkpoint whose meta's tokens cannot be decoded", lambda d: done(d, '--sample', '--prompt=12'),
+     crafted(lambda c: c['meta'].update(sep=5)), r"meta is damaged \(its itos, sep or classes"),
+    ('a crafted checkpoint with an empty optimizer state', lambda d: done(d, '--resume', '--max_iters=9'),
+     crafted(lambda c: c.update(optimizer={})), r"ckpt.pt is damaged: its state does not load into the model"),
+    ("a crafted checkpoint whose betas are not the config's", lambda d: done(d, '--resume', '--max_iters=9'),
+     crafted(lambda c: c['optimizer']['param_groups'][0].update(betas=(5.0, 0.5))),
+     "optimizer settings other than the config's"),
+    ('a crafted checkpoint with a moment of another shape', lambda d: done(d, '--resume', '--max_iters=9'),
+     crafted(lambda c: optimizer_state(c).update(exp_avg=torch.zeros(3, 3))), 'a tensor of another shape'),
+    ('a crafted checkpoint whose config train.py refuses', lambda d: done(d, '--resume', '--max_iters=9'),
+     crafted(lambda c: c['config'].pop('task')), r"holds a config train.py refuses \(unknown key 'digits'"),
     ('a checkpoint that is a FIFO', lambda d: done(d, '--resume'),
      lambda d: ((d / 'out/done/ckpt.pt').unlink(), os.mkfifo(d / 'out/done/ckpt.pt')), 'is not a regular file'),
     # a model that reads the future
@@ -453,21 +517,23 @@ def dead_pid():
 
 def test_temporaries_of_dead_processes_are_removed_by_the_next_run_and_prepare(tmp_path):
     """A kill -9 leaves <name>.tmp<pid>; the next run of the folder (or prepare of the data) removes those of processes
-    that no longer run, and keeps a running process's."""
+    that no longer run, of the names it writes there, and keeps a running process's and a user's own files."""
     keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
     train(keys)
     run, data = tmp_path / 'out' / 'r', tmp_path / 'data'
     dead, alive = dead_pid(), subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])
     try:
-        for folder in (run, data):
-            (folder / f'ckpt.pt.tmp{dead}').write_bytes(b'half')
-            (folder / f'new.tmp{dead}').mkdir()
-            (folder / f'ckpt.pt.tmp{alive.pid}').write_bytes(b'a running process is writing it')
+        for folder, name in ((run, 'ckpt.pt'), (data, 'new')):
+            (folder / f'{name}.tmp{dead}').mkdir()  # a folder (a prepare's) or a file (a checkpoint's) alike
+            (folder / f'{name}.tmp{dead}' / 'half').write_bytes(b'half')
+            (folder / f'{name}.tmp{alive.pid}').write_bytes(b'a running process is writing it')
+            (folder / f'notes.tmp{dead}').write_bytes(b"a user's own file")
+        (run / f'log.jsonl.tmp{dead}').write_bytes(b'half')
         train({**keys, 'resume': True, 'max_iters': 9})
-        assert sorted(p.name for p in run.glob('*.tmp*')) == [f'ckpt.pt.tmp{alive.pid}']
+        assert sorted(p.name for p in run.glob('*.tmp*')) == [f'ckpt.pt.tmp{alive.pid}', f'notes.tmp{dead}']
         from data.synthetic import prepare
         prepare('addition', json.loads((data / 'meta.json').read_text())['args'], out_dir=data)
-        assert sorted(p.name for p in data.glob('*.tmp*')) == [f'ckpt.pt.tmp{alive.pid}']
+        assert sorted(p.name for p in data.glob('*.tmp*')) == [f'new.tmp{alive.pid}', f'notes.tmp{dead}']
     finally:
         alive.kill()
 
@@ -616,6 +682,39 @@ def test_the_same_config_run_again_keeps_the_run_there_until_it_is_as_far(tmp_pa
     assert train(keys)['step'] == 6
     assert [json.loads(line)['step'] for line in (folder / 'log.jsonl').read_text().splitlines()] == [3, 6]
     assert load_checkpoint(folder / 'ckpt.pt')['step'] == 6 and not list(folder.glob('*.tmp*'))
+
+
+def test_wandb_missing_is_refused_before_anything_is_written(base, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, 'wandb', None)  # import wandb raises ImportError, installed or not
+    shutil.copytree(base, tmp_path / 'case')
+    before = {p: p.read_bytes() for p in (tmp_path / 'case' / 'out').rglob('*') if p.is_file()}
+    for keys in (dict(run_name='new'), dict(run_name='done', resume=True, max_iters=9)):
+        with pytest.raises(train_module.ConfigError, match='wandb_log=True needs the wandb package'):
+            train({**TINY, 'out_dir': str(tmp_path / 'case' / 'out'), 'data_dir': str(tmp_path / 'case' / 'data'),
+                   'wandb_log': True, **keys})
+    assert {p: p.read_bytes() for p in (tmp_path / 'case' / 'out').rglob('*') if p.is_file()} == before
+
+
+@pytest.mark.parametrize('command, message', [
+    ('experiments/trend.py ../train', "'../train' declares no TREND"),
+    ('experiments/depth.py --smoke --at=sample=True', 'sample is not a key of every run'),
+    ('experiments/compare_runs.py {run} --out={d}/figure.xyz', r'--out=.*figure.xyz: name a file ending in one of'),
+    ('experiments/compare_runs.py {run} --out={d}/file/figure.png', r'cannot write to .*/file \(a file stands where a '
+                                                                     r'folder goes\): set --out to a folder'),
+    ('data/text/prepare.py --input= --encoding=bytes', '--input= names no file'),
+    ('data/modular_addition/prepare.py --train_frac=nan --out_dir={d}/new', 'train_frac=nan must be a finite number'),
+    ('data/retrieval/prepare.py --vocab=200000 --out_dir={d}/new', 'at most 65,536 tokens'),
+    ('data/addition/prepare.py --n_train=1000000000000 --out_dir={d}/new', 'does not fit in memory'),
+])
+def test_other_command_lines_refuse_in_one_line(base, tmp_path, command, message):
+    """The experiments' harness, trend.py, compare_runs.py and the prepare scripts: one line, exit status 2, and
+    nothing made (no --out_dir folder)."""
+    (tmp_path / 'file').write_text('x')
+    argv = command.format(run=base / 'out' / 'done', d=tmp_path).split()
+    p = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and p.stderr.startswith('error: ') and p.stderr.count('\n') == 1, p.stderr
+    assert re.search(message, p.stderr), p.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['file']
 
 
 @pytest.mark.parametrize('command', ['data/text/prepare.py', 'data/khop/prepare.py', 'experiments/depth.py',

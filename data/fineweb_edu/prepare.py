@@ -33,6 +33,8 @@ def download():
 
 
 def documents(args, source):
+    if args['n_val_docs'] < 1 or args['n_train_docs'] < 1:
+        raise ValueError(f"n_val_docs={args['n_val_docs']} and n_train_docs={args['n_train_docs']} must be at least 1")
     texts = corpus.records(source) if source else download()
     for i, text in enumerate(itertools.islice(texts, args['n_val_docs'] + args['n_train_docs'])):
         yield 'val' if i < args['n_val_docs'] else 'train', text, True

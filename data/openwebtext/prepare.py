@@ -61,8 +61,8 @@ def local_texts(source):
 
 
 def documents(args, source):
-    if not 0 < args['val_fraction'] < 1:
-        raise ValueError(f"val_fraction={args['val_fraction']} must be between 0 and 1")
+    if not 0 < args['val_fraction'] <= 0.5:  # every round(1 / val_fraction)-th document: above 1/2, all of them
+        raise ValueError(f"val_fraction={args['val_fraction']} must be above 0 and at most 0.5")
     every = round(1 / args['val_fraction'])
     for i, text in enumerate(local_texts(source) if source else download()):
         yield 'val' if i % every == 0 else 'train', text, True

@@ -26,6 +26,7 @@ review's line breaks written as a backslash and 'n'. About 300 MB for x and as m
 """
 import csv
 import os
+import shutil
 import sys
 import tarfile
 import urllib.request
@@ -52,10 +53,13 @@ def download():
     path = CACHE / URL.rsplit('/', 1)[1]
     if not path.exists():
         print(f'downloading {URL}')
+        made = not path.parent.exists()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             synthetic.atomic_write(path, lambda tmp: urllib.request.urlretrieve(URL, tmp))
         except OSError as e:  # urllib's errors too: a message, not a traceback
+            if made:  # nothing left behind, not even the folder
+                shutil.rmtree(path.parent, ignore_errors=True)
             raise ValueError(f'could not download {URL} ({e}); or give --input with train.csv and test.csv') from None
     return path
 
