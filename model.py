@@ -137,10 +137,10 @@ def check_config(c):
                              "mixing='softmax', and neither identity_query nor frozen_qk")
         if c.universal == 'sparse':
             D = universal_dim(c.n_head, c.n_layer, universal_width(c), c.universal_k, c.looped)
-            if c.n_embd != D:
+            if c.n_embd != D:  # a D of thousands of digits (deep or wide): its size in bits, not its digits
                 raise ValueError(f'universal_sparse with H={c.n_head} heads, L={c.n_layer} layers, '
-                                 f'd={universal_width(c)}, k={c.universal_k}{" (looped)" if c.looped else ""} '
-                                 f'has width D = {D}: set n_embd={D}')
+                                 f'd={universal_width(c)}, k={c.universal_k}{" (looped)" if c.looped else ""} has '
+                                 + (f'width D = {D}: set n_embd={D}' if D < 2**64 else f'width D ~ 2^{D.bit_length()}'))
     elif c.looped:
         raise ValueError('looped applies to the universal backbones only')
 
