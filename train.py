@@ -162,9 +162,10 @@ def resolve(overrides):
     if cfg['classify'] and cfg['online']:
         raise ConfigError('classify=True reads a prepared task with classes (yelp), which has no generator: '
                           'drop online=True')
-    if cfg['val_frac'] and cfg['eval_split'] or cfg.get('n_classes') and not cfg['classify']:
-        raise ConfigError('val_frac evaluates on the validation split it holds out: drop eval_split' if cfg['val_frac']
-                          else 'n_classes is what classify=True sets, from the classes in meta.json: drop n_classes')
+    if cfg['val_frac'] and cfg['eval_split']:
+        raise ConfigError('val_frac evaluates on the validation split it holds out: drop eval_split')
+    if cfg.get('n_classes') and not cfg['classify']:
+        raise ConfigError('n_classes is what classify=True sets, from the classes in meta.json: drop n_classes')
     if cfg['classify'] and cfg['sample']:
         raise ConfigError("--sample generates tokens, and a classify=True run's head outputs classes, not tokens: "
                           'evaluate it with --resume instead')

@@ -113,7 +113,7 @@ def test_non_finite_loss_stops_and_keeps_last_good_checkpoint(tmp_path):
     run(tmp_path, run_name='nan', max_iters=4, eval_interval=4)
     with pytest.raises(FloatingPointError, match='non-finite'):
         train(dict(out_dir=str(tmp_path / 'out'), data_dir=str(tmp_path / 'data'), run_name='nan', resume=True,
-                   max_iters=8, learning_rate=float('inf'), min_lr=float('inf'), log_interval=1))
+                   max_iters=8, learning_rate=1e30, min_lr=1e30, log_interval=1))
     ckpt = torch.load(tmp_path / 'out' / 'nan' / 'ckpt.pt', weights_only=True)
     assert ckpt['step'] == 4 and all(torch.isfinite(v).all() for v in ckpt['model'].values())
 
