@@ -592,7 +592,7 @@ class GPT(nn.Module):
             if temperature == 0:
                 seq[:, t] = logits.argmax(-1)
                 continue
-            logits = logits / temperature
+            logits = (logits - logits.amax(-1, keepdim=True)) / temperature  # shifted: no inf - inf at T = 1e-300
             if top_k is not None:
                 v, _ = torch.topk(logits, min(top_k, logits.size(-1)))
                 logits[logits < v[:, [-1]]] = -float('inf')

@@ -107,6 +107,8 @@ def task_data(cfg):
     args = {k: cfg[k] for k in task_keys(module)}
     if 'seed' in module.DEFAULTS:
         args['seed'] = cfg['data_seed']
+    if '\0' in cfg['data_dir']:
+        raise ConfigError(f"data_dir={cfg['data_dir']!r} holds a NUL byte, which no folder's name can: give a folder")
     try:
         directory = Path(cfg['data_dir']) if cfg['data_dir'] else synthetic.task_dir(cfg['task'], args, module.DEFAULTS)
     except ValueError as e:  # a setting that cannot be part of a folder's name

@@ -175,6 +175,9 @@ def load_checkpoint(path):
         raise ConfigError(f'{path} is damaged: its {wrong[0]} is missing or not ' + (
             'a whole number from 0' if wrong[0] == 'step' else 'a dict') + '; delete it, or restore it from a copy')
     check_meta(ckpt['meta'], f"{path}'s meta", 'delete it, or restore it from a copy')  # --sample reads its tokens
+    if not all(torch.isfinite(t).all() for t in ckpt['model'].values() if t.is_floating_point()):
+        raise ConfigError(f'{path} is damaged: its weights hold NaN or inf (train.py never saves such weights); '
+                          f'delete it, or restore it from a copy')
     if not describes(ckpt.get('model_args'), ckpt.get('model')):
         raise ConfigError(f'{path} is damaged: its model_args do not describe its tensors; delete it, or restore it '
                           f'from a copy')

@@ -292,7 +292,8 @@ def end_on_signal():
         try:
             for path in list(TEMPORARIES):
                 remove(path)
-            os.write(2, f'\nstopped by {signal.Signals(sig).name}\n'.encode())
+            if int(os.environ.get('RANK', 0)) == 0:  # under torchrun, which ends the others when one fails: once
+                os.write(2, f'\nstopped by {signal.Signals(sig).name}\n'.encode())
             sys.stdout.flush()  # what was printed before; raises if the signal came in the middle of a print
         finally:
             os._exit(128 + sig)

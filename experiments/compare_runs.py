@@ -139,7 +139,8 @@ def figure(runs, title):
 def main(argv=None):
     parser = Parser(__doc__)
     parser.add_argument('runs', nargs='+', help='run folders, globs or folders of run folders')
-    parser.add_argument('--out', default=str(common.ROOT / 'out' / 'compare_runs.png'), help='the figure to write: .png, .pdf, .svg, ...')
+    parser.add_argument('--out', default=str(common.ROOT / 'out' / 'compare_runs.png'),
+                        help='the figure to write: .png, .pdf, .svg, ...')
     args = parser.parse_args(argv)
     try:
         dirs = run_dirs(args.runs)
@@ -149,8 +150,8 @@ def main(argv=None):
         return 2
     for r, label in zip(runs, labels(dirs, [r['config'] for r in runs])):
         r['label'] = label
-    tasks = {r['config'].get('task') for r in runs}
-    task = f': task={tasks.pop()}' if len(tasks) == 1 and None not in tasks else ''
+    tasks = [r['config'].get('task') for r in runs]  # a list, not a set: a damaged config's task may be one
+    task = f': task={tasks[0]}' if isinstance(tasks[0], str) and tasks.count(tasks[0]) == len(tasks) else ''
     fig = figure(runs, f"{len(runs)} run{'s' * (len(runs) > 1)}{task}")
     out = Path(args.out)
     kind = out.suffix[1:].lower()  # the temporary name ends in .tmpPID: the format is said, from the name asked for
