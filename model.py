@@ -589,7 +589,7 @@ class GPT(nn.Module):
         for t in range(idx.shape[1], seq.shape[1]):
             logits, _ = self(seq[:, max(0, t - self.config.block_size):t])
             logits = logits[:, -1, :]
-            if temperature == 0:
+            if temperature < 1e-6:  # 0, or so small that float32 logits / temperature overflow: the greedy limit
                 seq[:, t] = logits.argmax(-1)
                 continue
             logits = (logits - logits.amax(-1, keepdim=True)) / temperature  # shifted: no inf - inf at T = 1e-300

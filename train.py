@@ -32,9 +32,9 @@ import torch.distributed as dist
 from torch.nn import functional as F
 
 from data import runs, synthetic
-from data.loader import (ConfigError, batches, compute_dtype, ddp_model, fitting_model, generate_missing, leave,
-                         load_data, pick_device, processes, prompt_batch, prompt_codec, read_json, task_keys,
-                         task_module, together, unknown)
+from data.loader import (ConfigError, ReportedElsewhere, batches, compute_dtype, ddp_model, fitting_model,
+                         generate_missing, leave, load_data, pick_device, processes, prompt_batch, prompt_codec,
+                         read_json, task_keys, task_module, together, unknown)
 from data.runs import load_checkpoint
 from model import GPT, GPTConfig, PEAK_FLOPS, VARIANTS
 
@@ -87,7 +87,7 @@ dtype = 'auto'  # 'auto' = bfloat16 autocast where supported, float32 on CPU; or
 compile = None  # torch.compile the model; None = on CUDA only
 # sampling: the run's keys plus --sample print text from its ckpt.pt instead of training
 sample = False  # generate from out_dir/<run_name>/ckpt.pt instead of training
-prompt = ''  # text to continue; '' = start from the end-of-text token (a corpus) or from nothing
+prompt = ''  # text to continue; '' = start from the end-of-text token (a corpus; a synthetic task needs one)
 num_samples = 3  # independent continuations
 max_new_tokens = 200  # tokens to generate per sample
 temperature = 0.8  # < 1 sharpens the next-token distribution, > 1 flattens it
@@ -335,6 +335,7 @@ def train(config=None):
         model = ddp_model(model, device)
     trained = [p for p in raw_model.parameters() if p.requires_grad]
     corpus = isinstance(train_data, np.memmap)  # a corpus's token stream; else fixed-length examples
+    split = 'validation' if cfg['val_frac'] else cfg['eval_split'] or meta['eval_split']  # in every log line
     if master:
         data = 'a fresh training batch every step' if cfg['online'] else f'{len(train_data):,} training tokens' \
             if corpus else f'{len(train_data[0]):,} training examples'
@@ -383,15 +384,14 @@ def train(config=None):
                 ev = evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world)
                 if not math.isfinite(ev['val_loss']) or nonfinite.item():  # never overwrite good weights with bad
                     raise run.non_finite(step)
-                metrics = dict(step=step, tokens=step * global_batch * T, train_loss=train_loss, **ev, lr=lr,
-                               elapsed_s=time.time() - t_start)
+                metrics = dict(step=step, tokens=step * global_batch * T, train_loss=train_loss, **ev, eval_split=split,
+                               lr=lr, elapsed_s=time.time() - t_start)
                 run.record(metrics, raw_model, optimizer, scaler)
         progress.bar.close()
     if metrics is None:  # nothing left to train: report the checkpoint's weights
         metrics = dict(step=step, train_loss=train_loss,
                        **evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world))
     wall = time.time() - t_start
-    split = 'validation' if cfg['val_frac'] else cfg['eval_split'] or meta['eval_split']
     metrics.update(task=cfg['task'], variant=cfg['variant'], eval_split=split, wall_s=wall,
                    tokens_per_s=global_batch * T * (step - start) / wall, trainable_params=raw_model.get_num_params(),
                    run_dir=str(run_dir))
@@ -424,7 +424,7 @@ def sample_text(config=None):
 
 def main(argv):
     """The command line: any mistake in it, or in a file it reads, ends in one line 'error: ...' and exit code 2."""
-    master = int(os.environ.get('RANK', 0)) == 0  # under torchrun every process stops with the same error (together)
+    master = int(os.environ.get('RANK', 0)) == 0  # under torchrun rank 0 reports what stops every process (together)
     try:
         overrides = parse_args([a for a in argv if a not in ('--help', '-h')])
         if '--help' in argv or '-h' in argv:
@@ -436,7 +436,9 @@ def main(argv):
         else:
             train(overrides)
     except (ConfigError, FloatingPointError) as e:
-        if master:
+        if not master and not isinstance(e, ReportedElsewhere):  # before the processes met: rank 0 most likely meets it
+            time.sleep(5)  # too and reports it, and torchrun ends this one then; else this one reports its own
+        if master or not isinstance(e, ReportedElsewhere):
             print(f'error: {e}', file=sys.stderr)
         leave(2)
     leave(0)

@@ -50,6 +50,10 @@ def command_line_process():
     sys.excepthook = hook
 
 
+class ReportedElsewhere(ConfigError):
+    """What stops this process of a torchrun, which rank 0 reports (together)."""
+
+
 @contextmanager
 def together(ddp):
     """A block that may fail on some processes of a torchrun only (rank 0 alone writes the run's folder; each machine
@@ -66,7 +70,8 @@ def together(ddp):
         dist.all_gather_object(messages, error and str(error))
         rank, message = next(((r, m) for r, m in enumerate(messages) if m is not None), (0, None))
         if message is not None:
-            raise ConfigError(message if rank == 0 else f'process {rank} of the run: {message}')
+            message = message if rank == 0 else f'process {rank} of the run: {message}'
+            raise ConfigError(message) if dist.get_rank() == 0 else ReportedElsewhere(message)
     elif error is not None:
         raise error
 
@@ -81,7 +86,7 @@ def unknown(what, name, choices):
 def read_json(path, fix):
     """A JSON object from a file the user or a run wrote; anything else is a ConfigError that says `fix`."""
     try:
-        value = json.loads(Path(path).read_text())
+        value = json.loads(Path(path).read_text(encoding='utf-8-sig'))  # -sig: a BOM, as Windows editors write
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:  # Recursion: nested 10^5 deep
         raise ConfigError(f'cannot read {path} ({getattr(e, "strerror", None) or type(e).__name__}): {fix}') from None
     if not isinstance(value, dict):

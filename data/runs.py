@@ -241,11 +241,11 @@ def file_id(path):
 
 
 def logged_step(line):
-    """The step of a log.jsonl line; a damaged line counts as after any checkpoint, so resume drops it."""
+    """The step of a log.jsonl line (bytes, any encoding); 0 for a line without one (a user's note): resume keeps it."""
     try:
-        return int(json.loads(line)['step'])
+        return int(json.loads(line.decode('utf-8', errors='replace'))['step'])
     except (ValueError, KeyError, TypeError, OverflowError, RecursionError):  # 1e400; nested thousands deep
-        return math.inf
+        return 0
 
 
 RUN_FILES = ('config.json', 'log.jsonl', 'ckpt.pt')  # what a run writes in its folder, beside .lock
@@ -308,8 +308,9 @@ class Run:
             self.log = temporary(log) if self.keep_until else log
             if not self.keep_until:
                 self.write_config()
-            lines = log.read_bytes().splitlines() if self.resumed is not None and log.exists() else []  # as written
-            kept = b''.join(line + b'\n' for line in lines if logged_step(line) <= self.resumed)
+            written = log.read_bytes() if self.resumed is not None and log.exists() else b''
+            lines = written.splitlines()[:None if written.endswith(b'\n') else -1]  # half a line: killed while written
+            kept = b''.join(line + b'\n' for line in lines if logged_step(line) <= self.resumed)  # bytes as they were
             atomic_write(self.log, lambda tmp: tmp.write_bytes(kept))
             self.wandb = wandb and wandb.init(project=self.cfg['wandb_project'],
                                               name=self.cfg['wandb_run_name'] or self.folder.name, config=self.cfg)

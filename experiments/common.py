@@ -69,6 +69,7 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
     if argv is None:  # the command line's own process, not a caller's
         command_line_process()
     pick_device(args.device)  # before any run or data (fair.py reads its data first): one line, exit status 2
+    args.out_dir.strip() or parser.error("--out_dir='' names no folder (not this one): give one (default: out/)")
     try:  # a TREND's size, whose results go to OUT_DIR only
         args.point, args.at = bool(args.at), checked_at(train_args([f'--{a}' for a in args.at if a]), at_keys)
     except ConfigError as e:

@@ -188,15 +188,14 @@ def cost(keys):
                 memory=4 * params + 12 * trained + activations, dtype=dtype)
 
 
-def plan(mode, names, passed):
-    """Prices every run of each experiment's --plan -> the cost table (quick: minutes at this CPU's matmul rate)."""
-    rows, total, out = [], 0.0, Path(tempfile.mkdtemp(prefix='plan'))
+def plan(mode, names, passed, out):
+    """Prices every run of each experiment's --plan, written to out -> the cost table (quick: this CPU's minutes)."""
+    rows, total = [], 0.0
     cpu = 2 * 1024 ** 3 / min(timeit.repeat('a @ a', globals={'a': torch.randn(1024, 1024)}, number=1, repeat=10))
     for name in names:
         proc = subprocess.run(command(name, mode, '--plan', f'--out_dir={out}', *passed), capture_output=True,
                               text=True)
-        if proc.returncode:  # its own error is one line: this one's, with the folder it would have filled removed
-            shutil.rmtree(out)
+        if proc.returncode:  # its own error is one line: this one's
             raise ConfigError(f"{name}.py --plan failed: {(proc.stderr.strip().splitlines() or ['no message'])[-1]}")
         planned = json.loads((out / f'{name}-plan.json').read_text())
         costs = [cost(keys) for keys in planned['runs'] if not keys.get('resume')]  # resume=True: an evaluation
@@ -230,7 +229,8 @@ def main(argv=None):
             names = [n for n in trains if n in args.only.split(',') or not args.only]
             if not names or set(args.only.split(',') if args.only else []) - set(trains):
                 parser.error(f"--only={args.only}: name experiments that train, among {', '.join(trains)}")
-            print(plan(mode, names, passed))
+            with tempfile.TemporaryDirectory(prefix='plan') as out:  # removed, whatever happens
+                print(plan(mode, names, passed, Path(out)))
             print('Not listed (no train.py runs):', ', '.join(n for n in EXPERIMENTS if n not in trains))
             return 0
         if args.check:

@@ -138,7 +138,7 @@ def test_bad_input_fails_with_a_clear_message(tmp_path, bad, message):
 def test_missing_or_mismatched_data_says_what_to_do(tmp_path):
     run(tmp_path, max_iters=1)
     (tmp_path / 'data' / 'train.npz').unlink()
-    with pytest.raises(ConfigError, match='train.npz is missing: delete .*meta.json; the data is regenerated'):
+    with pytest.raises(ConfigError, match='train.npz is missing or not a regular file: delete .*meta.json; the data is regenerated'):
         run(tmp_path, max_iters=1)
     with pytest.raises(ConfigError, match='made with'):
         run(tmp_path, max_iters=1, digits=3)
