@@ -90,7 +90,7 @@ sample = False  # generate from out_dir/<run_name>/ckpt.pt instead of training
 prompt = ''  # text to continue; '' = start from the end-of-text token (a corpus; a synthetic task needs one)
 num_samples = 3  # independent continuations
 max_new_tokens = 200  # tokens to generate per sample
-temperature = 0.8  # < 1 sharpens the next-token distribution, > 1 flattens it
+temperature = 0.8  # < 1 sharpens the next-token distribution, > 1 flattens it; 0 (below 1e-6) = greedy
 top_k = 200  # sample among the k most likely tokens; 0 = all
 # Weights & Biases: imported only when asked for; WANDB_MODE=offline logs without network
 wandb_log = False  # also log every evaluation to Weights & Biases (pip install wandb)
