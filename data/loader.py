@@ -28,7 +28,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 from data import corpus, synthetic
-from model import GPT, GPTConfig
+from model import GPT, GPTConfig, check_config
 
 
 class ConfigError(ValueError):
@@ -451,30 +451,29 @@ def fitting_model(model_args, cfg, T, device):
     weights and buffers, each trained weight's gradient and two AdamW moments, and per example the activations kept
     for the backward pass (about 16 widths and two attention maps a layer and position) and the logits with their
     gradient (or an evaluation batch's, whose float32 copy evaluate makes)."""
-    def built(**changed):  # -> (the model on the meta device, its parameters, bytes of weights, buffers and AdamW)
+    def cost(**changed):  # -> (parameters, bytes of fp32 weights, buffers and AdamW state), built on the meta device
         with torch.device('meta'):
             model = GPT(GPTConfig(**{**model_args, **changed}))
         n = model.get_num_params(False)
-        return model, n, 4 * (n + sum(b.numel() for b in model.buffers())) + 12 * model.get_num_params()
-    try:  # one block and two, the others by arithmetic: 10^9 layers are refused before 10^9 are built
-        (_, n1, one), (_, n2, two) = built(n_layer=1), built(n_layer=2)
-    except ValueError:  # universal_sparse's width is a function of its depth: only built whole, below
-        n1 = n2 = one = two = 0
-    more = model_args.get('n_layer', GPTConfig.n_layer) - 1
-    check_fits(one + more * (two - one), device, f'the weights and optimizer state ({n1 + more * (n2 - n1):,} '
-               f'parameters)', lambda have: f'at most {have // 16:,} parameters fit: lower vocab_size, n_embd, '
-               f'n_layer or block_size')
+        return n, 4 * (n + sum(b.numel() for b in model.buffers())) + 12 * model.get_num_params()
+    c = GPTConfig(**model_args)
     try:
-        model, _, weights = built()
+        check_config(c)
     except ValueError as e:
         raise ConfigError(str(e)) from None
-    c = model.config
+    try:  # one block and two, the others by arithmetic: 10^9 layers are refused before 10^9 are built
+        (n1, one), (n2, two) = cost(n_layer=1), cost(n_layer=2)
+        params, weights = n1 + (c.n_layer - 1) * (n2 - n1), one + (c.n_layer - 1) * (two - one)
+    except ValueError:  # universal_sparse's width is a function of its depth: built whole
+        params, weights = cost()
+    check_fits(weights, device, f'the weights and optimizer state ({params:,} parameters)',
+               lambda have: f'at most {have // 16:,} parameters fit: lower vocab_size, n_embd, n_layer or block_size')
     per_example = 4 * T * (c.n_layer * (16 * c.n_embd + 2 * c.n_head * T) + 2 * (c.n_classes or c.vocab_size))
     examples = max(cfg['batch_size'], cfg['eval_batch_size'])
     check_fits(weights + per_example * examples, device, f'the weights and a batch of {examples:,} examples',
                lambda have: f'about {(have - weights) // per_example:,} examples fit: lower batch_size and '
                             f'eval_batch_size')
-    return GPT(GPTConfig(**model_args)).to(device)
+    return GPT(c).to(device)
 
 
 def prompt_batch(c, ids, n, new, device):
