@@ -49,7 +49,7 @@ class GPTConfig:
     bias: bool = False  # biases on the attention and MLP linears (and LayerNorm), never on the LM head
     # architecture
     norm: str = 'rmsnorm'  # 'rmsnorm' | 'layernorm' | 'none'
-    mlp: str = 'gated'  # 'gated' (W_D(silu(W_G h) * W_U h), Eq. 2.2) | 'gelu' (GPT-2) | 'none'
+    mlp: str = 'gated'  # 'gated' (W_D(silu(W_G h) * W_U h), Eq. 2.2) | 'gelu' | 'gelu_tanh' (GPT-2's gelu_new) | 'none'
     mlp_ratio: float = 4.0  # MLP width n_m = mlp_ratio * n_embd
     pos: str = 'rope'  # 'rope' on q/k | 'learned' absolute, added to the token embedding | 'none'
     rope_base: float = 10000.0  # RoPE frequency base
@@ -116,7 +116,7 @@ def check_config(c):
     if c.pad_token >= 0 and c.tie_embeddings:
         raise ValueError('the LM head would train the padding row of a tied embedding: tie_embeddings=False or '
                          'pad_token=-1')
-    choices = dict(norm=('rmsnorm', 'layernorm', 'none'), mlp=('gated', 'gelu', 'none'),
+    choices = dict(norm=('rmsnorm', 'layernorm', 'none'), mlp=('gated', 'gelu', 'gelu_tanh', 'none'),
                    pos=('rope', 'learned', 'none'), mixing=('softmax', 'mixit'), universal=('', 'sparse', 'random'))
     for key, allowed in choices.items():
         if getattr(c, key) not in allowed:
@@ -288,8 +288,7 @@ class Attention(nn.Module):
         self.o_proj = linear(config, n, n)
         default = 1 / (2 * math.sqrt(self.head_dim)) if config.identity_query else 1 / math.sqrt(self.head_dim)
         self.scale = config.attn_scale or default
-        self.dropout = config.dropout
-        self.causal = config.causal
+        self.dropout, self.causal = config.dropout, config.causal
         self.resid_dropout = nn.Dropout(config.dropout)
 
     def forward(self, x, rope=None):
@@ -334,7 +333,7 @@ class MixiT(nn.Module):
     @staticmethod
     def fixed_std(block_size, head_dim):
         """1/sqrt(m * head_dim): Eq. 2.3 with one std, as the authors' GPT-2 path (the paper's text writes
-        1/sqrt(n m), n the width; reference.md sections 1, 4)."""
+        1/sqrt(n m), n the width; experiments/README.md, sections 1, 3)."""
         return 1 / math.sqrt(block_size * head_dim)
 
     @staticmethod
@@ -347,7 +346,7 @@ class MixiT(nn.Module):
         sum_j M_ij / (i + 1), the causal row's mean, over all m columns; it is followed here, so that those rows
         do not sum to one (row i sums to 1 + (1 - m/(i+1)) sum_j M_ij).
         sink: head 0 is their code's sink_matrix, 0.5 on the diagonal, then column 0 set to 0.5, so row 0 is
-        (0.5, 0, ...) and sums to 0.5 (reference.md says 1: the code assigns column 0, it does not add to it)."""
+        (0.5, 0, ...): it sums to 0.5, not 1, as the code assigns column 0 (experiments/README.md, section 3)."""
         m, n_head = block_size, len(std)
         M = torch.randn(n_head, m, m, generator=generator) * std.view(-1, 1, 1)
         C = torch.tril(torch.ones(m, m))
@@ -409,6 +408,7 @@ class MLP(nn.Module):
         super().__init__()
         n, hidden = config.n_embd, int(config.mlp_ratio * config.n_embd)
         self.gated = config.mlp == 'gated'
+        self.approximate = 'tanh' if config.mlp == 'gelu_tanh' else 'none'  # GPT-2's gelu_new is the tanh form
         if self.gated:
             self.gate_proj = linear(config, n, hidden)
         self.up_proj = linear(config, n, hidden)
@@ -419,7 +419,7 @@ class MLP(nn.Module):
 
     def forward(self, x):
         if not self.gated:
-            return self.dropout(self.down_proj(F.gelu(self.up_proj(x))))
+            return self.dropout(self.down_proj(F.gelu(self.up_proj(x), approximate=self.approximate)))
         g = self.gate_proj(x)
         g = F.silu(g) if self.slope is None else self.gain * F.leaky_relu(g, self.slope)
         return self.dropout(self.down_proj(g * self.up_proj(x)))

@@ -33,10 +33,10 @@ from torch.nn import functional as F
 
 from data import runs, synthetic
 from data.loader import (ConfigError, ReportedElsewhere, batches, compute_dtype, ddp_model, fitting_model,
-                         generate_missing, leave, load_data, pick_device, processes, prompt_batch, prompt_codec,
-                         read_json, task_keys, task_module, together, unknown)
+                         generate_missing, leave, load_data, processes, read_json, task_keys, task_module, together,
+                         unknown)
 from data.runs import load_checkpoint
-from model import GPT, GPTConfig, PEAK_FLOPS, VARIANTS
+from model import GPTConfig, PEAK_FLOPS, VARIANTS
 
 _before_config = set(globals())
 # ----------------------------------------------------------------------------- config
@@ -62,6 +62,7 @@ n_embd = 128  # width
 block_size = 0  # longest sequence; 0 = the task's (its example length; 256 for a corpus)
 dropout = 0.0  # dropout probability
 bias = False  # biases on the attention and MLP linears
+init_from = ''  # start from GPT-2's weights: a folder of its Hugging Face files, or 'gpt2'... via transformers; '' = no
 # optimization
 max_iters = 600  # optimizer steps
 batch_size = 64  # examples per micro-batch per process
@@ -203,16 +204,18 @@ def help_text(task_name):
         return {m[1]: m[2] for line in Path(path).read_text().splitlines() if (m := pattern.match(line))}
     ours, model_comments = comments(__file__), comments(Path(__file__).resolve().parent / 'model.py')
     lines = ['usage: python train.py [config.json] [--key=value ...]   (or torchrun ... train.py ...)', '']
-    row = lambda k, v, comment='': f'  --{k}={v!r}'.ljust(38) + comment
+    row = lambda k, v, comment='': f'  --{k}={v!r}'.ljust(37) + ' ' + comment
     lines += [row(k, v, ours.get(k, '')) for k, v in DEFAULTS.items()]
     lines += ['', 'model keys (default: the variant\'s value, else GPTConfig\'s):']
     lines += [row(k, f.default, model_comments.get(k, '')) for k, f in MODEL_KEYS.items()
               if k not in DEFAULTS and k != 'vocab_size']
     lines += ['', f'variants: {", ".join(VARIANTS)}', f'tasks: {", ".join(synthetic.tasks())}',
-              f'no --task: {DEFAULT_RUN}']
-    if task_name in synthetic.tasks():
-        lines += ['', f'keys of task {task_name} (data/{task_name}/prepare.py; defaults: the authors\' problem):']
-        lines += [row(k, v) for k, v in task_keys(task_module(task_name)).items()]
+              f"no --task: the paper text's Dyck-1, {DEFAULT_RUN}"]
+    if task_name in synthetic.tasks():  # each key's comment says which default is the authors' code's, the text's
+        module = task_module(task_name)
+        seed = '; its seed is --data_seed' if 'seed' in module.DEFAULTS else ''
+        lines += ['', f'keys of task {task_name} (data/{task_name}/prepare.py{seed}):']
+        lines += [row(k, v, comments(module.__file__).get(k, '')) for k, v in task_keys(module).items()]
     return '\n'.join(lines)
 
 
@@ -252,11 +255,15 @@ def get_lr(step, cfg):
     return cfg['min_lr'] + fraction * (cfg['learning_rate'] - cfg['min_lr'])
 
 
-def model_args_of(cfg, meta, T):
-    """A new run's GPTConfig: the variant's flags, then the config's model keys; T and vocabulary the task's."""
+def model_args_of(cfg, meta, T, gpt2=None):
+    """A new run's GPTConfig: the variant's flags, then the config's model keys; T and vocabulary the task's, or with
+    init_from GPT-2's shape (`gpt2`: its config.json and weights)."""
     args = {**VARIANTS[cfg['variant']], **{k: cfg[k] for k in MODEL_KEYS if k in cfg}}
     args['block_size'] = cfg['block_size'] or T
     args['vocab_size'] = args.get('vocab_size') or meta['vocab_size']
+    if gpt2:  # the model keys typed: those not at train.py's defaults, and any GPTConfig field given
+        given = {k: cfg[k] for k in MODEL_KEYS if k in cfg and (k not in DEFAULTS or cfg[k] != DEFAULTS[k])}
+        args.update(runs.gpt2_model_args(gpt2[0], VARIANTS[cfg['variant']], given, args['block_size']))
     if cfg['classify']:
         # the authors' Yelp model as it ran (trainer_classifier.py; transformers 4.50-4.52: SDPA ignores is_causal):
         # a head output per class at the review's last token (loader.class_targets), softmax causal, MixiT both ways
@@ -273,9 +280,10 @@ def model_args_of(cfg, meta, T):
 
 
 @torch.no_grad()
-def evaluate(model, x, y, batch_size, ctx, rank=0, world=1):
+def evaluate(model, x, y, batch_size, ctx, rank=0, world=1, exact=True):
     """Over the whole split (each rank a contiguous shard, sums reduced): mean cross-entropy per scored token (a
-    corpus's log perplexity), accuracy per scored token (the papers' metric) and per example, tokens read/s."""
+    corpus's log perplexity), accuracy per scored token (the papers' metric), tokens read/s, and with `exact` the
+    share of examples with every scored token right (a task's; a corpus's windows have no such answer)."""
     model.eval()
     t0 = time.time()
     sums = torch.zeros(5, dtype=torch.float64, device=x.device)
@@ -287,15 +295,15 @@ def evaluate(model, x, y, batch_size, ctx, rank=0, world=1):
         scored = yb != -1
         correct = (logits.argmax(-1) == yb) & scored
         loss_sum = F.cross_entropy(logits.float().flatten(0, 1), yb.flatten(), ignore_index=-1, reduction='sum')
-        exact = (correct == scored).all(-1)  # every scored token of the example right
+        whole = (correct == scored).all(-1)  # every scored token of the example right
         sums += torch.stack([loss_sum.double(), correct.sum().double(), scored.sum().double(),
-                             exact.sum().double(), torch.tensor(len(xb), dtype=torch.float64, device=x.device)])
+                             whole.sum().double(), torch.tensor(len(xb), dtype=torch.float64, device=x.device)])
     if world > 1:
         dist.all_reduce(sums)
     model.train()
-    loss_sum, correct, scored, exact, examples = sums.tolist()
-    return dict(val_loss=loss_sum / scored, val_acc=correct / scored, val_exact=exact / examples,
-                eval_tokens_per_s=examples * x.shape[1] / (time.time() - t0))
+    loss_sum, correct, scored, exact_sum, examples = sums.tolist()
+    return dict(val_loss=loss_sum / scored, val_acc=correct / scored, **dict(val_exact=exact_sum / examples) if exact
+                else {}, eval_tokens_per_s=examples * x.shape[1] / (time.time() - t0))
 
 
 def train(config=None):
@@ -316,7 +324,9 @@ def train(config=None):
         dtype, ctx = compute_dtype(cfg, device_type)
         meta, train_data, (x_val, y_val), T = load_data(cfg, generate=False)
         runs.same_data(ckpt, meta)
-        raw_model = fitting_model(ckpt['model_args'] if ckpt else model_args_of(cfg, meta, T), cfg, T, device)
+        gpt2 = runs.gpt2_weights(cfg['init_from']) if cfg['init_from'] and not ckpt else None  # (config, weights)
+        raw_model = fitting_model(ckpt['model_args'] if ckpt else model_args_of(cfg, meta, T, gpt2), cfg, T, device)
+        loaded = runs.load_gpt2(raw_model, gpt2[1], cfg['init_from']) if gpt2 else ''  # what it set, what not
     batch = batches(cfg, train_data, T, device, rank, world, meta['vocab_size'])
     gas = cfg['gradient_accumulation_steps']  # micro-batches per step over all processes: local_steps each
     global_batch, local_steps = cfg['batch_size'] * gas, gas // world
@@ -329,8 +339,7 @@ def train(config=None):
     step = start = ckpt['step'] if ckpt else 0
     if dtype != 'float32':
         raw_model.fixed_to(getattr(torch, dtype))  # the fixed matrices in the compute dtype: no cast per step
-    compile_ = cfg['compile'] if cfg['compile'] is not None else device_type == 'cuda'
-    model = torch.compile(raw_model) if compile_ else raw_model
+    model = torch.compile(raw_model) if cfg['compile'] or cfg['compile'] is None and 'cuda' in device else raw_model
     if ddp:
         model = ddp_model(model, device)
     trained = [p for p in raw_model.parameters() if p.requires_grad]
@@ -342,16 +351,20 @@ def train(config=None):
         print(f"{cfg['task']} / {model_label(cfg)}: {raw_model.get_num_params():,} trained of "
               f"{raw_model.get_num_params(False):,} parameters, {data}, length {T}, {device} {dtype}, "
               f"{world} process(es), in {run_dir}")
+        if loaded:
+            print(loaded)
 
     with runs.Run(run_dir, cfg, meta, ckpt, NOT_NAMED, write=master, ddp=ddp) as run:
         progress = runs.Progress(cfg, step, master and cfg['progress'], raw_model, global_batch, T, PEAK_FLOPS)
         t_start, metrics, train_loss = time.time(), None, float('nan')
-        nonfinite = torch.zeros((), dtype=torch.int32, device=device)  # read at log and eval steps: no sync per step
+        stats = torch.zeros(2, device=device)  # the step's mean loss, non-finite losses: read at log steps alone
         while step < cfg['max_iters']:
             lr = get_lr(step, cfg)
             for group in optimizer.param_groups:
                 group['lr'] = lr
-            logged = (step + 1) % cfg['log_interval'] == 0 or step + 1 == cfg['max_iters']
+            stats[0] = 0
+            evaluated = (step + 1) % cfg['eval_interval'] == 0 or step + 1 == cfg['max_iters']
+            logged = evaluated or (step + 1) % cfg['log_interval'] == 0  # the only host-device syncs
             for micro, (xb, yb) in enumerate(batch(step)):
                 if cfg['dropout'] > 0:  # dropout masks as a function of (seed, step, micro-batch) too
                     torch.manual_seed(zlib.crc32(f"{cfg['seed']}:{step}:{rank * local_steps + micro}".encode()))
@@ -364,7 +377,8 @@ def train(config=None):
                 predicted = logits.argmax(-1) if logged and micro == local_steps - 1 else None
                 del logits
                 scaler.scale(loss).backward()
-                nonfinite |= ~torch.isfinite(loss.detach())
+                stats[0] += loss.detach()
+                stats[1] += ~torch.isfinite(loss.detach())
             if cfg['grad_clip']:
                 scaler.unscale_(optimizer)
                 torch.nn.utils.clip_grad_norm_(trained, cfg['grad_clip'])
@@ -374,15 +388,15 @@ def train(config=None):
             step += 1
 
             if logged:
-                train_loss = loss.item() * local_steps
-                if ddp:  # all processes stop together, not only one whose micro-batches overflowed
-                    dist.all_reduce(nonfinite, op=dist.ReduceOp.MAX)
-                if nonfinite.item():
+                if ddp:  # the mean over every process's micro-batches; all stop together on a non-finite loss
+                    dist.all_reduce(stats)
+                train_loss = stats[0].item() / world
+                if stats[1].item():
                     raise run.non_finite(step)
                 progress.log(step, train_loss, predicted, yb)
-            if step % cfg['eval_interval'] == 0 or step == cfg['max_iters']:
-                ev = evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world)
-                if not math.isfinite(ev['val_loss']) or nonfinite.item():  # never overwrite good weights with bad
+            if evaluated:
+                ev = evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world, not corpus)
+                if not math.isfinite(ev['val_loss']):  # never overwrite good weights with bad
                     raise run.non_finite(step)
                 metrics = dict(step=step, tokens=step * global_batch * T, train_loss=train_loss, **ev, eval_split=split,
                                lr=lr, elapsed_s=time.time() - t_start)
@@ -390,7 +404,7 @@ def train(config=None):
         progress.bar.close()
     if metrics is None:  # nothing left to train: report the checkpoint's weights
         metrics = dict(step=step, train_loss=train_loss,
-                       **evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world))
+                       **evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world, not corpus))
     wall = time.time() - t_start
     metrics.update(task=cfg['task'], variant=cfg['variant'], eval_split=split, wall_s=wall,
                    tokens_per_s=global_batch * T * (step - start) / wall, trainable_params=raw_model.get_num_params(),
@@ -402,24 +416,11 @@ def train(config=None):
     return metrics
 
 
-@torch.no_grad()
 def sample_text(config=None):
-    """Continues `prompt` num_samples times with the weights of a run's ckpt.pt; -> the texts, prompt
-    included. The run is found from its keys, as --resume finds it: its run_name, or the keys it was trained with."""
+    """Continues `prompt` num_samples times with the weights of a run's ckpt.pt; -> the texts, prompt included. The run
+    is found from its keys, as --resume finds it: its run_name, or the keys it was trained with."""
     ckpt = load_checkpoint(find_run(dict(config or {}), 'sample'))
-    cfg = resolve({**ckpt['config'], **(config or {})})
-    meta, device = ckpt['meta'], pick_device(cfg['device'])
-    model = GPT(GPTConfig(**ckpt['model_args']))
-    model.load_state_dict(ckpt['model'])
-    model.to(device).eval()
-    ids, decode = prompt_codec(meta, cfg['prompt'])
-    if len(ids) > model.config.block_size:
-        raise ConfigError(f'the prompt has {len(ids)} tokens; the model reads at most block_size='
-                          f'{model.config.block_size}: shorten it')
-    idx = prompt_batch(model.config, ids, cfg['num_samples'], cfg['max_new_tokens'], device)
-    torch.manual_seed(cfg['seed'])
-    out = model.generate(idx, cfg['max_new_tokens'], cfg['temperature'], cfg['top_k'] or None)
-    return [decode([t for t in row if t < meta['vocab_size']]) for row in out.tolist()]
+    return runs.sample(ckpt, resolve({**ckpt['config'], **(config or {})}))
 
 
 def main(argv):

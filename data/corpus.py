@@ -34,7 +34,7 @@ from tqdm import tqdm
 from data.synthetic import Parser, cannot_write, end_on_signal, load_task, new_files, task_dir, write_meta
 
 ENCODINGS = dict(gpt2=50257, bytes=257)  # name -> number of tokens (loader.py checks meta.json against it)
-BLOCK_SIZE = 256  # the papers' sequence length for every corpus (reference.md section 1)
+BLOCK_SIZE = 256  # the papers' sequence length for every corpus (experiments/README.md, section 2)
 PIECE_CHARS = 1 << 20  # a long document is tokenized this many characters at a time
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from data.loader import ConfigError, check_meta, read_json, together
+from data.loader import ConfigError, check_meta, pick_device, prompt_batch, prompt_codec, read_json, together
 from data.synthetic import atomic_write, cannot_write, remove_leftovers, temporary
 from model import GPT, GPTConfig
 
@@ -230,6 +230,136 @@ def restore(ckpt, model, optimizer, scaler):
                                   f'from a copy')
 
 
+# ----------------------------------------------------------------------------- weights from elsewhere (--init_from)
+# GPT-2 in Hugging Face's layout: transformer.{wte, wpe, h.<i>.{ln_1, attn.c_attn, attn.c_proj, ln_2, mlp.c_fc,
+# mlp.c_proj}, ln_f}, its linears HF's Conv1D, weight (in, out) where nn.Linear's is (out, in), and c_attn q, k and v
+# side by side. Its block is model.py's GPT-2 flavour with biases and the tanh GELU (activation_function gelu_new).
+GPT2_FLAVOUR = dict(norm='layernorm', mlp='gelu_tanh', pos='learned', tie_embeddings=True, bias=True, mlp_ratio=4.0)
+GPT2_NAMES = {'norm1': 'ln_1', 'attn.o_proj': 'attn.c_proj', 'norm2': 'ln_2', 'mlp.up_proj': 'mlp.c_fc',
+              'mlp.down_proj': 'mlp.c_proj'}  # model.py's name in block i: GPT-2's
+SAFETENSORS = dict(F64=torch.float64, F32=torch.float32, F16=torch.float16, BF16=torch.bfloat16)
+
+
+def read_safetensors(path):
+    """{name: tensor} of a .safetensors file, read without its package: 8 bytes (the header's length, little-endian),
+    a JSON header {name: {dtype, shape, data_offsets}}, then the tensors' bytes. Like weights_only, it runs no code."""
+    try:
+        with open(path, 'rb') as f:
+            header = json.loads(f.read(int.from_bytes(f.read(8), 'little')))
+            data = bytearray(f.read())
+        header.pop('__metadata__', None)
+        return {name: torch.frombuffer(data, dtype=SAFETENSORS[t['dtype']], offset=t['data_offsets'][0],
+                                       count=math.prod(t['shape'])).view(t['shape']) for name, t in header.items()}
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, RuntimeError, MemoryError) as e:
+        raise ConfigError(f'{path} is not a readable safetensors file ({type(e).__name__}): fetch it again') from None
+
+
+def gpt2_weights(source):
+    """-> (config.json's dict, {name: tensor}) of GPT-2 in Hugging Face's layout, from a folder of its files
+    (config.json and model.safetensors or pytorch_model.bin), else by name ('gpt2' ... 'gpt2-xl') through
+    transformers, which downloads it: imported only here, when it is asked for."""
+    folder, fix = Path(source).expanduser(), "give a folder of GPT-2's files in Hugging Face's layout"
+    if folder.is_dir():
+        config = read_json(folder / 'config.json', fix)
+        if (folder / 'model.safetensors').is_file():
+            weights = read_safetensors(folder / 'model.safetensors')
+        elif (folder / 'pytorch_model.bin').is_file():
+            try:  # weights_only: a pickle from elsewhere could run code
+                weights = torch.load(folder / 'pytorch_model.bin', map_location='cpu', weights_only=True)
+            except Exception as e:  # torch.load raises many types for a damaged file
+                raise ConfigError(f"{folder / 'pytorch_model.bin'} does not load as tensors ({type(e).__name__}): "
+                                  f'{fix}') from None
+        else:
+            raise ConfigError(f'{folder} holds neither model.safetensors nor pytorch_model.bin: {fix}')
+    else:
+        try:
+            from transformers import GPT2LMHeadModel
+        except ImportError:
+            raise ConfigError(f'init_from={source!r} is not a folder; fetching it needs transformers (pip install '
+                              f'transformers) and the network: install it, or {fix}') from None
+        try:
+            hf = GPT2LMHeadModel.from_pretrained(source)
+        except (OSError, ValueError) as e:
+            raise ConfigError(f'transformers cannot load {source!r} ({str(e)[:120]}): name a GPT-2 ' +
+                              "('gpt2', 'gpt2-medium', ...) with the network up, or " + fix) from None
+        config, weights = hf.config.to_dict(), hf.state_dict()
+    return config, {k.removeprefix('transformer.'): v for k, v in weights.items()}
+
+
+def gpt2_model_args(config, variant, given, block_size):
+    """GPT-2's shape, from its config.json, as model keys over a new run's: refused where the `variant`'s flags or a
+    model key `given` on the command line contradict it. tie_embeddings is free: an untied head starts from wte."""
+    try:
+        shape = dict(GPT2_FLAVOUR, n_layer=config['n_layer'], n_head=config['n_head'], n_embd=config['n_embd'],
+                     vocab_size=config['vocab_size'], tie_embeddings=given.get('tie_embeddings', True))
+        shape['mlp'] = 'gelu' if config.get('activation_function') == 'gelu' else 'gelu_tanh'  # else gelu_new
+        ok = config.get('n_inner') in (None, 4 * shape['n_embd']) and config.get('layer_norm_epsilon', 1e-5) == 1e-5
+        positions = config['n_positions']
+    except (KeyError, TypeError) as e:
+        raise ConfigError(f"init_from's config.json lacks GPT-2's {e}: give a folder of GPT-2's files") from None
+    if not ok:
+        raise ConfigError("init_from's config.json has an MLP width other than 4 n_embd or a LayerNorm eps other than "
+                          "1e-5, which model.py's GPT-2 flavour does not build: give GPT-2's own files")
+    for key, value in shape.items():
+        if given.get(key, value) != value or variant.get(key, value) != value:
+            how = f'drop --{key}' if key in given else 'choose a variant with a standard block (not universal_*)'
+            raise ConfigError(f'init_from loads GPT-2, whose {key} is {value!r}: {how}')
+    if not 0 < block_size <= positions:
+        raise ConfigError(f'GPT-2 has {positions} positions: set block_size <= {positions}')
+    return {**shape, 'block_size': block_size}
+
+
+def load_gpt2(model, weights, source):
+    """Copies GPT-2's tensors into `model` by their model.py names; its frozen parts are thereby frozen at GPT-2's
+    values. -> a line that names the model's tensors left at this code's init (MixiT's matrices, a classifier's head)
+    and GPT-2's left unused (W_Q for identity_query, W_Q and W_K for MixiT). Learned positions beyond block_size are
+    cut, as nanoGPT's crop_block_size does."""
+    try:
+        ours = {'wte.weight': weights['wte.weight'], 'wpe.weight': weights['wpe.weight'][:model.config.block_size],
+                'norm_f.weight': weights['ln_f.weight'], 'norm_f.bias': weights['ln_f.bias']}
+        if not model.config.n_classes:  # GPT-2's head is its token embedding; a classifier's head is this code's
+            ours['lm_head.weight'] = weights['wte.weight']
+        for i in range(model.config.n_layer):
+            for name, theirs in GPT2_NAMES.items():
+                w = weights[f'h.{i}.{theirs}.weight']
+                ours[f'h.{i}.{name}.weight'] = w.t() if w.dim() == 2 else w
+                ours[f'h.{i}.{name}.bias'] = weights[f'h.{i}.{theirs}.bias']
+            c_attn = f'h.{i}.attn.c_attn'  # (n, 3n): q, k, v side by side
+            for name, w, b in zip('qkv', weights[c_attn + '.weight'].t().chunk(3), weights[c_attn + '.bias'].chunk(3)):
+                ours[f'h.{i}.attn.{name}_proj.weight'], ours[f'h.{i}.attn.{name}_proj.bias'] = w, b
+    except (KeyError, AttributeError) as e:
+        raise ConfigError(f"init_from's weights lack GPT-2's {e} (or are no tensors): give GPT-2's own files") from None
+    state = model.state_dict()
+    with torch.no_grad():
+        for name, w in ours.items():
+            if name in state and w.shape != state[name].shape:
+                raise ConfigError(f"init_from's {name} has shape {tuple(w.shape)} where its config.json makes "
+                                  f'{tuple(state[name].shape)}: give matching files')
+            if name in state:
+                state[name].copy_(w)
+    own, unused = [n for n in state if n not in ours], sorted(set(ours) - set(state))
+    return (f"GPT-2's weights from {source}; at this code's init: {', '.join(own) or 'none'}; GPT-2's left unused: "
+            f"{', '.join(unused) or 'none'}")
+
+
+@torch.no_grad()
+def sample(ckpt, cfg):
+    """Continues cfg's prompt num_samples times with the weights of a run's checkpoint; -> the texts, prompt
+    included (train.py --sample)."""
+    meta, device = ckpt['meta'], pick_device(cfg['device'])
+    model = GPT(GPTConfig(**ckpt['model_args']))
+    model.load_state_dict(ckpt['model'])
+    model.to(device).eval()
+    ids, decode = prompt_codec(meta, cfg['prompt'])
+    if len(ids) > model.config.block_size:
+        raise ConfigError(f'the prompt has {len(ids)} tokens; the model reads at most block_size='
+                          f'{model.config.block_size}: shorten it')
+    idx = prompt_batch(model.config, ids, cfg['num_samples'], cfg['max_new_tokens'], device)
+    torch.manual_seed(cfg['seed'])
+    out = model.generate(idx, cfg['max_new_tokens'], cfg['temperature'], cfg['top_k'] or None)
+    return [decode([t for t in row if t < meta['vocab_size']]) for row in out.tolist()]
+
+
 def file_id(path):
     """Which file is at path now: a checkpoint is replaced by a rename (a new inode), so this tells a file read earlier
     from the one there now; None if there is none."""
@@ -364,9 +494,9 @@ class Run:
         if (file_id(self.folder / '.lock') or ())[:2] != (held.st_dev, held.st_ino):  # the lock guards another folder
             raise ConfigError(f'{self.folder} was removed or made again while this run wrote it, so another process '
                               f'could write it too: this run stopped; start it again')
-        with open(self.log, 'a') as f:  # null for a number not finite (train_loss before a log step): JSON has no NaN
+        with open(self.log, 'a') as f:  # strict JSON, which has no NaN or Infinity: null for a number not finite
             f.write(json.dumps({k: None if isinstance(v, float) and not math.isfinite(v) else v
-                                for k, v in metrics.items()}) + '\n')
+                                for k, v in metrics.items()}, allow_nan=False) + '\n')
         if self.wandb:
             self.wandb.log(metrics, step=metrics['step'])
         if metrics['step'] < self.keep_until:  # the run there is further on: it stays
@@ -406,12 +536,12 @@ def wandb_module():
 
 
 class Progress:
-    """The progress bar: the training batch's loss and accuracy per scored token, tokens/s and, on a GPU named in
-    `peaks` (model.PEAK_FLOPS), the model FLOPs utilization, each over the steps since the last update (the only
-    host-device sync)."""
+    """The progress bar, of training batches, not held-out numbers: the step's loss (all micro-batches and processes),
+    the accuracy per scored token of rank 0's last micro-batch, tokens/s and, on a GPU named in `peaks`
+    (model.PEAK_FLOPS), the model FLOPs utilization, each over the steps since the last update (the only sync)."""
 
     def __init__(self, cfg, step, show, model, examples_per_step, T, peaks):
-        self.bar = tqdm(total=cfg['max_iters'], initial=step, disable=not show, dynamic_ncols=True)
+        self.bar = tqdm(total=cfg['max_iters'], initial=step, disable=not show, dynamic_ncols=True, desc='train')
         self.model, self.examples, self.T, self.step, self.t = model, examples_per_step, T, step, time.time()
         gpu = torch.cuda.get_device_name() if next(model.parameters()).is_cuda else ''
         self.peak = next((v for k, v in peaks.items() if k in gpu), None)
@@ -420,7 +550,7 @@ class Progress:
         scored = y != -1
         acc = ((predicted == y) & scored).sum().item() / max(1, scored.sum().item())
         dt, examples = time.time() - self.t, self.examples * (step - self.step)
-        postfix = dict(loss=f'{loss:.4f}', acc=f'{acc:.3f}', tok_s=f'{examples * self.T / dt:,.0f}')
+        postfix = dict(batch_loss=f'{loss:.4f}', batch_acc=f'{acc:.3f}', tok_s=f'{examples * self.T / dt:,.0f}')
         if self.peak:
             postfix['mfu'] = f'{self.model.estimate_mfu(examples, dt, self.peak):.1%}'
         self.t, self.step = time.time(), step

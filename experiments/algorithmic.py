@@ -6,8 +6,8 @@ p), memorization (a random label for each of the size^2 pairs), Yelp polarity. M
 Metric: accuracy per scored token, held out (memorization: on the training set, as the paper), over --seeds seeds.
 Comparison: every variant at its own best, as Appendix B.1 searches each (fair.fair): full, Table 7's row of the task
 but the batch (the drivers' budgets are example counts), Yelp's whole row; --quick, the learning rate x 1/3, 1 and 3.
-Full protocol, each task as the authors' driver runs it (papers.authors; reference.md section 4; "authors' code"
-unless marked): their optimizer, init, biases, schedule to 0, float32 and MixiT block; block_size the whole sequence;
+Full protocol, each task as the authors' driver runs it (papers.authors; experiments/README.md, section 3) unless
+marked: their optimizer, init, biases, schedule to 0, float32 and MixiT block; block_size the whole sequence;
 every weight trained (their weight_frozen=0); their task formats and defaults: 10-digit addition, Dyck-1 of 40 pairs,
 p = 199 split 95/5, size 512. Layers, width, heads, batch (paper text, Table 8; the search starts there): addition 8,
 512, 64, 128; Dyck-1 4, 512, 64, 512; modular addition 2, 512, 32; memorization 2, 1024, 4; Yelp 4, 1024, 16. Budgets:

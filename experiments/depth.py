@@ -9,7 +9,7 @@ model at its own best, as the paper found the random transformer's failure "thro
 searches" (Appendix B.1): fair.fair_sweep per model, searching Table 7's algorithmic row but the layers, the width,
 heads and batch (the authors' scripts give each model its own) (full); the learning rate times 1/3, 1, 3 (--quick).
 
-Full protocol, the authors' code (github princeton-pli/MixiT, reference.md section 4) unless marked:
+Full protocol, the authors' code (github princeton-pli/MixiT, experiments/README.md, section 3) unless marked:
 - task: their additionstream_10 (10-digit operands, sum digits tokens of their own; the first sum digit, the target
   of '=', neither trained nor scored), 4,000 held-out sums, online training with held-out inputs rejected (their
   depth.py streams: the paper text's 50,000 pairs only set its step count); block_size 34 = 3 x digits + 4, their m.

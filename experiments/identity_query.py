@@ -3,8 +3,8 @@ Table 2 of "W_K, W_V is probably all you need": GPT-2-style models with the quer
 of head h is the normalized input's own h-th slice) against parameter-matched baselines. Claim: W_Q = I costs nothing
 measurable: at 117M parameters it matches the 124M baseline (validation loss 3.018 against 3.016) and beats the
 baselines cut to its size (3.026, 3.027); with the saved parameters moved into the MLP it beats the baseline (3.004).
-Claims: CLAIMS below, judged by claims.judge. Every setting is the paper text's (Sec. 5, Table 2; reference.md has no
-authors' code for it) unless marked ours.
+Claims: CLAIMS below, judged by claims.judge. Every setting is the paper text's (Sec. 5, Table 2; no authors' code
+followed: experiments/README.md) unless marked ours.
 
 Models (nanoGPT's GPT-2: LayerNorm and linears without biases, GELU MLP, learned positions, tied embeddings), the
 paper's five: baseline (MLP 4x, scale 1/sqrt(d_h), weight decay 0.1); baseline with MLP 3.5x (the d^2 a layer that

@@ -6,7 +6,7 @@ difference of their outputs, round-off where the statement holds. Where the pape
 with a generic D, a re-tied head), the check shows that it does.
 Conventions are the paper's: row vectors, X is (tokens, d), a layer maps X -> X W, so a change of basis Theta acts
 as X -> X Theta and weights absorb Theta^-1 on their input side.
-Settings: every statement and convention follows the paper's text (no authors' code in reference.md).
+Settings: every statement and convention follows the paper's text (no authors' code followed: experiments/README.md).
 Run: seconds on a CPU; --quick is the same run; --smoke: two sizes.
 Claims: CLAIMS below, judged by claims.judge.
 """

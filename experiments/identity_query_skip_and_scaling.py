@@ -9,8 +9,8 @@ transformation (those are experiments/identity_query_reparametrization.py):
   model's, which the paper's scale 1/(2 sqrt(d_k)) halves. Measured on random draws in numpy, and in model.py's
   own block.
 Conventions are the paper's: row vectors, float64 in numpy (model.py's block: float32).
-Settings: every statement and convention follows the paper's text (no authors' code in reference.md); the
-numbers of random draws are ours.
+Settings: every statement and convention follows the paper's text (no authors' code followed: experiments/README.md);
+the numbers of random draws are ours.
 Run: seconds on a CPU; --quick is the same run; --smoke: fewer draws and a shorter sequence.
 Claims: CLAIMS below, judged by claims.judge.
 """

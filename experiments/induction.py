@@ -13,10 +13,10 @@ the fixed architecture and batch (Appendix C: "we fix the embedding dimension at
 We search for the optimal learning rate for each architecture"); k-hop Table 7's whole k-hop row (12 points); --quick
 the centre's learning rate x 1/3, 1, 3.
 
-Full, retrieval: retrieval_vs_length's full at m_max 30: the authors' code (princeton-pli/MixiT, reference.md section
-4): condattendstream_30 (vocabulary 512, block_size 63, their m), 4,000 held-out sequences, online draws with held-out
-inputs rejected, depth.py's optimizer (papers.authors), lr 1e-2 (--no-search), batch 1,000, 100M examples in 100,000
-steps (papers.RETRIEVAL); paper text: 2 layers, width 1024, 4 heads (no script of theirs runs retrieval).
+Full, retrieval: retrieval_vs_length's full at m_max 30: the authors' code (princeton-pli/MixiT, experiments/README.md,
+section 3): condattendstream_30 (vocabulary 512, block_size 63, their m), 4,000 held-out sequences, online draws with
+held-out inputs rejected, depth.py's optimizer (papers.authors), lr 1e-2 (--no-search), batch 1,000, 100M examples in
+100,000 steps (papers.RETRIEVAL); paper text: 2 layers, width 1024, 4 heads (no script of theirs runs retrieval).
 Full, k-hop: paper text and ours (their code has no k-hop; ours follows Sanford et al.'s generator): length 100, k in
 0..16, 100,000 training strings, 100 held-out, 5,000 steps (6.4 examples per string), Table 8's 5 layers, width 512,
 8 heads, lr 1e-4, batch 128; ours: 100 warm-up steps, cosine to 1e-5, train.py's AdamW (0.9, 0.95; wd 0.1) and dtype.

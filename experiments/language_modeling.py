@@ -6,7 +6,7 @@ standard < Frozen-QK < MixiT, Frozen-QK the close one (WikiText-103 2.78 / 3.07 
 Each variant at its own best (Appendix C.1 searches each): fair.fair per corpus and variant on validation log
 perplexity (train.bin's last 10%), then the chosen point on the seeds; the search: Table 7's language-modeling row in
 full (108 points; --no-search: Table 8's point), the learning rate times 1/3, 1, 3 in --quick.
-Full protocol, the authors' code (github princeton-pli/MixiT, reference.md section 4) unless marked:
+Full protocol, the authors' code (github princeton-pli/MixiT, experiments/README.md, section 3) unless marked:
 - model: their README's trainer.py command, Table 8's too: 12 layers, width 512, 8 heads, sequence 256, their Llama
   block (RMSNorm, gated MLP, RoPE); MixiT their MixiT (per-head std, sink head, learned positions) in their block (gate
   c = -1, skip scaling 0.5, multipliers at base 512); N(0, 0.02), biases. Not followed: scripts/train.sh's

@@ -13,7 +13,7 @@ Comparison: per variant, its seeds (fair.fair with nothing to search: the paper 
 "we use the same hidden dimension, with L=2, and n_h=4 heads. We train for 10,000 steps with a learning rate of
 0.005", Appendix C.1 of the ICLR draft); accuracy on the training set, the metric itself.
 
-Full protocol, as the authors' hdmemorize_exp.py runs it (reference.md section 4; "paper text" where followed):
+Full protocol, as the authors' hdmemorize_exp.py runs it (experiments/README.md, section 3; "paper text" if followed):
 - size 512, 262,144 pairs of 9 bits (paper text and authors' code agree);
 - batch min(n^2, 256 * 128) = 32,768, hard-coded in the driver (authors' code; Table 8's 256 is the paper text's);
 - 10,000 steps (1,250 epochs), lr 0.005 (authors' code and paper text agree);

@@ -7,7 +7,7 @@ mixit only, at a fixed width, for each number of heads. Metric: accuracy per sco
 --seeds seeds. Comparison: each number of heads at its own best, as Appendix B.1 searches (fair.fair): the heads change
 the matrices, their std and every feature the trained embeddings can use. Searched: in full Table 7's row of the task
 but the heads, layers, width and batch (the scripts' budgets are example counts); --quick: the lr times 1/3, 1, 3.
-Full protocol, the authors' code (github princeton-pli/MixiT, reference.md section 4) unless marked:
+Full protocol, the authors' code (github princeton-pli/MixiT, experiments/README.md, section 3) unless marked:
 - heads 4, 16, 64, 256 (paper text, Table 9; depth_array.sh's array is 4, 32, 64, train_classifier.sh's 4, 16, 64,
   then 256); width 512 (addition, Dyck-1) and 1024 (Yelp), paper text and scripts alike;
 - addition and Dyck-1: depth_array.sh through depth.py: 2 layers, weight_frozen=1 (its default: only the token and

@@ -14,8 +14,8 @@ Full protocol (paper): h in {256, 512, 768}, 20,000 steps of batch 65,536, ridge
 (PyTorch's default; the ridge's sums in float64); one target and run per width (--seeds 1), as the paper.
 Paper (Figure 2): MLP 4-6% relative error against 11-14% for the linear map (its text says 9-10%); cosine
 distance about 0.002 against above 0.009.
-Settings: every full-protocol setting follows the paper's text (Appendix 8.3; no authors' code in reference.md)
-except PyTorch's default init and the cosine decay's end, 0, which it does not state (ours).
+Settings: every full-protocol setting follows the paper's text (Appendix 8.3; no authors' code followed:
+experiments/README.md) except PyTorch's default init and the cosine decay's end, 0, which it does not state (ours).
 The regime: 20,000 steps; 1.31B samples, 2,500 / 625 / 278 per trained parameter (8h^2) at h = 256 / 512 / 768, a
 batch of 0.125 / 0.031 / 0.014 per parameter; the ridge 500,000 / h = 1,953 / 977 / 651 samples per input dimension.
 --quick shrinks the problem, not the training (common's rule): every width the paper's divided by shrink = 8 (scaled()):

@@ -5,13 +5,13 @@ MixiT, at depths 2, 4, 8, 16, 32. Claims (CLAIMS, judged by claims.judge): it gr
 transformer (representation / rank collapse) and stays small and flat for MixiT.
 Metric (ours: their repository has no code for this table, the paper one sentence: "calculated between the last layer
 hidden representations within a sequence ..., then averaged across sequences"): per held-out window, H (T x n) is the
-final RMSNorm's input (the paper's magnitudes, 1e-3 to 1e-2, are those of un-normalized states at its width:
-reference.md section 4), hooked on model.norm_f; the covariance of tokens i and j over the n features (torch.cov of H's
+final RMSNorm's input (experiments/README.md, section 3: the paper's 1e-3 to 1e-2 are magnitudes of un-normalized states
+at its width), hooked on model.norm_f; the covariance of tokens i and j over the n features (torch.cov of H's
 rows), its mean over i != j, averaged over windows, in units of 1e-2. Beside it the mean correlation of the norm's
 output (what the LM head reads). Each at initialization (the model before any step) and after training, each trained
 model at its own best: fair.fair_sweep per model on validation log perplexity, searching Table 7's language-modeling
 row but the layers, the width and heads (the statistic's) and Table 8's batch (full); the lr times 1/3, 1, 3 (--quick).
-Full protocol, the authors' code (github princeton-pli/MixiT, reference.md section 4) unless marked:
+Full protocol, the authors' code (github princeton-pli/MixiT, experiments/README.md, section 3) unless marked:
 - models: MixiT as their trainer.py builds it (their block, gate c = -1, skip scaling 0.5); the random transformer as
   their code has it, a Llama (RoPE) with only the token embedding and LM head trained (depth.py's weight_frozen=1:
   trainer.py cannot freeze the blocks): variant random, pos='rope'. Depths 2, 4, 8, 16, 32 (paper text), each trained.

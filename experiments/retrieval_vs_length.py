@@ -12,12 +12,12 @@ search for the optimal learning rate for each architecture"): per variant the le
 5e-4, 1e-4; --quick: the centre x 1/3, 1, 3) on a validation split at the largest m_max only (the figure is "meant to
 capture model performance when the accuracies are not saturated"), its choice on --seeds seeds at every m_max.
 
-Full, the authors' code (princeton-pli/MixiT, reference.md section 4) unless marked: their condattendstream_<m_max>
-(vocabulary 512, a query token of its own; m = block_size = 2 m_max + 3), 4,000 held-out sequences, online draws with
-held-out inputs rejected; depth.py (papers.authors: AdamW (0.9, 0.999), wd 1e-3, 500 warm-up steps, cosine to 0,
-float32; their MixiT block); lr 1e-2 (--no-search), batch 1,000, 100M examples in 100,000 steps (papers.RETRIEVAL),
-2.89 per trained parameter of their standard model (34.6M). Paper text: 2 layers, width 1024, 4 heads of 256. Ours:
-m_max 5, 10, 20, 30, 40, 50, 60 (the figure's axis).
+Full, the authors' code (princeton-pli/MixiT, experiments/README.md, section 3) unless marked: their
+condattendstream_<m_max> (vocabulary 512, a query token of its own; m = block_size = 2 m_max + 3), 4,000 held-out
+sequences, online draws with held-out inputs rejected; depth.py (papers.authors: AdamW (0.9, 0.999), wd 1e-3, 500
+warm-up steps, cosine to 0, float32; their MixiT block); lr 1e-2 (--no-search), batch 1,000, 100M examples in 100,000
+steps (papers.RETRIEVAL), 2.89 per trained parameter of their standard model (34.6M). Paper text: 2 layers, width 1024,
+4 heads of 256. Ours: m_max 5, 10, 20, 30, 40, 50, 60 (the figure's axis).
 --quick keeps their task, depth.py's optimizer and online draws (authors' code; common's rule), shrinks the model:
 - head width (ours, computed): a head's frozen Frozen-QK score (rank d_h) must single out the queried key among m_max,
   and the previous token among 2 m_max + 3, so m_max per head dimension is the paper's (papers.retrieval_m_max): at width 64, 2

@@ -10,8 +10,8 @@ on X E. It prints the width D against the formula D = 2Hk(1 + H + ... + H^(L-1))
 (2Hk + d)(1 + H + ... + H^L)), the largest |universal - target| over random inputs X (m x d), causal and
 bidirectional, in float64 and float32, and the nonzero count of every fixed matrix and of E and U.
 
-Settings: the construction follows the paper's text (Theorems 3.1, 3.2; no authors' code in reference.md), the
-looped routing is our derivation where its formulas were lost, and the grid of shapes is ours.
+Settings: the construction follows the paper's text (Theorems 3.1, 3.2; no authors' code followed:
+experiments/README.md), the looped routing is our derivation where its formulas were lost, the grid of shapes ours.
 Run: python experiments/universal_construction.py (seconds on a CPU; --quick is the same run; --smoke: two
 shapes). The paper's claim is exactness: differences at float round-off.
 Claims: CLAIMS below, judged by claims.judge.

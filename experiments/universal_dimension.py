@@ -10,9 +10,9 @@ width (it exists at no other), varying the head width k; residual connections an
 best-training ablation), no MLP, H heads, L layers.
 Metric: accuracy per scored token on the held-out split, beside the accuracy of always answering the most frequent
 target. The paper's figure lost its numbers in our copy: its column states the finding.
-Settings: the task, models and ablation follow the paper's text (no authors' code in reference.md); its lengths, H, L,
-k, learning rates and step counts were lost from our copy, so those below are ours. Every mode: warm-up min(100, 10%
-of the steps), cosine to a tenth of the peak, one evaluation at the end (train.py's optimizer otherwise).
+Settings: the task, models and ablation follow the paper's text (no authors' code: experiments/README.md); its lengths,
+H, L, k, learning rates and step counts were lost from our copy, so those below are ours. Every mode: warm-up min(100,
+10% of the steps), cosine to a tenth of the peak, one evaluation at the end (train.py's optimizer otherwise).
 Full protocol: k-hop length 32, 2,000 held-out examples, H = 2, L = 3, k in 2, 4, 8, 16, 32; 10,000 steps of batch
 256, lr 1e-3; train.py's dtype (bfloat16 on a GPU).
 --quick: length 12, 2,000 held-out examples, H = 2, L = 3, k in 2, 4, 8, 16; 800 steps of batch 64, lr 3e-3. Its

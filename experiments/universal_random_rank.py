@@ -21,7 +21,7 @@ D >= (2Hk + d)(1 + H + ... + H^L) (looped: the width of its sparse construction,
 the determinant is not identically zero); the looped model is run at that width too.
 Degenerate draws, excluded by the theorems' probability 1, must be detected as not solvable: layer 1's head 1 with
 its key equal to its query (Q'_11 = K'_11: two equal blocks of Gamma), and a width one short (D = N - 1).
-Settings: the system follows the paper's text (Appendices B, D; no authors' code in reference.md); shapes, draws,
+Settings: the system follows the paper's text (Appendices B, D; no authors' code: experiments/README.md); shapes, draws,
 distributions of U and of the targets are ours. Full protocol: 7 shapes, 20 draws each; --quick: 5 shapes, 5 draws
 (seconds); --smoke: 2 shapes, 2 draws. The paper's claim is exactness: rank N and differences at float round-off.
 Claims: CLAIMS below, judged by claims.judge.

@@ -19,8 +19,8 @@ search in our copy (its Tables 5-6 list one learning rate, warm-up and batch per
 ours: the MixiT paper's Table 7 row of the task's kind (k-hop's; the algorithmic row for Dyck-1) without layers,
 width and heads, which the construction pins: in full the learning rate and batch (min_lr stays 1e-4); --quick: the
 learning rate times 1/3, 1, 3.
-Tasks, models, ablations and online training follow the paper's text (reference.md has no authors' code for it); the
-settings lost from our copy (sequence lengths, H, L, k, steps, examples) are ours:
+Tasks, models, ablations and online training follow the paper's text (no authors' code followed:
+experiments/README.md); the settings lost from our copy (sequence lengths, H, L, k, steps, examples) are ours:
 Full protocol: Dyck-1 length 40, k-hop length 32 over 4 letters; H = 2, L = 3, k = 8; 10,000 steps of 256, lr 1e-3
 (warm-up 100, cosine to 1e-4), the search's centre; 2,000 held-out and 20,000 training examples, whose last 2,000
 are the validation split (online runs draw their own); every task with every ablation; train.py's dtype (bfloat16

@@ -100,6 +100,7 @@ def fake_run(path, config, log):
     return path
 
 
+@pytest.mark.log_by_hand  # damaged logs, on purpose
 def test_compare_runs(tmp_path, capsys):
     tool = load_tool('compare_runs')
     base = dict(task='dyck', variant='standard', seed=0, batch_size=4, out_dir='out', run_name='a')

@@ -1,6 +1,6 @@
-"""The full protocols of the MixiT reproductions against the authors' code (github princeton-pli/MixiT; reference.md
-section 4). The reference numbers are written here from their scripts and drivers, not read from common.py, so that
-a change on either side shows; every full run's keys must also pass train.py's checks and build their model."""
+"""The full protocols of the MixiT reproductions against the authors' code (github princeton-pli/MixiT;
+experiments/README.md, section 3). Reference numbers are written from their scripts and drivers, not read from
+common.py, so a change on either side shows; every full run's keys must pass train.py's checks and build its model."""
 import importlib.util
 import sys
 from pathlib import Path

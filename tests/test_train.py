@@ -1,6 +1,7 @@
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,11 +76,21 @@ def test_resume_is_exact(tmp_path, variant, dtype):
     assert log == [5, 10]
 
 
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
 @pytest.mark.skipif(sys.platform != 'linux', reason='torchrun with gloo is exercised on Linux')
-@pytest.mark.parametrize('data', ['examples', 'tokens'])
+@pytest.mark.parametrize('data', ['examples', 'tokens', 'two nodes'])
 def test_ddp_two_processes_equal_one_process_with_accumulation(tmp_path, data):
+    """Two processes compute what one computes with two micro-batches: the weights, the held-out numbers and the
+    logged train loss (the mean over both processes). 'two nodes' runs the README's two-node command, one process a
+    node (RANK 0 and 1, each LOCAL_RANK 0), both on this machine."""
     keys = dict(TINY, out_dir=str(tmp_path / 'out'), data_dir=str(tmp_path / 'data'), gradient_accumulation_steps=2,
-                max_iters=4, eval_interval=4, device='cpu')
+                max_iters=4, eval_interval=4, log_interval=4, device='cpu')
     if data == 'tokens':  # a text corpus: windows of a token stream, evaluation over contiguous windows
         from data import corpus
         (tmp_path / 'book.txt').write_text('In the beginning was a tiny corpus, read in windows.\n' * 200)
@@ -89,17 +100,26 @@ def test_ddp_two_processes_equal_one_process_with_accumulation(tmp_path, data):
     train({**keys, 'run_name': 'single'})
     args = [f'--{k}={v}' for k, v in {**keys, 'run_name': 'ddp'}.items()]
     env = {**os.environ, 'OMP_NUM_THREADS': '1'}
-    proc = subprocess.run([sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nproc_per_node=2',
-                           str(ROOT / 'train.py'), *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert 'after 4 steps' in proc.stdout, 'the run ends with its last line, then leaves (loader.leave)'
+    torchrun = [sys.executable, '-m', 'torch.distributed.run']
+    if data == 'two nodes':
+        nodes = [f'--nnodes=2 --node_rank={i} --nproc_per_node=1 --master_addr=127.0.0.1 --master_port={port}'.split()
+                 for port in [free_port()] for i in (0, 1)]
+    else:
+        nodes = [['--standalone', '--nproc_per_node=2']]
+    procs = [subprocess.Popen([*torchrun, *node, str(ROOT / 'train.py'), *args], cwd=ROOT, env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for node in nodes]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err[-3000:] for _, err in outs]
+    assert 'after 4 steps' in outs[0][0], 'the run ends with its last line, then leaves (loader.leave)'
     a, b = weights(tmp_path, 'single'), weights(tmp_path, 'ddp')
     for k in a:
         torch.testing.assert_close(a[k], b[k], rtol=0, atol=1e-5)
     la = json.loads((tmp_path / 'out' / 'single' / 'log.jsonl').read_text())
     lb = json.loads((tmp_path / 'out' / 'ddp' / 'log.jsonl').read_text())
     assert la['val_acc'] == pytest.approx(lb['val_acc']) and la['val_loss'] == pytest.approx(lb['val_loss'], abs=1e-5)
+    assert la['train_loss'] == pytest.approx(lb['train_loss'], abs=1e-5), 'the mean over processes, not rank 0 alone'
+    assert ('val_exact' in la) == (data != 'tokens'), 'exact match where a task has answers, not on a corpus'
+
 
 
 def test_a_few_hundred_steps_solve_a_small_task(tmp_path):
@@ -148,6 +168,23 @@ def test_missing_or_mismatched_data_says_what_to_do(tmp_path):
         run(tmp_path, max_iters=1)
     with pytest.raises(ConfigError, match='cannot resume'):
         run(tmp_path, run_name='never-ran', resume=True)
+
+
+def test_help_says_what_every_key_means():
+    """Every key of train.py, of the model and of each task has its meaning beside its default, apart from it; each task
+    key's comment says whose default it is where the authors' code and the paper's text differ (dyck's length)."""
+    from data import synthetic
+    from data.loader import task_keys, task_module
+    model_keys = {k: f.default for k, f in train_module.MODEL_KEYS.items() if k != 'vocab_size'}
+    for task in synthetic.tasks():
+        text = train_module.help_text(task)
+        for key, value in {**model_keys, **train_module.DEFAULTS, **task_keys(task_module(task))}.items():
+            row = next(r for r in text.splitlines() if r.startswith(f'  --{key}='))
+            default, meaning = row[:len(f'  --{key}={value!r}')], row[len(f'  --{key}={value!r}'):]
+            assert default == f'  --{key}={value!r}' and meaning.startswith(' ') and meaning.strip(), f'{task}: {row}'
+    dyck = train_module.help_text('dyck').split('keys of task dyck')[1]
+    length = next(r for r in dyck.splitlines() if r.startswith('  --length=80'))
+    assert "the authors' code" in length and "the paper's text: 40" in length
 
 
 def test_command_line(tmp_path):
@@ -356,3 +393,139 @@ def test_resume_may_change_the_schedule(tmp_path):
     assert [e['step'] for e in log] == [2, 4, 6] and cfg['lr_schedule'] == 'linear'
     # the lr of the last step trained, s = 5: warm-up 2, decay to min_lr 3e-4 at 8 from the default peak 3e-3
     assert log[-1]['lr'] == pytest.approx(3e-4 + (8 - 5) / (8 - 2) * (3e-3 - 3e-4), rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- --init_from: GPT-2's weights
+
+GPT2 = dict(n_layer=2, n_head=2, n_embd=16, vocab_size=300, n_positions=64)
+
+
+def gpt2_files(folder, fmt='safetensors', seed=0):
+    """A small GPT-2 in Hugging Face's layout, as save_pretrained writes it: config.json and its weights (transformer.*
+    names, Conv1D weights (in, out), the old causal-mask buffers), every tensor random, norms and biases included."""
+    g = torch.Generator().manual_seed(seed)
+    r = lambda *shape: torch.randn(shape, generator=g) * 0.3
+    n, V = GPT2['n_embd'], GPT2['vocab_size']
+    sd = {'wte.weight': r(V, n), 'wpe.weight': r(GPT2['n_positions'], n), 'ln_f.weight': 1 + r(n), 'ln_f.bias': r(n)}
+    for i in range(GPT2['n_layer']):
+        shapes = {'ln_1': [n], 'attn.c_attn': [n, 3 * n], 'attn.c_proj': [n, n], 'ln_2': [n], 'mlp.c_fc': [n, 4 * n],
+                  'mlp.c_proj': [4 * n, n]}
+        for name, shape in shapes.items():
+            sd[f'h.{i}.{name}.weight'] = (1 + r(n)) if name.startswith('ln') else r(*shape)
+            sd[f'h.{i}.{name}.bias'] = r(shape[-1])
+        sd[f'h.{i}.attn.bias'] = torch.tril(torch.ones(1, 1, 64, 64))  # older files: the mask, not a weight
+    sd = {f'transformer.{k}': v for k, v in sd.items()}
+    folder.mkdir(parents=True)
+    (folder / 'config.json').write_text(json.dumps(dict(GPT2, model_type='gpt2', activation_function='gelu_new',
+                                                        n_inner=None, layer_norm_epsilon=1e-5)))
+    if fmt == 'bin':
+        torch.save(sd, folder / 'pytorch_model.bin')
+    else:  # safetensors, by its specification: a header's length (8 bytes, little-endian), a JSON header, the data
+        header, data, at = {'__metadata__': {'format': 'pt'}}, [], 0
+        for name, t in sd.items():
+            b = t.contiguous().numpy().tobytes()
+            header[name] = dict(dtype='F32', shape=list(t.shape), data_offsets=[at, at + len(b)])
+            data.append(b)
+            at += len(b)
+        head = json.dumps(header).encode()
+        (folder / 'model.safetensors').write_bytes(len(head).to_bytes(8, 'little') + head + b''.join(data))
+    return sd
+
+
+def gpt2_reference(sd, idx):
+    """GPT-2's forward pass as Hugging Face's GPT2LMHeadModel computes it, from its own tensors, in float64: x W + b
+    for Conv1D, LayerNorm eps 1e-5, scores / sqrt(head_dim) under a causal mask, the tanh GELU, the head tied to wte."""
+    w = lambda name: sd['transformer.' + name].double()
+    (B, T), n, H = idx.shape, GPT2['n_embd'], GPT2['n_head']
+    ln = lambda x, name: torch.nn.functional.layer_norm(x, (n,), w(name + '.weight'), w(name + '.bias'), 1e-5)
+    conv = lambda x, name: x @ w(name + '.weight') + w(name + '.bias')
+    heads = lambda t: t.view(B, T, H, n // H).transpose(1, 2)
+    x = w('wte.weight')[idx] + w('wpe.weight')[:T]
+    for i in range(GPT2['n_layer']):
+        q, k, v = conv(ln(x, f'h.{i}.ln_1'), f'h.{i}.attn.c_attn').split(n, dim=-1)
+        scores = heads(q) @ heads(k).transpose(-1, -2) / math.sqrt(n // H)
+        scores = scores.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(), float('-inf'))
+        x = x + conv((scores.softmax(-1) @ heads(v)).transpose(1, 2).reshape(B, T, n), f'h.{i}.attn.c_proj')
+        h = conv(ln(x, f'h.{i}.ln_2'), f'h.{i}.mlp.c_fc')
+        h = 0.5 * h * (1 + torch.tanh(math.sqrt(2 / math.pi) * (h + 0.044715 * h ** 3)))  # gelu_new
+        x = x + conv(h, f'h.{i}.mlp.c_proj')
+    return ln(x, 'ln_f') @ w('wte.weight').T
+
+
+def gpt2_model(folder, **keys):
+    """model.py's model built and loaded as train.py does for --init_from=folder."""
+    from data import runs
+    from model import GPT, GPTConfig
+    cfg = train_module.resolve(dict(task='dyck', init_from=str(folder), **keys))
+    gpt2 = runs.gpt2_weights(cfg['init_from'])
+    model = GPT(GPTConfig(**train_module.model_args_of(cfg, dict(vocab_size=4), 32, gpt2)))
+    return model, runs.load_gpt2(model, gpt2[1], folder)
+
+
+@pytest.mark.parametrize('fmt', ['safetensors', 'bin'])
+def test_init_from_gpt2_gives_gpt2s_logits(tmp_path, fmt):
+    sd = gpt2_files(tmp_path / 'gpt2', fmt)
+    model, loaded = gpt2_model(tmp_path / 'gpt2')
+    assert "left unused: none" in loaded and model.config.block_size == 32 and model.config.mlp == 'gelu_tanh'
+    idx = torch.randint(0, GPT2['vocab_size'], (3, 32), generator=torch.Generator().manual_seed(1))
+    logits, _ = model(idx, idx)
+    reference = gpt2_reference(sd, idx)
+    assert reference.std() > 0.5, 'logits far from zero: a wrong mapping would show'
+    torch.testing.assert_close(logits.double(), reference, rtol=0, atol=1e-5)
+    for variant, unused in (('identity_query', 'q_proj'), ('mixit', 'k_proj')):  # loads what the variant has
+        model, loaded = gpt2_model(tmp_path / 'gpt2', variant=variant)
+        assert unused in loaded.split('left unused: ')[1]
+        assert torch.equal(model.h[1].attn.v_proj.weight, sd['transformer.h.1.attn.c_attn.weight'][:, 32:].T)
+
+
+def test_init_from_trains_frozen_parts_frozen_at_gpt2s_values(tmp_path, monkeypatch):
+    """frozen_qk from GPT-2: after training, W_Q and W_K are GPT-2's, bit for bit, and the rest has moved. Through a
+    stand-in of transformers too (what 'gpt2' by name reads when it is installed and online)."""
+    sd = gpt2_files(tmp_path / 'gpt2')
+    keys = dict(task='dyck', format='text', length=8, n_train=200, n_test=50, variant='frozen_qk', max_iters=3,
+                eval_interval=3, batch_size=8, progress=False, out_dir=str(tmp_path / 'out'),
+                data_dir=str(tmp_path / 'data'), init_from=str(tmp_path / 'gpt2'))
+    train(keys)
+    ckpt = torch.load(next((tmp_path / 'out').glob('*/ckpt.pt')), weights_only=True)
+    c_attn = sd['transformer.h.0.attn.c_attn.weight']
+    assert torch.equal(ckpt['model']['h.0.attn.q_proj.weight'], c_attn[:, :16].T)
+    assert torch.equal(ckpt['model']['h.0.attn.k_proj.weight'], c_attn[:, 16:32].T)
+    assert not torch.equal(ckpt['model']['h.0.attn.v_proj.weight'], c_attn[:, 32:].T), 'trained'
+    assert ckpt['model_args']['n_layer'] == 2 and ckpt['model_args']['vocab_size'] == 300
+
+    class GPT2LMHeadModel:  # transformers' interface, as far as gpt2_weights uses it
+        @classmethod
+        def from_pretrained(cls, name):
+            if name != 'gpt2':
+                raise OSError(f'{name} is not a model on the hub')
+            hf = cls()
+            hf.config = type('Config', (), dict(to_dict=lambda self: dict(GPT2, n_inner=None)))()
+            return hf
+
+        def state_dict(self):
+            return sd
+    monkeypatch.setitem(sys.modules, 'transformers', type(sys)('transformers'))
+    monkeypatch.setattr(sys.modules['transformers'], 'GPT2LMHeadModel', GPT2LMHeadModel, raising=False)
+    by_name = train({**keys, 'init_from': 'gpt2', 'run_name': 'hub'})
+    assert by_name['val_loss'] == pytest.approx(json.loads(next((tmp_path / 'out').glob('dyck-*/log.jsonl'))
+                                                           .read_text())['val_loss'], abs=1e-6)
+
+
+def test_init_from_refuses_what_cannot_load(tmp_path, monkeypatch):
+    gpt2_files(tmp_path / 'gpt2')
+    (tmp_path / 'empty').mkdir()
+    (tmp_path / 'config_only').mkdir()
+    (tmp_path / 'config_only' / 'config.json').write_text((tmp_path / 'gpt2' / 'config.json').read_text())
+    base = dict(task='dyck', format='text', length=8, n_train=100, n_test=20, max_iters=1, progress=False,
+                out_dir=str(tmp_path / 'out'), data_dir=str(tmp_path / 'data'), init_from=str(tmp_path / 'gpt2'))
+    monkeypatch.setitem(sys.modules, 'transformers', None)  # not installed
+    for keys, says in ((dict(n_layer=4), 'whose n_layer is 2: drop --n_layer'),
+                       (dict(norm='rmsnorm'), "whose norm is 'layernorm': drop --norm"),
+                       (dict(variant='universal_random'), 'choose a variant with a standard block'),
+                       (dict(block_size=100), 'GPT-2 has 64 positions: set block_size <= 64'),
+                       (dict(init_from=str(tmp_path / 'empty')), 'empty/config.json (No such file or directory)'),
+                       (dict(init_from=str(tmp_path / 'config_only')), 'holds neither model.safetensors nor'),
+                       (dict(init_from='gpt2'), 'needs transformers (pip install transformers)')):
+        with pytest.raises(ConfigError, match=re.escape(says)):
+            train({**base, **keys})
+    assert not (tmp_path / 'out').exists(), 'nothing written'

@@ -39,7 +39,13 @@ from data.synthetic import main
 
 import numpy as np
 
-DEFAULTS = dict(digits=10, format='authors', n_train=50_000, n_test=4_000, seed=0)
+DEFAULTS = dict(
+    digits=10,  # digits per operand; the paper's text (appendix B) and the authors' code (additionstream_10)
+    format='authors',  # 'authors': the authors' code (own sum-digit tokens, their loss) | 'text': the paper's text
+    n_train=50_000,  # training examples; the paper's text (appendix B)
+    n_test=4_000,  # held-out examples; the paper's text (appendix B)
+    seed=0,  # seed of the generator that draws the data; train.py: --data_seed
+)
 PLUS, EQ, STOP, PAD, SUM = 10, 11, 12, 13, 14  # SUM + d: the authors' sum digit d
 
 

@@ -43,7 +43,13 @@ from data.synthetic import main
 
 import numpy as np
 
-DEFAULTS = dict(length=80, format='authors', n_train=100_000, n_test=4_000, seed=0)
+DEFAULTS = dict(
+    length=80,  # most brackets in a string; 80 = the authors' code (dyckstream_40: 40 pairs); the paper's text: 40
+    format='authors',  # 'authors': the authors' code's strings (gen_single) | 'text': the paper text's three-way mix
+    n_train=100_000,  # training examples; the paper's text (appendix B)
+    n_test=4_000,  # held-out examples; the paper's text (appendix B) and the authors' code
+    seed=0,  # seed of the generator that draws the data; train.py: --data_seed
+)
 PAD, OPEN, CLOSE, QUERY = 0, 1, 2, 3
 
 

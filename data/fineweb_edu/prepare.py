@@ -16,7 +16,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data import corpus
 
-DEFAULTS = dict(encoding='gpt2', n_train_docs=1_048_576, n_val_docs=4_096)
+DEFAULTS = dict(
+    encoding='gpt2',  # tokenizer: 'gpt2' (GPT-2 BPE, tiktoken) | 'bytes' (offline, byte-level: 256 bytes + end-of-text)
+    n_train_docs=1_048_576,  # training documents, the ones after the held-out ones; the paper's text
+    n_val_docs=4_096,  # held-out documents, the source's first ones (val.bin); the paper's text
+)
 SOURCE = 'HuggingFaceFW/fineweb-edu sample-10BT (Hugging Face)'
 SUFFIXES = ('.jsonl', '.json', '.parquet')
 INPUT_HELP = 'a .parquet or .jsonl file with a "text" field, or a directory of them'

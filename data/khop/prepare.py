@@ -25,7 +25,15 @@ from data.synthetic import main
 
 import numpy as np
 
-DEFAULTS = dict(length=100, letters=4, min_hops=0, max_hops=16, n_train=100_000, n_test=100, seed=0)
+DEFAULTS = dict(
+    length=100,  # letters in the string X (x holds length-1 tokens); the paper's text (appendix B)
+    letters=4,  # alphabet size; the paper's text (appendix B)
+    min_hops=0,  # least number of hops k (uniform in min_hops..max_hops); the paper's text (appendix B: 0..16)
+    max_hops=16,  # most hops k; the paper's text; min_hops = max_hops fixes k, as in Fixed universal transformers
+    n_train=100_000,  # training examples; the paper's text (appendix B)
+    n_test=100,  # held-out examples; the paper's text (appendix B)
+    seed=0,  # seed of the generator that draws the data; train.py: --data_seed
+)
 
 
 def hops(X, k, none=-1):

@@ -16,7 +16,10 @@ from data.synthetic import main
 
 import numpy as np
 
-DEFAULTS = dict(size=512, seed=0)  # 'size', not 'n': torchrun would read --n= as its own --nnodes
+DEFAULTS = dict(
+    size=512,  # n: all n*n pairs, labels in [0, n); the paper's text; 'size', not 'n': torchrun reads --n= as --nnodes
+    seed=0,  # seed of the random label table f(a, b); train.py: --data_seed
+)
 
 
 def generate(rng, count, **args):

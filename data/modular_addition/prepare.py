@@ -23,7 +23,13 @@ from data.synthetic import main
 
 import numpy as np
 
-DEFAULTS = dict(p=199, train_frac=0.95, n_train=0, n_test=0, seed=0)
+DEFAULTS = dict(
+    p=199,  # the modulus (a, b in [0, p)); 199 = the authors' code (modadds_199); the paper's text: 599
+    train_frac=0.95,  # share of the p*p table that trains when n_train = n_test = 0; the authors' code (modadd_exp.py)
+    n_train=0,  # training pairs; 0 = the authors' code's split by train_frac; the paper's text: 40,000 (with --p=599)
+    n_test=0,  # held-out pairs; 0 = the authors' code's split by train_frac; the paper's text: 4,000 (with --p=599)
+    seed=0,  # seed of the table's shuffle, which makes the split; train.py: --data_seed
+)
 
 
 def examples(pairs, p):
@@ -53,7 +59,8 @@ def splits(args, rng):
     x, y = examples(np.stack(np.divmod(rng.permutation(p * p), p), 1), p)  # the shuffled table
     if n_train:  # paper text: the first n_test pairs are held out, the next n_train train
         return {'val': (x[:n_test], y[:n_test]), 'train': (x[n_test:n_test + n_train], y[n_test:n_test + n_train])}
-    n_train = int(p * p * frac)  # authors' code: the first int(p*p*frac) pairs train, the rest are held out
+    # authors' code: the first int(p*p*frac) pairs train, the rest are held out
+    n_train = int(p * p * frac)
     if not 0 < n_train < p * p:
         raise ValueError(f'train_frac={frac} leaves no training or no held-out pairs of the {p * p:,}: '
                          f'set it between 0 and 1')

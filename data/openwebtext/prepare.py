@@ -16,7 +16,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data import corpus
 
-DEFAULTS = dict(encoding='gpt2', val_fraction=0.0005)
+DEFAULTS = dict(
+    encoding='gpt2',  # tokenizer: 'gpt2' (GPT-2 BPE, tiktoken) | 'bytes' (offline, byte-level: 256 bytes + end-of-text)
+    val_fraction=0.0005,  # held-out share: every round(1/val_fraction)th document, about 4,000; nanoGPT's split size
+)
 SOURCE = 'Skylion007/openwebtext (Hugging Face)'
 SUFFIXES = ('.txt', '.xz', '.tar', '.jsonl', '.json', '.parquet')
 INPUT_HELP = 'OpenWebText archives (.xz, .tar), .txt files, or .jsonl/.parquet files; a file or a directory'

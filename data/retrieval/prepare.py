@@ -36,7 +36,14 @@ from data.synthetic import main
 
 import numpy as np
 
-DEFAULTS = dict(m_max=30, vocab=512, format='authors', n_train=40_000, n_test=4_000, seed=0)
+DEFAULTS = dict(
+    m_max=30,  # most key-value pairs in a sequence (m uniform in 1..m_max); the paper's text and the authors' code
+    vocab=512,  # V: values in [1, V/2); 512 = the authors' code (condattendstream_30); the paper's text: 256
+    format='authors',  # 'authors': the authors' code (own query tokens) | 'text': the paper's text (query = key)
+    n_train=40_000,  # training sequences; the paper's text (the authors' code streams fresh ones)
+    n_test=4_000,  # held-out sequences; the paper's text and the authors' code
+    seed=0,  # seed of the generator that draws the data; train.py: --data_seed
+)
 PAD = 0
 
 

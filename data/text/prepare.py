@@ -18,7 +18,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data import corpus
 
-DEFAULTS = dict(encoding='gpt2', val_fraction=0.05)
+DEFAULTS = dict(
+    encoding='gpt2',  # tokenizer: 'gpt2' (GPT-2 BPE, tiktoken) | 'bytes' (offline, byte-level: 256 bytes + end-of-text)
+    val_fraction=0.05,  # held-out share of each file: its last stretch, cut at the next line end
+)
 SUFFIXES = ('.txt',)
 INPUT_HELP = 'a UTF-8 text file, or a directory of .txt files; required'
 

@@ -18,7 +18,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data import corpus
 
-DEFAULTS = dict(encoding='gpt2')
+DEFAULTS = dict(
+    encoding='gpt2',  # tokenizer: 'gpt2' (GPT-2 BPE, tiktoken) | 'bytes' (offline, byte-level: 256 bytes + end-of-text)
+)
 SPLITS = ('train', 'val', 'test')
 FILES = {'train': 'wiki.train.raw', 'val': 'wiki.valid.raw', 'test': 'wiki.test.raw'}
 SOURCE = 'Salesforce/wikitext wikitext-103-raw-v1 (Hugging Face)'

@@ -37,7 +37,9 @@ from tqdm import tqdm
 
 from data import corpus, synthetic
 
-DEFAULTS = dict(encoding='gpt2')
+DEFAULTS = dict(
+    encoding='gpt2',  # tokenizer: 'gpt2' (GPT-2 BPE, tiktoken) | 'bytes' (offline, byte-level: 256 bytes + end-of-text)
+)
 SPLITS = ('train', 'test')
 EVAL_SPLIT = 'test'
 URL = os.environ.get('YELP_URL') or 'https://s3.amazonaws.com/fast-ai-nlp/yelp_review_polarity_csv.tgz'
