@@ -448,9 +448,9 @@ def check_fits(need, device, what, fits):
 def fitting_model(model_args, cfg, T, device):
     """GPT(model_args) on the device, once it is known to fit there: built first on the meta device, which allocates
     nothing, so that a vocab_size, width or batch the memory cannot hold is refused with what would fit. Counted: fp32
-    weights and buffers, each trained weight's gradient and two AdamW moments, and per example the activations kept
-    for the backward pass (about 16 widths and two attention maps a layer and position) and the logits with their
-    gradient (or an evaluation batch's, whose float32 copy evaluate makes)."""
+    weights and buffers, each trained weight's gradient and two AdamW moments, and per training example the
+    activations kept for the backward pass (about 16 widths and two attention maps a layer and position) and the
+    logits with their gradient; per evaluation example (no_grad) one layer's and the logits with their float32 copy."""
     def cost(**changed):  # -> (parameters, bytes of fp32 weights, buffers and AdamW state), built on the meta device
         with torch.device('meta'):
             model = GPT(GPTConfig(**{**model_args, **changed}))
@@ -468,11 +468,14 @@ def fitting_model(model_args, cfg, T, device):
         params, weights = cost()
     check_fits(weights, device, f'the weights and optimizer state ({params:,} parameters)',
                lambda have: f'at most {have // 16:,} parameters fit: lower vocab_size, n_embd, n_layer or block_size')
-    per_example = 4 * T * (c.n_layer * (16 * c.n_embd + 2 * c.n_head * T) + 2 * (c.n_classes or c.vocab_size))
-    examples = max(cfg['batch_size'], cfg['eval_batch_size'])
-    check_fits(weights + per_example * examples, device, f'the weights and a batch of {examples:,} examples',
-               lambda have: f'about {(have - weights) // per_example:,} examples fit: lower batch_size and '
-                            f'eval_batch_size')
+    outputs = c.n_classes or c.vocab_size
+    kept = 4 * T * (c.n_layer * (16 * c.n_embd + 2 * c.n_head * T) + 2 * outputs)  # training: kept for the backward
+    passing = 4 * T * (16 * c.n_embd + 2 * c.n_head * T + 2 * outputs)  # evaluation, no_grad: one layer's at a time
+    evals = min(cfg['eval_batch_size'], cfg['eval_examples'] or cfg['eval_batch_size'])  # the largest it evaluates
+    for what, per, n, key in (('a batch', kept, cfg['batch_size'], 'batch_size'),
+                              ('an evaluation batch', passing, evals, 'eval_batch_size')):
+        check_fits(weights + per * n, device, f'the weights and {what} of {n:,} examples',
+                   lambda have: f'about {(have - weights) // per:,} examples fit: lower {key}')
     return GPT(c).to(device)
 
 

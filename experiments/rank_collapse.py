@@ -225,8 +225,8 @@ def main():
              f'random transformer with RoPE). Statistics over the first {n_windows} held-out windows of {block} '
              f'tokens, on each of {args.seeds} seed(s), mean ± std (min–max) over the seeds: the mean over token '
              f'pairs i != j of the covariance (over the features) of the final norm\'s input, the last block\'s '
-             f'un-normalized output (the paper\'s quantity, reference.md section 4), and of the correlation of its '
-             f'output; "init" is the same model before training. Trained depths: '
+             f'un-normalized output (the paper\'s quantity, experiments/README.md section 3), and of the correlation '
+             f'of its output; "init" is the same model before training. Trained depths: '
              f'{", ".join(map(str, trained_depths))}; val log ppl: held-out log perplexity of the trained models.')
     if at and args.search:
         notes += (f" The learning rate is searched at depth {at} only and reused at the other trained depths "

@@ -195,6 +195,9 @@ CASES = [
      r'parameters fit'),  # the token embedding and the untied head: 2 x 10^10 x 32, and a few thousand more
     ('a batch of 10^9', lambda d: flags(d, batch_size=10**9), None,
      r'the weights and a batch of 1,000,000,000 examples would take .* GiB: about [\d,]+ examples fit: lower batch_size'),
+    ('an evaluation batch of 10^10', lambda d: flags(d, eval_batch_size=10**10), None,  # 10^9 would fit (no_grad)
+     r'the weights and an evaluation batch of 10,000,000,000 examples would take .* GiB: about [\d,]+ examples fit: '
+     r'lower eval_batch_size'),
     ('zero mixit_std', lambda d: flags(d, variant='mixit', mixit_std=0.0), None, 'mixit_std=0.0 must be positive'),
     # optimization
     ('negative learning rate', lambda d: flags(d, learning_rate=-0.001), None, 'learning_rate=-0.001 must be at'),
