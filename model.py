@@ -1,34 +1,30 @@
 """
 The spectrum of transformers with frozen or fixed parts, in one file.
 
-The default architecture is the papers' Llama-style decoder (seed "Attention Retrieves, MLP Memorizes",
-Sec. 2): pre-RMSNorm, causal multi-head attention with RoPE on q/k, gated MLP W_D(phi(W_G h) * W_U h)
-of width 4n, untied LM head. Config flags reach the GPT-2 flavour (LayerNorm, GELU MLP, learned
-positions, tied embeddings) and the bare pieces (no MLP, no norm, no residual).
+The default architecture is the papers' Llama-style decoder (seed "Attention Retrieves, MLP Memorizes", Sec. 2):
+pre-RMSNorm, causal multi-head attention with RoPE on q/k, gated MLP W_D(phi(W_G h) * W_U h) of width 4n, untied LM
+head. Config flags reach the GPT-2 flavour (LayerNorm, GELU MLP, learned positions, tied embeddings) and the bare pieces
+(no MLP, no norm, no residual).
 
 VARIANTS names the models of the papers; each is a few GPTConfig flags, and each idea has one named place:
     standard          everything trained
     frozen_qk         W_Q, W_K (and their biases) kept at initialization          GPT.frozen_modules
     frozen_mlp        W_G, W_U, W_D (and their biases) kept at initialization     GPT.frozen_modules
-    mixit             attention replaced by a fixed input-independent matrix
-                      per layer and head (Eq. 2.3)                                class MixiT
-    identity_query    W_Q = I: the query of head h is the input's h-th slice      class Attention
-    random            Zhong & Andreas (2024): only token/position embeddings
-                      and the LM head trained                                     GPT.frozen_modules
+    mixit             a fixed input-independent matrix per layer and head mixes (Eq. 2.3)   class MixiT
+    identity_query    W_Q = I: the query of head h is the input's h-th slice                class Attention
+    random            Zhong & Andreas (2024): only embeddings and LM head trained           GPT.frozen_modules
     universal_sparse  a fixed attention-only backbone that simulates any target of a class T(H, L, d, k)
-                      through its embedding alone (fixed-universal-transformers,
-                      Thm 3.1): 0/1 selectors                                     class UniversalAttention
-    universal_random  the same shapes drawn i.i.d. at PyTorch's default init
-                      (Thm 3.3); both train only the embeddings and the LM head   class UniversalAttention
-What is trained has one mechanism: GPT.frozen_modules lists the modules kept at initialization (the frozen_*
-flags); fixed matrices that are never trained (MixiT's, the universal backbones') are buffers, not parameters.
+                      through its embedding alone (fixed universal transformers, Thm 3.1)   class UniversalAttention
+    universal_random  the same shapes drawn i.i.d. (Thm 3.3); only embeddings, LM head trained   (the same)
+Fixed matrices that are never trained (MixiT's, the universal backbones') are buffers, not parameters.
 
-Every weight is drawn from a generator seeded by (config.seed, parameter name), so a model is a
-function of its config: frozen weights are reproducible, identical on every DDP rank, and two variants
-built with the same seed share the initial values of the parameters they have in common.
+Every weight is drawn from a generator seeded by (config.seed, parameter name), so a model is a function of its config:
+frozen weights are reproducible, identical on every DDP rank, and two variants built with the same seed share the
+initial values of the parameters they have in common.
 """
 import itertools
 import math
+import re
 import zlib
 from dataclasses import dataclass
 from typing import Optional
@@ -86,10 +82,8 @@ VARIANTS = {
     'mixit': dict(mixing='mixit', pos='learned', mixit_sink=True),  # no q/k for RoPE (Sec. 2); sink: class MixiT
     'identity_query': dict(identity_query=True),
     'random': dict(frozen_blocks=True, pos='learned'),
-    'universal_sparse': dict(universal='sparse', frozen_blocks=True, pos='learned', norm='none', mlp='none',
-                             residual=False),
-    'universal_random': dict(universal='random', frozen_blocks=True, pos='learned', norm='none', mlp='none',
-                             residual=False),
+    **{f'universal_{u}': dict(universal=u, frozen_blocks=True, pos='learned', norm='none', mlp='none', residual=False)
+       for u in ('sparse', 'random')},  # attention only
 }
 
 
@@ -247,8 +241,8 @@ def make_norm(config):
 
 class ScaledLinear(nn.Linear):
     """nn.Linear with its output (bias included) times a fixed width multiplier, the authors' ScaledLinear
-    (modeling_llama.py): with the multiplier sqrt(base / fan_in) a layer's output keeps the scale it has at the
-    base width, whatever the width (a muP-style parametrization)."""
+    (modeling_llama.py): with the multiplier sqrt(base / fan_in) a layer's output keeps the scale it has at the base
+    width, whatever the width (a muP-style parametrization)."""
 
     def __init__(self, fan_in, fan_out, bias, multiplier):
         super().__init__(fan_in, fan_out, bias=bias)
@@ -273,29 +267,43 @@ def seeded(seed, name):
     return torch.Generator().manual_seed(zlib.crc32(f'{seed}:{name}'.encode()))
 
 
+def unfused_names(name):
+    """A fused projection's parts by the names they had as three linears, in the order of its rows (h.0.attn.qkv_proj.
+    weight -> h.0.attn.q_proj.weight, ...): each draws its initial values from that name; [name] for other tensors."""
+    m = re.fullmatch(r'(.*\.attn\.)([qkv]+)_proj\.(weight|bias)', name)
+    return [f'{m[1]}{x}_proj.{m[3]}' for x in m[2]] if m else [name]
+
+
 class Attention(nn.Module):
     """Causal softmax attention with RoPE on q/k (seed Sec. 2). identity_query drops W_Q: the query of head h is
-    its slice of the input (W_Q = I, wk-wv-probably-all-you-need), with the smaller default scale 1/(2 sqrt(hd))."""
+    its slice of the input (W_Q = I, wk-wv-probably-all-you-need), with the smaller default scale 1/(2 sqrt(hd)).
+    q, k, v come from as few matmuls as training allows (nanoGPT's c_attn: one): those trained together are one linear
+    named by its letters (qkv_proj; kv_proj if W_Q = I), Frozen-QK's fixed W_Q, W_K another (qk_proj, k_proj)."""
 
     def __init__(self, config):
         super().__init__()
         n, self.n_head, self.head_dim = config.n_embd, config.n_head, config.n_embd // config.n_head
-        self.identity_query = config.identity_query
-        if not config.identity_query:
-            self.q_proj = linear(config, n, n)
-        self.k_proj = linear(config, n, n)
-        self.v_proj = linear(config, n, n)
+        self.identity_query, qkv = config.identity_query, 'kv' if config.identity_query else 'qkv'
+        self.groups = (qkv[:-1], 'v') if config.frozen_qk else (qkv,)
+        for group in self.groups:
+            setattr(self, f'{group}_proj', linear(config, n, len(group) * n))
         self.o_proj = linear(config, n, n)
         default = 1 / (2 * math.sqrt(self.head_dim)) if config.identity_query else 1 / math.sqrt(self.head_dim)
         self.scale = config.attn_scale or default
         self.dropout, self.causal = config.dropout, config.causal
         self.resid_dropout = nn.Dropout(config.dropout)
 
+    def project(self, x):
+        """x (B, T, C) -> q, k, v, each (B, nh, T, hd), before RoPE."""
+        B, T, C = x.shape
+        out = {'q': x} if self.identity_query else {}  # W_Q = I: head h reads slice h
+        for group in self.groups:
+            out.update(zip(group, getattr(self, f'{group}_proj')(x).split(C, dim=-1)))
+        return [out[t].view(B, T, self.n_head, self.head_dim).transpose(1, 2) for t in 'qkv']
+
     def forward(self, x, rope=None):
         B, T, C = x.shape
-        heads = lambda t: t.view(B, T, self.n_head, self.head_dim).transpose(1, 2)  # (B, nh, T, hd)
-        q = heads(x) if self.identity_query else heads(self.q_proj(x))  # W_Q = I: head h reads slice h
-        k, v = heads(self.k_proj(x)), heads(self.v_proj(x))
+        q, k, v = self.project(x)
         if rope is not None:
             q, k = apply_rope(q, *rope), apply_rope(k, *rope)
         y = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal, scale=self.scale,
@@ -332,8 +340,7 @@ class MixiT(nn.Module):
 
     @staticmethod
     def fixed_std(block_size, head_dim):
-        """1/sqrt(m * head_dim): Eq. 2.3 with one std, as the authors' GPT-2 path (the paper's text writes
-        1/sqrt(n m), n the width; experiments/README.md, sections 1, 3)."""
+        """Eq. 2.3's one std in the authors' GPT-2 path, 1/sqrt(m head_dim) (the text: 1/sqrt(n m), n the width)."""
         return 1 / math.sqrt(block_size * head_dim)
 
     @staticmethod
@@ -360,9 +367,8 @@ class MixiT(nn.Module):
         return A
 
     def forward(self, x, rope=None):
-        # One batched matmul over the heads: head h's (T, T) matrix times its values of the whole batch, laid
-        # out (nh, T, B * hd). Broadcasting (nh, T, T) @ (B, nh, T, hd) instead would copy the matrix B times
-        # and keep the copy for the backward pass.
+        # One batched matmul over the heads: head h's (T, T) matrix times its values of the whole batch, laid out
+        # (nh, T, B * hd). Broadcasting (nh, T, T) @ (B, nh, T, hd) would copy the matrix B times, kept for backward.
         B, T, C = x.shape
         if not self.causal and T != self.mix.size(-1):
             raise ValueError(f'bidirectional MixiT mixes all {self.mix.size(-1)} positions of its matrix: give inputs '
@@ -374,11 +380,10 @@ class MixiT(nn.Module):
 
 
 class UniversalAttention(nn.Module):
-    """The fixed attention of the universal backbones: head h maps Z (T, D) to
-    softmax(mask(Z q_h (Z k_h)^T / sqrt(k))) Z v_h, summed over the heads, with no output projection.
-    q_h, k_h (D, k) and v_h (D, D) are persistent buffers (in every checkpoint, never trained): the 0/1
-    construction (universal_sparse_weights, Thm 3.1) or i.i.d. U(-1/sqrt(D), 1/sqrt(D)), nn.Linear's default,
-    as the paper's random universal transformer (Thm 3.3). Looped: layer 0's matrices in every layer."""
+    """The fixed attention of the universal backbones: head h maps Z (T, D) to softmax(mask(Z q_h (Z k_h)^T / sqrt(k)))
+    Z v_h, summed over the heads, no output projection. q_h, k_h (D, k), v_h (D, D) are persistent buffers, never
+    trained: the 0/1 construction (universal_sparse_weights, Thm 3.1) or i.i.d. U(-1/sqrt(D), 1/sqrt(D)) (nn.Linear's
+    default) as the random universal transformer (Thm 3.3). Looped: layer 0's matrices in every layer."""
 
     def __init__(self, config, layer):
         super().__init__()
@@ -429,10 +434,8 @@ class Block(nn.Module):
 
     def __init__(self, config, layer):
         super().__init__()
-        self.residual = config.residual
-        # the authors' MixiT block (LlamaDecoderLayer): s x + sqrt(1 - s^2) f(x); the plain residual is 1, 1
-        s = config.skip_scaling
-        self.skip, self.branch = (1.0, 1.0) if s is None else (s, math.sqrt(1 - s * s))
+        self.residual, s = config.residual, config.skip_scaling
+        self.skip, self.branch = (s, math.sqrt(1 - s * s)) if s is not None else (None, None)
         self.norm1 = make_norm(config)
         if config.universal:
             self.attn = UniversalAttention(config, layer)
@@ -445,12 +448,13 @@ class Block(nn.Module):
             self.mlp = MLP(config)
 
     def forward(self, x, rope=None):
-        a = self.attn(self.norm1(x), rope)
-        x = self.skip * x + self.branch * a if self.residual else a
-        if hasattr(self, 'mlp'):
-            m = self.mlp(self.norm2(x))
-            x = self.skip * x + self.branch * m if self.residual else m
-        return x
+        x = self.add(x, self.attn(self.norm1(x), rope))
+        return self.add(x, self.mlp(self.norm2(x))) if hasattr(self, 'mlp') else x
+
+    def add(self, x, f):  # x + f(x); the authors' MixiT block (LlamaDecoderLayer): s x + sqrt(1 - s^2) f(x)
+        if not self.residual:
+            return f
+        return x + f if self.skip is None else self.skip * x + self.branch * f
 
 
 PEAK_FLOPS = {'H100': 989e12, 'H200': 989e12, 'A100': 312e12}  # dense bf16 FLOP/s by GPU name, for the MFU
@@ -462,8 +466,7 @@ class GPT(nn.Module):
         super().__init__()
         check_config(config)
         self.config = config
-        # the padding row (pad_token) gets no gradient: zero at init (_init_weights), it stays zero, as the authors'
-        # classifier's (their modeling_llama.py: nn.Embedding(..., padding_idx=config.pad_token_id))
+        # pad_token's row: zero at init and no gradient, so it stays zero (the authors' classifier: padding_idx)
         self.wte = nn.Embedding(config.vocab_size, config.n_embd,
                                 padding_idx=config.pad_token if config.pad_token >= 0 else None)
         if config.pos == 'learned':
@@ -483,9 +486,9 @@ class GPT(nn.Module):
             module.requires_grad_(False)
 
     def _init_weights(self):
-        """nanoGPT's init (N(0, 0.02), residual projections scaled by 1/sqrt(2 n_layer), zero biases,
-        unit norms), each tensor from its own generator seeded by (seed, name). scaled_init=False drops the
-        1/sqrt(2 n_layer), as the authors' Llama code (HF's _init_weights: N(0, 0.02) for every weight)."""
+        """nanoGPT's init (N(0, 0.02), residual projections scaled by 1/sqrt(2 n_layer), zero biases, unit norms), each
+        tensor from its own generator seeded by (seed, name). scaled_init=False drops the 1/sqrt(2 n_layer), as the
+        authors' Llama code (HF's _init_weights: N(0, 0.02) for every weight)."""
         with torch.no_grad():
             for name, p in self.named_parameters():
                 if name.endswith('bias'):
@@ -495,27 +498,28 @@ class GPT(nn.Module):
                 else:  # the projections back into the residual stream get the 1/sqrt(2 n_layer) of GPT-2
                     residual_out = self.config.scaled_init and name.endswith(('o_proj.weight', 'down_proj.weight'))
                     std = 0.02 / math.sqrt(2 * self.config.n_layer) if residual_out else 0.02
-                    p.copy_(torch.randn(p.shape, generator=seeded(self.config.seed, name)) * std)
+                    parts = unfused_names(name)  # a fused q, k, v: each from its own name, as every variant draws it
+                    p.copy_(torch.cat([torch.randn(len(p) // len(parts), *p.shape[1:],
+                                                   generator=seeded(self.config.seed, part)) for part in parts]) * std)
             if self.wte.padding_idx is not None:  # the padding row (pad_token) is zero, as HF's _init_weights makes it
                 self.wte.weight[self.wte.padding_idx].zero_()
 
     def frozen_modules(self):
-        """The modules kept at initialization (requires_grad=False from construction on): the one place that
-        says what is trained. frozen_blocks is the random transformer (Zhong & Andreas 2024) and the universal
-        backbones: only token/position embeddings and the LM head are trained."""
+        """The modules kept at initialization (requires_grad=False from construction on): the one place that says what
+        is trained. frozen_blocks is the random transformer (Zhong & Andreas 2024) and the universal backbones: only
+        token/position embeddings and the LM head are trained."""
         c = self.config
         frozen = [*self.h, self.norm_f] if c.frozen_blocks else []
         for block in self.h:
-            if c.frozen_qk:  # W_Q (absent when W_Q = I) and W_K: the attention scores stay random
-                frozen += [block.attn.k_proj] + ([] if c.identity_query else [block.attn.q_proj])
+            if c.frozen_qk:  # W_Q (absent when W_Q = I) and W_K, one linear: the attention scores stay random
+                frozen.append(block.attn.k_proj if c.identity_query else block.attn.qk_proj)
             if c.frozen_mlp:
                 frozen.append(block.mlp)
         return frozen
 
     def fixed_to(self, dtype):
-        """Casts the fixed matrices (MixiT's mixing, the universal q/k/v, the RoPE tables: every buffer) to the
-        compute dtype once, so that no training step casts them again. train.py calls it for bfloat16/float16
-        training; a checkpoint then holds exactly the values the model computed with."""
+        """Casts the fixed matrices (every buffer: MixiT's, the universal q/k/v, RoPE's) to the compute dtype once, so
+        that no step casts them again (train.py, bf16/fp16); a checkpoint holds the values the model computed with."""
         for module in self.modules():
             for name, buf in module._buffers.items():
                 if buf is not None and buf.is_floating_point():
@@ -533,18 +537,15 @@ class GPT(nn.Module):
             raise ValueError(f'sequence of length {T} is longer than block_size={self.config.block_size}: '
                              f'build the model with block_size >= {T} or shorten the input')
         x = self.wte(idx)
-        if self.config.pos == 'learned':
-            x = x + self.wpe(torch.arange(T, device=idx.device))
+        x = self.drop(x + self.wpe(torch.arange(T, device=idx.device)) if self.config.pos == 'learned' else x)
         rope = (self.rope_cos[:T], self.rope_sin[:T]) if self.config.pos == 'rope' else None
-        x = self.drop(x)
         for block in self.h:
             x = block(x, rope)
         x = self.norm_f(x)
         if targets is None:
             return self.lm_head(x[:, [-1], :]), None
         logits = self.lm_head(x)
-        loss = F.cross_entropy(logits.flatten(0, 1), targets.reshape(-1), ignore_index=-1)
-        return logits, loss
+        return logits, F.cross_entropy(logits.flatten(0, 1), targets.reshape(-1), ignore_index=-1)
 
     def configure_optimizers(self, weight_decay, learning_rate, betas, device_type):
         """AdamW over the trained parameters only (frozen ones get no optimizer state); weight decay on
@@ -555,15 +556,14 @@ class GPT(nn.Module):
         return torch.optim.AdamW(groups, lr=learning_rate, betas=betas, fused=device_type == 'cuda')
 
     def flops_per_token(self):
-        """Training FLOPs per token that this variant really performs at T = block_size. Every linear
-        costs 2 FLOPs per weight forward and 2 for the input gradient; the weight gradient (2 more) only
-        where the weight is trained. Softmax attention: QK^T and AV forward, and dQ, dK, dV, dP backward, 2
-        FLOPs per head dimension and query-key pair each, over the pairs its kernel computes: the causal
-        kernels (flash attention, on GPU and CPU) skip the masked half, (T + 1) / 2 keys per query on average,
-        so 6 * (T + 1) * n per layer (nanoGPT/PaLM's 12 * T * n counts the masked half too; a flash kernel's
-        recomputation in the backward pass is not counted, as activation recomputation never is). MixiT:
-        no QK^T and no gradient for its fixed matrix, one dense (T, T) matmul forward and its value gradient,
-        4 * T * n per layer; the dense matmul multiplies the masked zeros too, so they are counted."""
+        """Training FLOPs per token that this variant really performs at T = block_size. Every linear costs 2 FLOPs per
+        weight forward and 2 for the input gradient; the weight gradient (2 more) only where the weight is trained.
+        Softmax attention: QK^T and AV forward, and dQ, dK, dV, dP backward, 2 FLOPs per head dimension and query-key
+        pair each, over the pairs its kernel computes: the causal kernels (flash attention, on GPU and CPU) skip the
+        masked half, (T + 1) / 2 keys per query on average, so 6 * (T + 1) * n per layer (nanoGPT/PaLM's 12 * T * n
+        counts the masked half too; a flash kernel's recomputation in the backward pass is not counted, as activation
+        recomputation never is). MixiT: no QK^T and no gradient for its fixed matrix, one dense (T, T) matmul forward
+        and its value gradient, 4 * T * n per layer, the masked zeros included (a dense matmul multiplies them)."""
         c = self.config
         flops = sum((6 if m.weight.requires_grad else 4) * m.weight.numel()
                     for m in self.modules() if isinstance(m, nn.Linear))

@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from data.loader import ConfigError, check_meta, pick_device, prompt_batch, prompt_codec, read_json, together
 from data.synthetic import atomic_write, cannot_write, remove_leftovers, temporary
-from model import GPT, GPTConfig
+from model import GPT, GPTConfig, unfused_names
 
 
 def differing(a, b, ignored=()):
@@ -178,33 +178,75 @@ def load_checkpoint(path):
     if not all(torch.isfinite(t).all() for t in ckpt['model'].values() if t.is_floating_point()):
         raise ConfigError(f'{path} is damaged: its weights hold NaN or inf (train.py never saves such weights); '
                           f'delete it, or restore it from a copy')
-    if not describes(ckpt.get('model_args'), ckpt.get('model')):
+    model = meta_model(ckpt['model_args'], ckpt['model'])
+    ckpt = fused_state(ckpt, model) if model else ckpt
+    if not model or {k: v.shape for k, v in model.state_dict().items()} != {k: t.shape for k, t in
+                                                                            ckpt['model'].items()}:
         raise ConfigError(f'{path} is damaged: its model_args do not describe its tensors; delete it, or restore it '
                           f'from a copy')
     return {**ckpt, 'file': file_id(path)}
 
 
-def describes(args, tensors):
-    """Whether a checkpoint's model_args are GPTConfig's and build a model with exactly its tensors (names, shapes),
-    and no more other memory than a few times theirs. The file is data from elsewhere, and its checksum can be made
-    again: a block_size of 10^9 beside a small model's tensors would have the model ask for gigabytes. Built on the
-    meta device, which allocates nothing; sizes first bounded by the file's, so that no loop runs 10^9 times."""
+def meta_model(args, tensors):
+    """The model a checkpoint's model_args build, on the meta device (which allocates nothing), if they are GPTConfig's
+    and it asks for no more other memory than a few times its tensors; else None. The file is data from elsewhere, and
+    its checksum can be made again: a block_size of 10^9 beside a small model's tensors would have the model ask for
+    gigabytes. Sizes are first bounded by the file's, so that no loop runs 10^9 times."""
     if not isinstance(args, dict) or not set(args) <= {f.name for f in fields(GPTConfig)} or \
-            not isinstance(tensors, dict) or not all(isinstance(t, torch.Tensor) for t in tensors.values()):
-        return False
+            not all(isinstance(t, torch.Tensor) for t in tensors.values()):
+        return None
     held = sum(t.numel() for t in tensors.values())
     try:
         sizes = [args.get(k, 0) for k in ('block_size', 'vocab_size', 'n_head', 'n_embd', 'n_classes', 'universal_k',
                                          'universal_d', 'base_width')]
         if any(v > held + 2**16 for v in sizes) or args.get('n_layer', 0) > len(tensors):
-            return False
+            return None
         with torch.device('meta'):
             model = GPT(GPTConfig(**args))
     except (TypeError, ValueError, RuntimeError, OverflowError):
-        return False
-    state = model.state_dict()
-    return {k: v.shape for k, v in state.items()} == {k: t.shape for k, t in tensors.items()} and \
-        sum(b.numel() for b in model.buffers()) <= 16 * held + 2**20
+        return None
+    return model if sum(b.numel() for b in model.buffers()) <= 16 * held + 2**20 else None
+
+
+def fused_weights(tensors, names):
+    """{name: tensor} with q, k and v apart (model.unfused_names) -> the same with each fused projection among `names`
+    (a model's state-dict names) stacked from its parts; `tensors` itself where there is nothing to fuse."""
+    fused = [n for n in names if n not in tensors and len(unfused_names(n)) > 1 and
+             all(part in tensors for part in unfused_names(n))]
+    try:
+        return {**{k: v for k, v in tensors.items() if not any(k in unfused_names(n) for n in fused)},
+                **{n: torch.cat([tensors[part] for part in unfused_names(n)]) for n in fused}} if fused else tensors
+    except RuntimeError:  # parts of other shapes: the caller finds the tensors do not fit
+        return tensors
+
+
+def fused_state(ckpt, model):
+    """A checkpoint written while q, k and v were three linears (before issue 27), in the layout of `model`: each
+    fused projection's weights, and their AdamW moments, stacked in the order of its rows (model.unfused_names).
+    AdamW's state is indexed by position in configure_optimizers' groups, where a fused tensor took the places of its
+    parts. A checkpoint in today's layout, or whose optimizer state does not fit this, is returned as it is (restore
+    then refuses what does not load)."""
+    state = fused_weights(ckpt['model'], model.state_dict())
+    if state is ckpt['model']:
+        return ckpt
+    names = {id(p): n for n, p in model.named_parameters()}
+    try:
+        old, at, i, moments, groups = ckpt['optimizer'], 0, 0, {}, []
+        for group, saved in zip(model.configure_optimizers(0.0, 0.0, (0.9, 0.95), 'meta').param_groups,
+                                old['param_groups'], strict=True):
+            groups.append({**saved, 'params': list(range(i, i + len(group['params'])))})
+            for p in group['params']:
+                parts = [old['state'].get(j) for j in range(at, at + len(unfused_names(names[id(p)])))]
+                at, i = at + len(parts), i + 1
+                if all(parts):  # the step is every part's; the moments stack as the weights do
+                    moments[i - 1] = {k: torch.cat([s[k] for s in parts]) if v.dim() else v for k, v in parts[0].items()}
+                elif any(parts):
+                    raise ValueError('a part without state')
+        if at != sum(len(g['params']) for g in old['param_groups']):
+            raise ValueError('other tensors')
+    except (KeyError, TypeError, ValueError, RuntimeError, AttributeError):
+        return {**ckpt, 'model': state}
+    return {**ckpt, 'model': state, 'optimizer': {**old, 'state': moments, 'param_groups': groups}}
 
 
 def restore(ckpt, model, optimizer, scaler):
@@ -330,6 +372,7 @@ def load_gpt2(model, weights, source):
     except (KeyError, AttributeError) as e:
         raise ConfigError(f"init_from's weights lack GPT-2's {e} (or are no tensors): give GPT-2's own files") from None
     state = model.state_dict()
+    ours = fused_weights(ours, state)  # GPT-2's c_attn, split above, as this model groups q, k and v
     with torch.no_grad():
         for name, w in ours.items():
             if name in state and w.shape != state[name].shape:

@@ -115,17 +115,14 @@ def model_score_std(T, batch):
     and the std of the logits after each one's attention scale, 1/sqrt(d_k) and 1/(2 sqrt(d_k)))."""
     tokens = torch.randint(0, 50304, (batch, T), generator=torch.Generator().manual_seed(0))
     out = []
-
-    def heads(t):  # (batch, T, 768) -> (batch, 12, T, 64)
-        return t.view(batch, T, 12, 64).transpose(1, 2)
-
     for identity in (False, True):
         model = GPT(GPTConfig(n_layer=1, n_head=12, n_embd=768, block_size=T, vocab_size=50304, norm='layernorm',
                               mlp='gelu', pos='learned', tie_embeddings=True, identity_query=identity))
         block = model.h[0]
         with torch.no_grad():
             x = block.norm1(model.wte(tokens) + model.wpe(torch.arange(T)))
-            scores = heads(x if identity else block.attn.q_proj(x)) @ heads(block.attn.k_proj(x)).transpose(-1, -2)
+            q, k, _ = block.attn.project(x)  # (batch, 12, T, 64); W_Q = I: q is x's slices
+            scores = q @ k.transpose(-1, -2)
         out.append((scores.std().item(), (scores * block.attn.scale).std().item()))
     return out[0][0], out[1][0], out[0][1], out[1][1]
 

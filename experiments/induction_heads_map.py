@@ -8,7 +8,7 @@ Claims: CLAIMS below, judged by claims.judge.
 Data: the retrieval task (m uniform in 1..m_max pairs `k1 v1 ... km vm`, then a query; only the queried value is
 scored); 4,000 held-out sequences.
 Model: frozen_qk only, one run (no search). The attention probabilities are recomputed outside model.py from the
-trained modules (norm1, q_proj, k_proj, RoPE, causal softmax), checked against the block's own attention output.
+trained modules (norm1, the q and k projections, RoPE, causal softmax), checked against the block's own attention output.
 Metric: per layer and head, over the first 500 held-out sequences: the mean attention of each real token to the token
 before it (previous-token score), and the mean attention from the query position to the position right after the
 matching key (retrieval score: the value to copy); the held-out accuracy beside them. The plot shows, for the first
@@ -83,8 +83,7 @@ def attention_maps(model, x):
     h, maps = model.drop(model.wte(x)), []
     for block in model.h:
         a, u = block.attn, block.norm1(h)
-        # (B, T, C) -> (B, n_head, T, head_dim), as model.py
-        q, k, v = (t.view(B, T, a.n_head, a.head_dim).transpose(1, 2) for t in (a.q_proj(u), a.k_proj(u), a.v_proj(u)))
+        q, k, v = a.project(u)  # (B, n_head, T, head_dim), before RoPE
         q, k = apply_rope(q, *rope), apply_rope(k, *rope)
         p = (q @ k.transpose(-1, -2) * a.scale).masked_fill(~causal, float('-inf')).softmax(-1)
         out = a.o_proj((p @ v).transpose(1, 2).reshape(B, T, -1))

@@ -1,6 +1,6 @@
 """Every experiment file runs end to end with --smoke (a few steps of every model), so none can rot;
-its report must carry a table with the paper's numbers beside ours. The tools among them (TOOLS: they read runs,
-train nothing and have no paper to compare with) are tested on hand-made runs instead."""
+its report must carry a table with the paper's numbers beside ours. The tools among them (TOOLS: they read runs or
+time steps, and have no paper to compare with) are tested on hand-made runs or a tiny size instead."""
 import importlib.util
 import json
 import struct
@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 HARNESS = ['common', 'claims', 'papers', 'fair']  # harness, claims and verdicts, the papers' settings, comparisons
 FILES = sorted(p.stem for p in (ROOT / 'experiments').glob('*.py') if p.stem not in HARNESS)
-TOOLS = ['compare_runs', 'reproduce', 'trend']
+TOOLS = ['compare_runs', 'nanogpt_step', 'reproduce', 'trend']
 EXPERIMENTS = [name for name in FILES if name not in TOOLS]
 VERDICTS = ('Reproduced', 'Partly', 'Not reproduced', 'Not resolved', 'Not measured')
 
@@ -173,6 +174,24 @@ def test_claims_judged_on_every_seed():
     assert (verdict('holds', 'holds', 'untested'), verdict('holds', 'fails'), verdict('split', 'holds'),
             verdict('fails', 'split'), verdict('split'), verdict('untested')) == \
         ('Reproduced', 'Partly', 'Partly', 'Not reproduced', 'Not resolved', 'Not measured')
+
+
+def test_nanogpt_step_times_the_same_model(capsys):
+    """nanogpt_step.py's reference is our standard model in GPT-2's flavour written as nanoGPT writes it: from our
+    weights it computes our loss, and after one training step of each, both still compute the same loss (the same
+    gradients, the same AdamW update). Its command line prints one row a configuration; bad flags are one line."""
+    tool = load_tool('nanogpt_step')
+    ours, ref, batches = tool.pair('4x256', 'cpu', batch=2)
+    assert sum(p.numel() for p in ours.parameters()) == sum(p.numel() for p in ref.parameters())
+    for model in (ours, ref):
+        tool.trainer(model, batches)(0)
+    with torch.no_grad():
+        torch.testing.assert_close(ours(*batches[1])[1], ref(*batches[1])[1], rtol=0, atol=1e-5)
+    assert tool.main(['--configs=4x256', '--repeats=2', '--warmup=0', '--batch_size=1']) == 0
+    assert [r for r in capsys.readouterr().out.splitlines() if r.startswith('| 4x256 |')]
+    out = subprocess.run([sys.executable, 'experiments/nanogpt_step.py', '--configs=8x512'], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and out.stderr.startswith('error: --configs=8x512') and len(out.stderr.splitlines()) == 1
 
 
 def test_trend_judges_each_size_and_its_direction():

@@ -5,7 +5,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from model import GPT, GPTConfig, VARIANTS, MixiT, apply_rope, universal_dim
+from model import GPT, GPTConfig, VARIANTS, MixiT, apply_rope, seeded, unfused_names, universal_dim
 
 SMALL = dict(vocab_size=50, block_size=16, n_layer=2, n_head=4, n_embd=32)
 
@@ -91,9 +91,31 @@ def test_frozen_weights_unchanged_by_training(variant):
 
 
 def test_frozen_qk_freezes_exactly_q_k_weights_and_biases():
+    """W_Q and W_K are one frozen linear (qk_proj), W_V its own trained one; standard's one qkv_proj is trained."""
     model = build('frozen_qk', bias=True)
     frozen = {n for n, p in model.named_parameters() if not p.requires_grad}
-    assert frozen == {f'h.{i}.attn.{w}_proj.{t}' for i in range(2) for w in 'qk' for t in ('weight', 'bias')}
+    assert frozen == {f'h.{i}.attn.qk_proj.{t}' for i in range(2) for t in ('weight', 'bias')}
+    assert all(model.get_parameter(f'h.{i}.attn.v_proj.{t}').requires_grad for i in range(2) for t in ('weight', 'bias'))
+    assert all(p.requires_grad for p in build('standard', bias=True).parameters())
+
+
+@pytest.mark.parametrize('variant', ['standard', 'frozen_qk', 'identity_query'])
+def test_fused_projections_draw_and_compute_as_apart(variant):
+    """A fused projection draws each of W_Q, W_K, W_V from the generator of its unfused name (model.unfused_names), so
+    its initial values are bit for bit those of three linears, and the same in every variant (standard's qkv_proj,
+    frozen_qk's qk_proj + v_proj, identity_query's kv_proj); with the same weights, the attention's output is the
+    one of three separate projections (reference_attention applies each part on its own)."""
+    model, n = build(variant, bias=True), 32
+    attn = model.h[1].attn
+    rows = lambda a: {x: getattr(a, f'{g}_proj').weight[i * n:(i + 1) * n] for g in a.groups for i, x in enumerate(g)}
+    for x, weight in rows(attn).items():
+        assert torch.equal(weight, torch.randn(n, n, generator=seeded(0, f'h.1.attn.{x}_proj.weight')) * 0.02), x
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(torch.randn(p.shape, generator=torch.Generator().manual_seed(p.numel())))
+    x = torch.randn(2, 16, n, generator=torch.Generator().manual_seed(4))
+    rope = (model.rope_cos, model.rope_sin)
+    torch.testing.assert_close(attn(x, rope), reference_attention(attn, x, rope, variant == 'identity_query'))
 
 
 def test_frozen_flags_compose():
@@ -112,11 +134,15 @@ def test_frozen_flags_compose():
 def test_same_seed_same_weights_shared_across_variants():
     """Weights are a function of (seed, name): the same seed rebuilds the same model; frozen_qk starts
     from exactly the standard model's weights; another seed gives other weights."""
-    a, b, c = build('standard'), build('frozen_qk'), build('standard', seed=1)
-    for (n, p), (_, q), (_, r) in zip(a.named_parameters(), b.named_parameters(), c.named_parameters()):
-        assert torch.equal(p, q)
+    def by_unfused_name(model):  # every parameter, a fused q, k, v split into the parts it draws by name
+        return {part: t for name, p in model.named_parameters()
+                for part, t in zip(unfused_names(name), p.chunk(len(unfused_names(name))))}
+    a, b, c = (by_unfused_name(m) for m in (build('standard'), build('frozen_qk'), build('standard', seed=1)))
+    assert a.keys() == b.keys() == c.keys()
+    for n, p in a.items():
+        assert torch.equal(p, b[n])
         if p.dim() == 2:
-            assert not torch.equal(p, r)
+            assert not torch.equal(p, c[n])
 
 
 def test_mixit_matrix_rows_sum_to_one_and_causal():
@@ -241,12 +267,22 @@ def test_classifier_head():
         build('standard', n_classes=2, tie_embeddings=True)
 
 
+def apart(attn, x):
+    """q, k, v (B, T, C) each from its own slice of the weights (W_Q = I: q = x): three projections, as unfused."""
+    C, out = x.size(-1), {'q': x} if attn.identity_query else {}
+    for g in attn.groups:
+        lin = getattr(attn, f'{g}_proj')
+        for i, t in enumerate(g):
+            out[t] = F.linear(x, lin.weight[i * C:(i + 1) * C], None if lin.bias is None else lin.bias[i * C:(i + 1) * C])
+    return out['q'], out['k'], out['v']
+
+
 def reference_attention(attn, x, rope=None, identity_query=False, causal=True):
     """Causal (or bidirectional) multi-head softmax attention written out with explicit loops over heads."""
     B, T, C = x.shape
     H, hd = attn.n_head, attn.head_dim
-    q = x if identity_query else attn.q_proj(x)
-    k, v = attn.k_proj(x), attn.v_proj(x)
+    q, k, v = apart(attn, x)
+    assert identity_query == attn.identity_query
     outs = []
     for h in range(H):
         qh, kh, vh = (t[..., h * hd:(h + 1) * hd] for t in (q, k, v))
@@ -374,7 +410,7 @@ def test_flops_count_what_each_variant_does():
     query-key pair; the causal kernels compute only the pairs j <= i, bidirectional ones all of them.
     MixiT has no W_Q, W_K and instead of the scores one dense (T, T) matmul and its value gradient."""
     base, n, T, L = build('standard'), 32, 16, 2
-    qk = sum(p.numel() for name, p in base.named_parameters() if ('q_proj.w' in name or 'k_proj.w' in name))
+    qk = sum(p.numel() * 2 // 3 for name, p in base.named_parameters() if 'qkv_proj.w' in name)  # W_Q, W_K rows
     mlp = sum(p.numel() for name, p in base.named_parameters() if '.mlp.' in name and name.endswith('weight'))
     linears = sum(6 * p.numel() for name, p in base.named_parameters() if 'proj' in name or 'lm_head' in name)
     causal_pairs = sum(1 for i in range(T) for j in range(T) if j <= i)  # per head and sequence

@@ -13,6 +13,8 @@ import torch
 import train as train_module
 from data import loader
 from data.loader import ConfigError, batch_indices
+from data.runs import load_checkpoint, save_checkpoint
+from model import GPT, GPTConfig, unfused_names
 from train import train
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,6 +76,55 @@ def test_resume_is_exact(tmp_path, variant, dtype):
     assert all(a[k].dtype == getattr(torch, dtype) for k in a if k.endswith('.mix'))
     log = [json.loads(line)['step'] for line in (tmp_path / 'out' / 'split' / 'log.jsonl').read_text().splitlines()]
     assert log == [5, 10]
+
+
+def unfuse(ckpt, trained):
+    """A checkpoint of this code as the code before issue 27 wrote it: q, k and v three linears (their names:
+    model.unfused_names), and AdamW's state, indexed by position in its groups (trained: today's names in that order),
+    with a place for each of them."""
+    model = {part: t for name, w in ckpt['model'].items()
+             for part, t in zip(unfused_names(name), w.chunk(len(unfused_names(name))))}
+    old, state, groups, at = ckpt['optimizer'], {}, [], 0
+    for group in old['param_groups']:
+        params = []
+        for i in group['params']:
+            n = len(unfused_names(trained[i]))
+            for j in range(n):
+                if i in old['state']:
+                    state[at + j] = {k: v.chunk(n)[j].clone() if v.dim() else v for k, v in old['state'][i].items()}
+            params += range(at, at + n)
+            at += n
+        groups.append({**group, 'params': params})
+    return {**{k: v for k, v in ckpt.items() if k != 'sha256'}, 'model': model,
+            'optimizer': {**old, 'state': state, 'param_groups': groups}}
+
+
+@pytest.mark.parametrize('variant', ['standard', 'frozen_qk', 'identity_query'])
+def test_checkpoints_from_before_fused_projections_load_and_resume(tmp_path, variant):
+    """A checkpoint written while q, k and v were three linears (unfuse: names and AdamW state as that code wrote them)
+    loads into today's fused layout (runs.fused_state), and a run resumed from it ends with exactly the weights and
+    AdamW moments of a run that never stopped."""
+    common = dict(max_iters=6, lr_decay_iters=6, eval_interval=3, variant=variant, bias=True)
+    run(tmp_path, run_name='straight', **common)
+    run(tmp_path, run_name='split', **{**common, 'max_iters': 3})
+    path = tmp_path / 'out' / 'split' / 'ckpt.pt'
+    ckpt = torch.load(path, weights_only=True)
+    model = GPT(GPTConfig(**ckpt['model_args']))
+    optimizer = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95), 'cpu')
+    order = {id(p): n for n, p in model.named_parameters()}
+    trained = [order[id(p)] for g in optimizer.param_groups for p in g['params']]  # AdamW's order
+    old = unfuse(ckpt, trained)
+    assert any(n.endswith('.v_proj.weight') for n in old['model']) and not any('kv_proj' in n for n in old['model'])
+    save_checkpoint(old, path)
+    loaded = load_checkpoint(path)
+    assert loaded['model'].keys() == ckpt['model'].keys()
+    assert all(torch.equal(loaded['model'][k], ckpt['model'][k]) for k in ckpt['model'])
+    train(dict(out_dir=str(tmp_path / 'out'), data_dir=str(tmp_path / 'data'), run_name='split', resume=True,
+               max_iters=6))
+    a, b = (torch.load(tmp_path / 'out' / r / 'ckpt.pt', weights_only=True) for r in ('straight', 'split'))
+    assert all(torch.equal(a['model'][k], b['model'][k]) for k in a['model'])
+    assert all(torch.equal(x, b['optimizer']['state'][i][k]) for i, s in a['optimizer']['state'].items()
+               for k, x in s.items())
 
 
 def free_port():
@@ -455,7 +506,6 @@ def gpt2_reference(sd, idx):
 def gpt2_model(folder, **keys):
     """model.py's model built and loaded as train.py does for --init_from=folder."""
     from data import runs
-    from model import GPT, GPTConfig
     cfg = train_module.resolve(dict(task='dyck', init_from=str(folder), **keys))
     gpt2 = runs.gpt2_weights(cfg['init_from'])
     model = GPT(GPTConfig(**train_module.model_args_of(cfg, dict(vocab_size=4), 32, gpt2)))
@@ -475,7 +525,9 @@ def test_init_from_gpt2_gives_gpt2s_logits(tmp_path, fmt):
     for variant, unused in (('identity_query', 'q_proj'), ('mixit', 'k_proj')):  # loads what the variant has
         model, loaded = gpt2_model(tmp_path / 'gpt2', variant=variant)
         assert unused in loaded.split('left unused: ')[1]
-        assert torch.equal(model.h[1].attn.v_proj.weight, sd['transformer.h.1.attn.c_attn.weight'][:, 32:].T)
+        attn = model.h[1].attn  # identity_query: W_K, W_V one linear (kv_proj); MixiT: W_V alone
+        v = attn.kv_proj.weight[16:] if variant == 'identity_query' else attn.v_proj.weight
+        assert torch.equal(v, sd['transformer.h.1.attn.c_attn.weight'][:, 32:].T)
 
 
 def test_init_from_trains_frozen_parts_frozen_at_gpt2s_values(tmp_path, monkeypatch):
@@ -488,8 +540,7 @@ def test_init_from_trains_frozen_parts_frozen_at_gpt2s_values(tmp_path, monkeypa
     train(keys)
     ckpt = torch.load(next((tmp_path / 'out').glob('*/ckpt.pt')), weights_only=True)
     c_attn = sd['transformer.h.0.attn.c_attn.weight']
-    assert torch.equal(ckpt['model']['h.0.attn.q_proj.weight'], c_attn[:, :16].T)
-    assert torch.equal(ckpt['model']['h.0.attn.k_proj.weight'], c_attn[:, 16:32].T)
+    assert torch.equal(ckpt['model']['h.0.attn.qk_proj.weight'], c_attn[:, :32].T)  # W_Q, W_K: one frozen linear
     assert not torch.equal(ckpt['model']['h.0.attn.v_proj.weight'], c_attn[:, 32:].T), 'trained'
     assert ckpt['model_args']['n_layer'] == 2 and ckpt['model_args']['vocab_size'] == 300
 
