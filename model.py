@@ -8,14 +8,14 @@ head. Config flags reach the GPT-2 flavour (LayerNorm, GELU MLP, learned positio
 
 VARIANTS names the models of the papers; each is a few GPTConfig flags, and each idea has one named place:
     standard          everything trained
-    frozen_qk         W_Q, W_K (and their biases) kept at initialization          GPT.frozen_modules
-    frozen_mlp        W_G, W_U, W_D (and their biases) kept at initialization     GPT.frozen_modules
-    mixit             a fixed input-independent matrix per layer and head mixes (Eq. 2.3)   class MixiT
-    identity_query    W_Q = I: the query of head h is the input's h-th slice                class Attention
-    random            Zhong & Andreas (2024): only embeddings and LM head trained           GPT.frozen_modules
-    universal_sparse  a fixed attention-only backbone that simulates any target of a class T(H, L, d, k)
-                      through its embedding alone (fixed universal transformers, Thm 3.1)   class UniversalAttention
-    universal_random  the same shapes drawn i.i.d. (Thm 3.3); only embeddings, LM head trained   (the same)
+    frozen_qk         W_Q, W_K (and their biases) kept at initialization                GPT.frozen_modules
+    frozen_mlp        W_G, W_U, W_D (and their biases) kept at initialization           GPT.frozen_modules
+    mixit             a fixed input-independent matrix per layer and head (Eq. 2.3)     class MixiT
+    identity_query    W_Q = I: the query of head h is the input's h-th slice            class Attention
+    random            Zhong & Andreas (2024): only the embeddings and LM head trained   GPT.frozen_modules
+    universal_sparse  a fixed attention-only backbone that simulates any target of a
+                      class T(H, L, d, k) through its embedding alone (Thm 3.1)         class UniversalAttention
+    universal_random  the same shapes drawn i.i.d. (Thm 3.3); only embeddings, head     class UniversalAttention
 Fixed matrices that are never trained (MixiT's, the universal backbones') are buffers, not parameters.
 
 Every weight is drawn from a generator seeded by (config.seed, parameter name), so a model is a function of its config:
@@ -340,7 +340,8 @@ class MixiT(nn.Module):
 
     @staticmethod
     def fixed_std(block_size, head_dim):
-        """Eq. 2.3's one std in the authors' GPT-2 path, 1/sqrt(m head_dim) (the text: 1/sqrt(n m), n the width)."""
+        """Eq. 2.3's one std, 1/sqrt(m head_dim), as the authors' GPT-2 path (the text: 1/sqrt(n m), n the width;
+        experiments/README.md, sections 1, 3)."""
         return 1 / math.sqrt(block_size * head_dim)
 
     @staticmethod
@@ -434,8 +435,7 @@ class Block(nn.Module):
 
     def __init__(self, config, layer):
         super().__init__()
-        self.residual, s = config.residual, config.skip_scaling
-        self.skip, self.branch = (s, math.sqrt(1 - s * s)) if s is not None else (None, None)
+        self.residual, self.skip = config.residual, config.skip_scaling
         self.norm1 = make_norm(config)
         if config.universal:
             self.attn = UniversalAttention(config, layer)
@@ -454,7 +454,7 @@ class Block(nn.Module):
     def add(self, x, f):  # x + f(x); the authors' MixiT block (LlamaDecoderLayer): s x + sqrt(1 - s^2) f(x)
         if not self.residual:
             return f
-        return x + f if self.skip is None else self.skip * x + self.branch * f
+        return x + f if self.skip is None else self.skip * x + math.sqrt(1 - self.skip ** 2) * f
 
 
 PEAK_FLOPS = {'H100': 989e12, 'H200': 989e12, 'A100': 312e12}  # dense bf16 FLOP/s by GPU name, for the MFU

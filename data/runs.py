@@ -221,7 +221,7 @@ def fused_weights(tensors, names):
 
 
 def fused_state(ckpt, model):
-    """A checkpoint written while q, k and v were three linears (before issue 27), in the layout of `model`: each
+    """A checkpoint written while q, k and v were three linears (until 2026-11-26), in the layout of `model`: each
     fused projection's weights, and their AdamW moments, stacked in the order of its rows (model.unfused_names).
     AdamW's state is indexed by position in configure_optimizers' groups, where a fused tensor took the places of its
     parts. A checkpoint in today's layout, or whose optimizer state does not fit this, is returned as it is (restore
@@ -239,7 +239,8 @@ def fused_state(ckpt, model):
                 parts = [old['state'].get(j) for j in range(at, at + len(unfused_names(names[id(p)])))]
                 at, i = at + len(parts), i + 1
                 if all(parts):  # the step is every part's; the moments stack as the weights do
-                    moments[i - 1] = {k: torch.cat([s[k] for s in parts]) if v.dim() else v for k, v in parts[0].items()}
+                    moments[i - 1] = {k: torch.cat([s[k] for s in parts]) if v.dim() else v
+                                      for k, v in parts[0].items()}
                 elif any(parts):
                     raise ValueError('a part without state')
         if at != sum(len(g['params']) for g in old['param_groups']):

@@ -5,7 +5,7 @@ flavour (LayerNorm without bias, GELU MLP, learned positions, tied embeddings) a
 here as karpathy/nanoGPT's model.py writes it (one fused c_attn for q, k and v, `x + f(x)` residuals, SDPA with
 is_causal, nn.Dropout(0) where it has dropout), at the same shapes. A tool, not a reproduction: nanoGPT is no paper.
 
-    python experiments/nanogpt_step.py                       # both configurations, 2-core CPU: about 6 min
+    python experiments/nanogpt_step.py                       # both configurations, 2-core CPU: about 2 min
     python experiments/nanogpt_step.py --configs=4x256 --profile     # and each op whose call count differs
 
 Equal work, checked before timing: the reference gets our initial weights (c_attn = W_Q, W_K, W_V stacked) and must
@@ -13,15 +13,16 @@ give our loss to 1e-5 on the first batch. One step, as train.py's: forward, back
 on matrices), zero_grad; float32; the same four random batches in turn. Both models are built and warmed up in this
 process, then each repeat times one step of each, the order swapped at every repeat, so that a slow spell of a shared
 machine hits both alike and neither always runs first. Reported: each repeat's ratio ours / reference, its median
-(and range), and each model's median step. Configurations: the two of issue 27 (4 layers x 256, 6 x 384; T 256,
+(and range), and each model's median step. Configurations: the two first measured (4 layers x 256, 6 x 384; T 256,
 batch 8), vocabulary 256 (GPTConfig's default, byte-level): the LM head and its loss are the same code in both, so a
-GPT-2 vocabulary would only dilute the ratio with a matmul both do alike (at 8,192 it was 1.007 where 256 gave 1.008).
+GPT-2 vocabulary would only dilute the ratio with a matmul both do alike (with three q, k, v linears the ratio at 4x256
+was 1.007 at a vocabulary of 8,192, 1.008 at 256).
 """
 import statistics
 import sys
 import time
 
-import common  # noqa: F401  (puts the repository root on sys.path)
+import common  # puts the repository root on sys.path
 import torch
 import torch.nn as nn
 from torch.nn import functional as F
@@ -31,7 +32,7 @@ from data.synthetic import Parser
 from model import GPT, GPTConfig
 
 CONFIGS = {'4x256': dict(n_layer=4, n_embd=256, n_head=4), '6x384': dict(n_layer=6, n_embd=384, n_head=6)}
-SHARED = dict(block_size=256, vocab_size=256, batch=8)  # the issue's T and batch; the vocabulary: above
+SHARED = dict(block_size=256, vocab_size=256, batch=8)  # T, batch: the first measurement's; vocabulary: above
 GPT2_FLAVOUR = dict(norm='layernorm', mlp='gelu', pos='learned', tie_embeddings=True, bias=False, dropout=0.0)
 
 

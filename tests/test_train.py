@@ -79,7 +79,7 @@ def test_resume_is_exact(tmp_path, variant, dtype):
 
 
 def unfuse(ckpt, trained):
-    """A checkpoint of this code as the code before issue 27 wrote it: q, k and v three linears (their names:
+    """A checkpoint of this code as the code before 2026-11-26 wrote it: q, k and v three linears (their names:
     model.unfused_names), and AdamW's state, indexed by position in its groups (trained: today's names in that order),
     with a place for each of them."""
     model = {part: t for name, w in ckpt['model'].items()
