@@ -1,7 +1,7 @@
 """
 Our training step against nanoGPT's. A frozen variant's speed-up (throughput.py) means something only if our standard
 model is itself no slower than the baseline its readers know, so this times model.py's standard variant in the GPT-2
-flavour (LayerNorm without bias, GELU MLP, learned positions, tied embeddings) against REFERENCE below: a GPT written
+flavour (LayerNorm without bias, GELU MLP, learned positions, tied embeddings) against NanoGPT below: a GPT written
 here as karpathy/nanoGPT's model.py writes it (one fused c_attn for q, k and v, `x + f(x)` residuals, SDPA with
 is_causal, nn.Dropout(0) where it has dropout), at the same shapes. A tool, not a reproduction: nanoGPT is no paper.
 
@@ -54,7 +54,7 @@ class Block(nn.Module):  # nanoGPT's Block, CausalSelfAttention and MLP in one, 
         return x + self.mlp_dropout(self.mlp_proj(F.gelu(self.c_fc(self.ln_2(x)))))
 
 
-class REFERENCE(nn.Module):  # nanoGPT's GPT: token + learned position embeddings, blocks, final LayerNorm, tied head
+class NanoGPT(nn.Module):  # nanoGPT's GPT: token + learned position embeddings, blocks, final LayerNorm, tied head
     def __init__(self, c):
         super().__init__()
         self.wte, self.wpe = nn.Embedding(c.vocab_size, c.n_embd), nn.Embedding(c.block_size, c.n_embd)
@@ -79,8 +79,8 @@ class REFERENCE(nn.Module):  # nanoGPT's GPT: token + learned position embedding
 
 
 def reference_of(ours):
-    """REFERENCE with `ours`'s weights (our names -> nanoGPT's; q, k and v stacked as c_attn's rows)."""
-    ref, ours_sd = REFERENCE(ours.config), ours.state_dict()
+    """NanoGPT with `ours`'s weights (our names -> nanoGPT's; q, k and v stacked as c_attn's rows)."""
+    ref, ours_sd = NanoGPT(ours.config), ours.state_dict()
     names = {'norm1': 'ln_1', 'norm2': 'ln_2', 'attn.o_proj': 'c_proj', 'mlp.up_proj': 'c_fc',
              'mlp.down_proj': 'mlp_proj'}
     theirs = {'wte.weight': ours_sd['wte.weight'], 'wpe.weight': ours_sd['wpe.weight'],
@@ -94,7 +94,7 @@ def reference_of(ours):
 
 def trainer(model, batches):
     """-> step(i): train.py's step on batches[i % len]: forward, backward, clip at 1.0, AdamW, zero_grad."""
-    optimizer = model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), 'cpu')
+    optimizer = model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), batches[0].device.type)  # fused on CUDA
     trained = [p for p in model.parameters() if p.requires_grad]
 
     def step(i):
