@@ -211,11 +211,14 @@ def meta_model(args, tensors):
 def fused_weights(tensors, names):
     """{name: tensor} with q, k and v apart (model.unfused_names) -> the same with each fused projection among `names`
     (a model's state-dict names) stacked from its parts; `tensors` itself where there is nothing to fuse."""
-    fused = [n for n in names if n not in tensors and len(unfused_names(n)) > 1 and
-             all(part in tensors for part in unfused_names(n))]
+    fused = {n: unfused_names(n) for n in names if n not in tensors}
+    fused = {n: parts for n, parts in fused.items() if len(parts) > 1 and all(p in tensors for p in parts)}
+    if not fused:
+        return tensors
+    used = {p for parts in fused.values() for p in parts}
     try:
-        return {**{k: v for k, v in tensors.items() if not any(k in unfused_names(n) for n in fused)},
-                **{n: torch.cat([tensors[part] for part in unfused_names(n)]) for n in fused}} if fused else tensors
+        return {**{k: v for k, v in tensors.items() if k not in used},
+                **{n: torch.cat([tensors[p] for p in parts]) for n, parts in fused.items()}}
     except RuntimeError:  # parts of other shapes: the caller finds the tensors do not fit
         return tensors
 
@@ -231,18 +234,20 @@ def fused_state(ckpt, model):
         return ckpt
     names = {id(p): n for n, p in model.named_parameters()}
     try:
-        old, at, i, moments, groups = ckpt['optimizer'], 0, 0, {}, []
-        for group, saved in zip(model.configure_optimizers(0.0, 0.0, (0.9, 0.95), 'meta').param_groups,
-                                old['param_groups'], strict=True):
-            groups.append({**saved, 'params': list(range(i, i + len(group['params'])))})
-            for p in group['params']:
-                parts = [old['state'].get(j) for j in range(at, at + len(unfused_names(names[id(p)])))]
-                at, i = at + len(parts), i + 1
-                if all(parts):  # the step is every part's; the moments stack as the weights do
-                    moments[i - 1] = {k: torch.cat([s[k] for s in parts]) if v.dim() else v
-                                      for k, v in parts[0].items()}
-                elif any(parts):
-                    raise ValueError('a part without state')
+        old, ours = ckpt['optimizer'], model.configure_optimizers(0.0, 0.0, (0.9, 0.95), 'meta').param_groups
+        if len(ours) != len(old['param_groups']):
+            raise ValueError('other groups')
+        sizes = [len(g['params']) for g in ours]
+        groups = [{**saved, 'params': list(range(sum(sizes[:g]), sum(sizes[:g + 1])))}
+                  for g, saved in enumerate(old['param_groups'])]
+        at, moments = 0, {}
+        for i, p in enumerate(p for g in ours for p in g['params']):
+            parts = [old['state'].get(j) for j in range(at, at + len(unfused_names(names[id(p)])))]
+            at += len(parts)
+            if all(parts):  # the step is every part's; the moments stack as the weights do
+                moments[i] = {k: torch.cat([s[k] for s in parts]) if v.dim() else v for k, v in parts[0].items()}
+            elif any(parts):
+                raise ValueError('a part without state')
         if at != sum(len(g['params']) for g in old['param_groups']):
             raise ValueError('other tensors')
     except (KeyError, TypeError, ValueError, RuntimeError, AttributeError):
