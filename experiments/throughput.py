@@ -1,20 +1,15 @@
 """
-Appendix D of "Is Random Attention Sufficient?": training throughput. The paper's Frozen-QK and MixiT train more
-samples/s than the standard transformer on FineWeb-edu (PAPER_SAMPLES). How much of that follows from the FLOPs they
-skip, and is the standard model itself near the hardware limit (so that a speed-up is not a slow baseline's)?
-Measured: train.py's step (forward, backward, clipping, AdamW) on random tokens on the device: samples/s, tokens/s,
-each speed-up over standard beside the one model.flops_per_token() predicts, MFU, and the memory saved beside the
-gradient and AdamW moments of the weights a variant does not train. Settings: models and AdamW of the authors'
-trainer.py (authors' code, as language_modeling.py), the lm configuration of Table 8 (paper text); ours: gpt2,
-micro-batches, bf16, torch.compile (their scripts train in float32). --quick: one CPU-sized configuration.
---smoke: a tiny configuration, in this process. Claims: CLAIMS below (the paper's), judged by claims.judge; ours, read
-from the table: each variant gets at least 90% of the gain its FLOPs predict ((speed-up - 1) / (predicted - 1)).
-A speed-up is the median over the repeats of each repeat's ratio, standard's step / the variant's (the variants run in
-turn in each repeat, so the pair shares the machine's state of that moment), with the median's standard error,
-1.2533 sd / sqrt(repeats), beside the share it gives. The CPU's repeats are sized to that claim in advance: the smallest
-predicted gain is Frozen-QK's, 2.8% at lm (3.0% at gpt2); to know its share to 10 points (one standard error), a
-speed-up's error must be 0.28%; one CPU step's ratio varies by sd 1.2% at lm and 1.5% at gpt2 (Frozen-QK's, in the
-8 repeats of 2026-11-26), so (1.2533 x 1.5 / 0.28)^2 = 45 repeats.
+Appendix D of "Is Random Attention Sufficient?": training throughput. Frozen-QK and MixiT train more samples/s than the
+standard transformer on FineWeb-edu (PAPER_SAMPLES). How much of that do the FLOPs they skip explain, and is the
+standard model itself near the hardware limit (so that a speed-up is not a slow baseline's)? Measured: train.py's step
+(forward, backward, clipping, AdamW) on random tokens: samples/s, tokens/s, each speed-up over standard beside
+model.flops_per_token()'s, MFU, and the memory saved beside the gradient and AdamW moments of the weights a variant does
+not train. Settings: models and AdamW of the authors' trainer.py (authors' code), the lm configuration of Table 8 (paper
+text); ours: gpt2, micro-batches, bf16, torch.compile (they train in float32). --quick: one CPU-sized configuration;
+--smoke: a tiny one, in this process. Claims: CLAIMS below (the paper's), judged by claims.judge; ours, read from the
+table: each variant gets at least 90% of the gain its FLOPs predict. A speed-up: the median of the repeats' ratios
+standard's step / the variant's in one repeat, ± its standard error. CPU repeats, fixed in advance to know Frozen-QK's
+share of its 2.8% (lm) to 10 points: one step's ratio had sd 1.5% (2026-11-26): (1.2533 x 1.5 / 0.28)^2 = 45.
 """
 import argparse
 import ctypes
@@ -37,7 +32,7 @@ from train import DEFAULTS, MODEL_KEYS
 NAME = 'throughput'
 PAPER_SAMPLES = {'standard': 1022.8, 'frozen_qk': 1267.1, 'mixit': 1349.0}  # FineWeb-edu, lm configuration
 GAIN = {v: s / PAPER_SAMPLES['standard'] for v, s in PAPER_SAMPLES.items()}  # the paper's speed-up over standard
-SPEEDUP = '{}: {} speed-up'  # .format(config, variant): a speed-up in report's values (one number: speedups()'s)
+SPEEDUP = '{}: {} speed-up'  # .format(config, variant): a speed-up in report's values (one number: rows_of's)
 SETTINGS = {v: papers.authors('trainer.py', v, **VARIANTS[v]) for v in VARIANTS}  # GPTConfig's and AdamW's keys
 # Timing: warm-up steps (CUDA: compilation; CPU: until its allocator stops taking fresh pages), then repeats x steps.
 PROTOCOL = {
@@ -52,9 +47,8 @@ PROTOCOL = {
     'smoke': dict(configs={'tiny': dict(arch=dict(n_layer=1, n_head=2, n_embd=32, block_size=32, vocab_size=64),
                                         batch=dict(cuda=2, cpu=2))},
                   timing=dict(cuda=dict(warmup=1, repeats=2, steps=1), cpu=dict(warmup=1, repeats=2, steps=1)))}
-# The paper's claims (Appendix D: Frozen-QK "a 23.9% improvement", "MixiT trains even faster", "32.0%"), on the
-# samples/s speed-up over standard at lm (full; gpt2 is ours) or the mode's one configuration. Why: faster is above
-# 1; "even faster" is MixiT's above Frozen-QK's; each gain within half the paper's, loosely: hardware and batch differ.
+# The paper's claims (Appendix D: Frozen-QK "a 23.9% improvement", "MixiT trains even faster", "32.0%") on the speed-up
+# at lm or the mode's one configuration: above 1; MixiT's above Frozen-QK's; within half the paper's (other hardware).
 CLAIMS = {mode: [
     dict(says='Frozen-QK and MixiT train more samples/s than standard', test='above', bound=1.0, fmt='num',
          of=[SPEEDUP.format(c, 'frozen_qk'), SPEEDUP.format(c, 'mixit')]),
@@ -175,31 +169,22 @@ def in_subprocess(job, spec):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def speedups(step_times):
-    """-> {variant: (speed-up, its standard error)}: the median over the repeats of standard's step / the variant's in
-    the same repeat, and 1.2533 sd / sqrt(n), the standard error of a median of n normal draws (0 for one repeat)."""
-    out = {}
-    for variant, times in step_times.items():
-        ratios = [s / t for s, t in zip(step_times['standard'], times)]
-        se = 1.2533 * statistics.stdev(ratios) / len(ratios) ** 0.5 if len(ratios) > 1 else 0.0
-        out[variant] = (statistics.median(ratios), se)
-    return out
-
-
-def rows_of(cname, B, T, memory, step_s, speedup_se, peak):
-    """The table rows of one configuration: each variant against standard; step_s: median seconds per step;
-    speedup_se: speedups()."""
-    rows, std = [], memory['standard']
+def rows_of(cname, B, T, memory, times, peak):
+    """-> the rows of one configuration (each variant against standard), {variant: speed-up}; times: s/step, in turn"""
+    rows, std, speedups = [], memory['standard'], {}
     for variant, m in memory.items():
-        (speedup, se), predicted = speedup_se[variant], std['flops_per_token'] / m['flops_per_token']
-        mfu = m['flops_per_token'] * B * T / step_s[variant] / peak if peak else None
+        ratios = [s / t for s, t in zip(times['standard'], times[variant])]
+        speedup = speedups[variant] = statistics.median(ratios)
+        se = 1.2533 * statistics.stdev(ratios) / len(ratios) ** 0.5 if len(ratios) > 1 else 0.0  # a median's, n normals
+        step, predicted = statistics.median(times[variant]), std['flops_per_token'] / m['flops_per_token']
+        mfu = m['flops_per_token'] * B * T / step / peak if peak else None
         vs_standard = variant != 'standard'
         not_trained = std['trained'] - m['trained']  # frozen, or absent (MixiT's W_Q, W_K)
         untrained = f'{not_trained * 12 / 2 ** 20:,.1f} ({not_trained * 8 / 2 ** 20:,.1f}) MiB' if vs_standard else ''
         saved = {k: f' ({(std[k] - m[k]) / 2 ** 20:,.1f})' if vs_standard else '' for k in std}  # MiB, vs standard
         rows.append({
-            'config': cname, 'variant': variant, 'batch': B, 'step': f'{step_s[variant] * 1e3:,.1f} ms',
-            'samples/s': f'{B / step_s[variant]:,.2f}', 'tokens/s': f'{B * T / step_s[variant]:,.0f}',
+            'config': cname, 'variant': variant, 'batch': B, 'step': f'{step * 1e3:,.1f} ms',
+            'samples/s': f'{B / step:,.2f}', 'tokens/s': f'{B * T / step:,.0f}',
             'speed-up': f'{speedup:.3f}', 'FLOP-predicted': f'{predicted:.3f}',
             'share of predicted gain': f'{(speedup - 1) / (predicted - 1):.0%} ± {se / (predicted - 1) * 100:.0f}'
             if vs_standard else '',
@@ -208,7 +193,7 @@ def rows_of(cname, B, T, memory, step_s, speedup_se, peak):
             'peak memory (saved)': f"{m['memory_bytes'] / 2 ** 20:,.0f} MiB" + saved['memory_bytes'],
             'memory at the update (saved)': f"{m['update_bytes'] / 2 ** 20:,.0f} MiB" + saved['update_bytes'],
             'untrained weights: grad + AdamW (AdamW)': untrained, 'trained params': f"{m['trained']:,}"})
-    return rows
+    return rows, speedups
 
 
 def main():
@@ -222,7 +207,6 @@ def main():
     names = args.configs.split(',') if args.configs and args.mode == 'full' else list(P['configs'])
     if set(names) - set(P['configs']):
         raise common.ConfigError(f'--configs={args.configs}: name only configurations of {", ".join(P["configs"])}')
-    configs = {k: v for k, v in P['configs'].items() if k in names}
     variants = [v for v in args.variants.split(',') if v]
     if 'standard' not in variants or any(v not in VARIANTS for v in variants):
         raise common.ConfigError(f'--variants must include standard and name only variants of {", ".join(VARIANTS)}')
@@ -235,35 +219,29 @@ def main():
     # --smoke measures in this process, for speed; its memory figures then mean nothing
     measure = (lambda job, spec: jobs[job](spec)) if args.mode == 'smoke' else in_subprocess
     rows, raw, described, values = [], {}, [], {}
-    for cname, config in configs.items():
+    for cname, config in ((name, P['configs'][name]) for name in names):
         arch, B = config['arch'], args.batch_size or config['batch'][kind]
         described.append(f"{cname}: {arch['n_layer']} layers, width {arch['n_embd']}, {arch['n_head']} heads, "
                          f"sequence {arch['block_size']}, vocabulary {arch['vocab_size']:,}, micro-batch {B}")
         spec = dict(arch=arch, batch=B, device=args.device, **timing)
         memory = {v: measure('memory', dict(spec, variant=v)) for v in variants}
         speed = measure('speed', dict(spec, variants=variants))
-        for v, t in speed['step_times'].items():
-            print(f"{cname} / {v}: peak memory {memory[v]['memory_bytes'] / 2 ** 20:,.0f} MiB, steps of "
-                  f"{', '.join(f'{x * 1e3:.1f}' for x in t)} ms", flush=True)
-        raw[cname] = dict(memory=memory, speed=speed)
-        step_s = {v: statistics.median(t) for v, t in speed['step_times'].items()}
-        speedup_se = speedups(speed['step_times'])
-        rows += rows_of(cname, B, arch['block_size'], memory, step_s, speedup_se, speed['peak_flops'])
-        values.update({SPEEDUP.format(cname, v): [speedup_se[v][0]] for v in variants[1:]})
+        raw[cname] = dict(memory=memory, speed=speed)  # every step's time: in the results JSON
+        table, speedups = rows_of(cname, B, arch['block_size'], memory, speed['step_times'], speed['peak_flops'])
+        rows += table
+        values.update({SPEEDUP.format(cname, v): [speedups[v]] for v in variants[1:]})
     peak, peaks = speed['peak_flops'], [p for c in raw.values() for p in c['speed']['peaks']]  # CPU: one per repeat
     mfu = f'the dense bf16 peak, {peak / 1e12:,.0f} TFLOP/s' if peak else 'none: no peak known (model.PEAK_FLOPS)'
     if not cuda:
         mfu = (f"this CPU's float32 peak, a 2048^3 matmul timed after every repeat: median "
                f"{statistics.median(peaks) / 1e9:,.0f} GFLOP/s ({min(peaks) / 1e9:,.0f} to {max(peaks) / 1e9:,.0f})")
-    notes = (f"{speed['device']}, {speed['dtype']}{', torch.compile' if cuda else ''}; {'; '.join(described)}. Step: "
-             f"median of {timing['repeats']} repeats, each timing {timing['steps']} step(s) of every variant in turn, "
-             f"after {timing['warmup']} warm-up steps each. Speed-up: the median of the repeats' ratios, standard's "
-             f"step / the variant's. Share of predicted gain: (speed-up - 1) / (FLOP-predicted - 1), ± one standard "
-             f"error (points). MFU against {mfu}. Paper: lm configuration, batch 512, its hardware. Memory: each "
-             f"variant alone, over its warm-up steps ({'torch.cuda' if cuda else 'resident set'}); at the update: "
-             f"before the last optimizer step, no activations; saved vs standard in brackets. Untrained weights: "
-             f"float32 gradient + AdamW moments (12 bytes), or AdamW (8), of the weights standard trains and the "
-             f"variant does not.")
+    notes = (f"{speed['device']}, {speed['dtype']}{', torch.compile' if cuda else ''}; {'; '.join(described)}. "
+             f"{timing['repeats']} repeats of {timing['steps']} step(s) of every variant in turn, after "
+             f"{timing['warmup']} warm-up steps; step: their median; speed-up: the median of their ratios standard / "
+             f"variant; share of predicted gain: (speed-up - 1) / (predicted - 1) ± one standard error. MFU against "
+             f"{mfu}. Paper: lm configuration, batch 512, its hardware. Memory: each variant alone, its warm-up steps "
+             f"({'torch.cuda' if cuda else 'resident set'}); at the update: before the last optimizer step; saved vs "
+             f"standard in brackets. Untrained weights: float32 grad + AdamW moments (12 bytes), or AdamW (8).")
     common.report(args, NAME, 'Appendix D: training throughput', list(rows[0]), rows, notes=notes,
                   extra={'measurements': raw}, values=values, claims=CLAIMS[args.mode])
 

@@ -248,6 +248,12 @@ def test_mixit_block_options_against_their_formulas():
     a, b = wide.get_submodule('h.0.mlp.down_proj'), plain.get_submodule('h.0.mlp.down_proj')
     u = torch.randn(2, 16, 128)
     torch.testing.assert_close(a(u), b(u) / math.sqrt(128))
+    # base = fan_in (n = 32): no multiply by 1 on the hot path; down_proj alone keeps its 1/sqrt(4n)
+    same = build('mixit', base_width=32, bias=True)
+    assert {n for n, m in same.named_modules() if isinstance(m, torch.nn.Linear) and type(m) is not torch.nn.Linear} == \
+        {f'h.{i}.mlp.down_proj' for i in range(2)}
+    for name in ('h.0.attn.v_proj', 'h.1.mlp.up_proj', 'lm_head'):
+        torch.testing.assert_close(same.get_submodule(name)(x), plain.get_submodule(name)(x), rtol=0, atol=0)
     # init: scaled_init=False draws o_proj and down_proj with std 0.02 like every other weight
     for flag, std in ((True, 0.02 / math.sqrt(4)), (False, 0.02)):
         w = build('mixit', n_embd=256, n_head=4, scaled_init=flag).h[0].mlp.down_proj.weight

@@ -149,6 +149,14 @@ def test_throughput():
     assert 'skip_scaling' not in tp.SETTINGS['standard']
     model = tp.trainer('mixit', dict(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=32), 1, 'cpu')[0]
     assert (model.config.skip_scaling, model.config.shaped_gate, model.config.bias) == (0.5, -1.0, True)
+    # a speed-up pairs the steps of one repeat: ratios 2, 4, 1 -> 2 (the medians' ratio, 3.0 / 1.0, would be 3)
+    times = {'standard': [2.0, 4.0, 3.0], 'frozen_qk': [1.0, 2.0, 1.5], 'mixit': [1.0, 1.0, 3.0]}
+    memory = {v: dict(flops_per_token=f, trained=1, total=1, memory_bytes=0, update_bytes=0)
+              for v, f in (('standard', 5.0), ('frozen_qk', 4.0), ('mixit', 4.0))}  # predicted speed-up 1.25
+    rows, speedups = tp.rows_of('c', 1, 1, memory, times, None)
+    assert speedups == {'standard': 1.0, 'frozen_qk': 2.0, 'mixit': 2.0}
+    se = 1.2533 * np.std([2, 4, 1], ddof=1) / 3 ** 0.5 / 0.25 * 100  # the median's standard error, in share points
+    assert [r['share of predicted gain'] for r in rows] == ['', '400% ± 0', f'400% ± {se:.0f}']
 
 
 def test_retrieval_protocols():
