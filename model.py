@@ -256,7 +256,7 @@ def linear(config, fan_in, fan_out, base=None, bias=None):
     """A linear layer of the model: nn.Linear, or with base_width > 0 the authors' ScaledLinear with the multiplier
     sqrt(base / fan_in), base = base_width (their base_hidden_size, 512 in every driver) except for down_proj,
     whose base is their base_intermediate_size, 1.0: a multiplier 1/sqrt(4n) (0.022 at n = 512). A multiplier of
-    exactly 1 (fan_in = base: MixiT's v, o, gate and up at n = 512) is no multiply: the same outputs, one pass fewer."""
+    exactly 1 (fan_in = base: MixiT's v, o, gate, up and head at n = 512) is no multiply (the same outputs)."""
     bias = config.bias if bias is None else bias
     multiplier = math.sqrt((base or config.base_width) / fan_in) if config.base_width else 1.0
     return nn.Linear(fan_in, fan_out, bias=bias) if multiplier == 1 else ScaledLinear(fan_in, fan_out, bias, multiplier)
@@ -297,8 +297,8 @@ class Attention(nn.Module):
         """x (B, T, C) -> q, k, v, each (B, nh, T, hd), before RoPE."""
         B, T, C = x.shape
         out = {'q': x} if self.identity_query else {}  # W_Q = I: head h reads slice h
-        for group, y in ((g, getattr(self, f'{g}_proj')(x)) for g in self.groups):  # one letter: no split, whose
-            out.update(zip(group, y.split(C, dim=-1) if len(group) > 1 else [y]))  # backward would copy (cat) its grad
+        for group, y in ((g, getattr(self, f'{g}_proj')(x)) for g in self.groups):  # one letter is not split: the
+            out.update(zip(group, y.split(C, dim=-1) if len(group) > 1 else [y]))  # backward of a split copies (cat)
         return [out[t].view(B, T, self.n_head, self.head_dim).transpose(1, 2) for t in 'qkv']
 
     def forward(self, x, rope=None):
