@@ -23,10 +23,12 @@ frozen weights are reproducible, identical on every DDP rank, and two variants b
 initial values of the parameters they have in common.
 """
 import itertools
+import json
 import math
 import re
 import zlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Optional
 
 import torch
@@ -582,6 +584,41 @@ class GPT(nn.Module):
         return flops_per_iter / dt / peak_flops
 
     @torch.no_grad()
+    def load_gpt2(self, weights):
+        """Copies GPT-2's tensors (gpt2_files) into this model by name, nanoGPT's from_pretrained: its frozen parts
+        are thereby frozen at GPT-2's values. -> the names left at this code's init (MixiT's matrices, a classifier's
+        head) and GPT-2's left unused (W_Q for identity_query, W_Q and W_K for MixiT). Learned positions beyond
+        block_size are cut, as nanoGPT's crop_block_size does."""
+        try:
+            ours = {'wte.weight': weights['wte.weight'], 'wpe.weight': weights['wpe.weight'][:self.config.block_size],
+                    'norm_f.weight': weights['ln_f.weight'], 'norm_f.bias': weights['ln_f.bias']}
+            if not self.config.n_classes:  # GPT-2's head is its token embedding; a classifier's head is ours
+                ours['lm_head.weight'] = weights['wte.weight']
+            for i in range(self.config.n_layer):
+                for name, theirs in GPT2_NAMES.items():
+                    w = weights[f'h.{i}.{theirs}.weight']
+                    ours[f'h.{i}.{name}.weight'] = w.t() if w.dim() == 2 else w
+                    ours[f'h.{i}.{name}.bias'] = weights[f'h.{i}.{theirs}.bias']
+                c_attn = f'h.{i}.attn.c_attn'  # (n, 3n): q, k, v side by side
+                w, b = weights[c_attn + '.weight'].t().chunk(3), weights[c_attn + '.bias'].chunk(3)
+                for x, wx, bx in zip('qkv', w, b):
+                    ours[f'h.{i}.attn.{x}_proj.weight'], ours[f'h.{i}.attn.{x}_proj.bias'] = wx, bx
+        except (KeyError, AttributeError) as e:
+            raise ValueError(f"init_from's weights lack GPT-2's {e} (or are no tensors): give GPT-2's own files") from None
+        state = self.state_dict()
+        for name in state:  # a fused projection (qkv_proj, ...) stacked from GPT-2's parts, in the order of its rows
+            parts = unfused_names(name)
+            if name not in ours and len(parts) > 1 and all(p in ours for p in parts):
+                ours[name] = torch.cat([ours.pop(p) for p in parts])
+        for name, w in ours.items():
+            if name in state and w.shape != state[name].shape:
+                raise ValueError(f"init_from's {name} has shape {tuple(w.shape)} where its config.json makes "
+                                 f'{tuple(state[name].shape)}: give matching files')
+            if name in state:
+                state[name].copy_(w)
+        return [n for n in state if n not in ours], sorted(set(ours) - set(state))
+
+    @torch.no_grad()
     def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None):
         """Samples max_new_tokens continuations of idx (B, T), conditioning on at most block_size tokens; temperature 0
         is greedy (its limit). Filled in place: nanoGPT's concatenation per token is quadratic in the length."""
@@ -598,3 +635,89 @@ class GPT(nn.Module):
                 logits[logits < v[:, [-1]]] = -float('inf')
             seq[:, t] = torch.multinomial(F.softmax(logits, dim=-1), num_samples=1)[:, 0]
         return seq
+
+
+# ----------------------------------------------------------------------------- GPT-2's weights (--init_from)
+# GPT-2 in Hugging Face's layout: transformer.{wte, wpe, h.<i>.{ln_1, attn.c_attn, attn.c_proj, ln_2, mlp.c_fc,
+# mlp.c_proj}, ln_f}, its linears HF's Conv1D, weight (in, out) where nn.Linear's is (out, in), and c_attn's q, k
+# and v side by side. Its block is this file's GPT-2 flavour with biases and the tanh GELU (gelu_new).
+GPT2_FLAVOUR = dict(norm='layernorm', mlp='gelu_tanh', pos='learned', tie_embeddings=True, bias=True, mlp_ratio=4.0)
+GPT2_NAMES = {'norm1': 'ln_1', 'attn.o_proj': 'attn.c_proj', 'norm2': 'ln_2', 'mlp.up_proj': 'mlp.c_fc',
+              'mlp.down_proj': 'mlp.c_proj'}  # this file's name in block i: GPT-2's
+SAFETENSORS = dict(F64=torch.float64, F32=torch.float32, F16=torch.float16, BF16=torch.bfloat16)
+
+
+def read_safetensors(path):
+    """{name: tensor} of a .safetensors file, read without its package: 8 bytes (the header's length,
+    little-endian), a JSON header {name: {dtype, shape, data_offsets}}, then the tensors' bytes. It runs no code."""
+    try:
+        with open(path, 'rb') as f:
+            header = json.loads(f.read(int.from_bytes(f.read(8), 'little')))
+            data = bytearray(f.read())
+        header.pop('__metadata__', None)
+        return {name: torch.frombuffer(data, dtype=SAFETENSORS[t['dtype']], offset=t['data_offsets'][0],
+                                       count=math.prod(t['shape'])).view(t['shape']) for name, t in header.items()}
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, RuntimeError, MemoryError) as e:
+        raise ValueError(f'{path} is not a readable safetensors file ({type(e).__name__}): fetch it again') from None
+
+
+def gpt2_files(source):
+    """-> (config.json's dict, {name: tensor}) of GPT-2 in Hugging Face's layout, from a folder of its files
+    (config.json and model.safetensors or pytorch_model.bin), else by name ('gpt2' ... 'gpt2-xl') through
+    transformers, which downloads it: imported only here, when it is asked for."""
+    folder, fix = Path(source).expanduser(), "give a folder of GPT-2's files in Hugging Face's layout"
+    if folder.is_dir():
+        try:
+            config = json.loads((folder / 'config.json').read_text(encoding='utf-8-sig'))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+            why = getattr(e, 'strerror', None) or type(e).__name__
+            raise ValueError(f"cannot read {folder / 'config.json'} ({why}): {fix}") from None
+        if not isinstance(config, dict):
+            raise ValueError(f"{folder / 'config.json'} holds no JSON object of keys: {fix}")
+        if (folder / 'model.safetensors').is_file():
+            weights = read_safetensors(folder / 'model.safetensors')
+        elif (folder / 'pytorch_model.bin').is_file():
+            try:  # weights_only: a pickle from elsewhere could run code
+                weights = torch.load(folder / 'pytorch_model.bin', map_location='cpu', weights_only=True)
+            except Exception as e:  # torch.load raises many types for a damaged file
+                raise ValueError(f"{folder / 'pytorch_model.bin'} does not load as tensors ({type(e).__name__}): "
+                                 f'{fix}') from None
+        else:
+            raise ValueError(f'{folder} holds neither model.safetensors nor pytorch_model.bin: {fix}')
+    else:
+        try:
+            from transformers import GPT2LMHeadModel
+        except ImportError:
+            raise ValueError(f'init_from={source!r} is not a folder; fetching it needs transformers (pip install '
+                             f'transformers) and the network: install it, or {fix}') from None
+        try:
+            hf = GPT2LMHeadModel.from_pretrained(source)
+        except (OSError, ValueError) as e:
+            raise ValueError(f'transformers cannot load {source!r} ({str(e)[:120]}): name a GPT-2 '
+                             f"('gpt2', 'gpt2-medium', ...) with the network up, or {fix}") from None
+        config, weights = hf.config.to_dict(), hf.state_dict()
+    return config, {k.removeprefix('transformer.'): v for k, v in weights.items()}
+
+
+def gpt2_args(config, variant, given, block_size):
+    """GPT-2's shape, from its config.json, as GPTConfig fields over a new run's: refused where the `variant`'s flags
+    or a model key `given` on the command line contradict it. tie_embeddings is free: an untied head starts from
+    wte."""
+    try:
+        shape = dict(GPT2_FLAVOUR, n_layer=config['n_layer'], n_head=config['n_head'], n_embd=config['n_embd'],
+                     vocab_size=config['vocab_size'], tie_embeddings=given.get('tie_embeddings', True))
+        shape['mlp'] = 'gelu' if config.get('activation_function') == 'gelu' else 'gelu_tanh'  # else gelu_new
+        ok = config.get('n_inner') in (None, 4 * shape['n_embd']) and config.get('layer_norm_epsilon', 1e-5) == 1e-5
+        positions = config['n_positions']
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"init_from's config.json lacks GPT-2's {e}: give a folder of GPT-2's files") from None
+    if not ok:
+        raise ValueError("init_from's config.json has an MLP width other than 4 n_embd or a LayerNorm eps other "
+                         "than 1e-5, which this file's GPT-2 flavour does not build: give GPT-2's own files")
+    for key, value in shape.items():
+        if given.get(key, value) != value or variant.get(key, value) != value:
+            how = f'drop --{key}' if key in given else 'choose a variant with a standard block (not universal_*)'
+            raise ValueError(f'init_from loads GPT-2, whose {key} is {value!r}: {how}')
+    if not 0 < block_size <= positions:
+        raise ValueError(f'GPT-2 has {positions} positions: set block_size <= {positions}')
+    return {**shape, 'block_size': block_size}

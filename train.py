@@ -17,12 +17,15 @@ config: step s's examples are a function of (seed, s) (data/loader.py), so N pro
 with N-fold gradient accumulation computes, and a resumed run ends with an uninterrupted one's weights.
 """
 import ast
+import ctypes
 import math
 import os
 import re
 import sys
 import time
+import warnings
 import zlib
+from contextlib import nullcontext
 from dataclasses import fields
 from pathlib import Path
 
@@ -30,13 +33,15 @@ import numpy as np
 import torch
 import torch.distributed as dist
 from torch.nn import functional as F
+from torch.nn.parallel import DistributedDataParallel as DDP
+from tqdm import tqdm
 
-from data import runs, synthetic
-from data.loader import (ConfigError, ReportedElsewhere, batches, compute_dtype, ddp_model, fitting_model,
-                         generate_missing, leave, load_data, processes, read_json, task_keys, task_module, together,
-                         unknown)
-from data.runs import load_checkpoint
-from model import GPTConfig, PEAK_FLOPS, VARIANTS
+import checkpoint
+from checkpoint import ReportedElsewhere, load_checkpoint, together
+from data import synthetic
+from data.loader import (ConfigError, batches, generate_missing, load_data, prompt_codec, read_json, task_keys,
+                         task_module, unknown)
+from model import GPT, PEAK_FLOPS, VARIANTS, GPTConfig, check_config, gpt2_args, gpt2_files
 
 _before_config = set(globals())
 # ----------------------------------------------------------------------------- config
@@ -121,7 +126,28 @@ AT_LEAST = dict(seed=0, data_seed=0, block_size=0, max_iters=0, batch_size=1, gr
                 temperature=0, top_k=0, n_train=0, n_test=0)
 
 
-# ----------------------------------------------------------------------------- config handling
+# ----------------------------------------------------------------------------- the config: the one place a run's keys are checked
+
+def parse_args(argv):
+    """['config.json', '--key=value', '--flag'] -> overrides. Values are Python literals, else strings; a key
+    whose default is a string takes the text as typed (--prompt=75 is the prompt '75')."""
+    text_keys = {k for k, v in {**DEFAULTS, **{k: f.default for k, f in MODEL_KEYS.items()}}.items()
+                 if isinstance(v, str)}
+    overrides = {}
+    for arg in argv:
+        if not arg.startswith('--'):
+            if not arg.endswith('.json') or not os.path.exists(arg):
+                raise ConfigError(f"'{arg}' is neither --key=value nor an existing .json config file")
+            saved = read_json(arg, 'give a config.json that train.py wrote, or --key=value flags')
+            overrides.update({k: v for k, v in saved.items() if k != 'overwrite'})  # replacing a run: typed, not read
+            continue
+        key, eq, value = arg[2:].partition('=')
+        try:
+            overrides[key] = (value if key in text_keys else ast.literal_eval(value)) if eq else True  # a bare --flag
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            overrides[key] = value
+    return overrides
+
 
 def check_keys(overrides, known):
     """overrides, each key one of `known` (else the error names the closest) and each value of its default's type (an
@@ -172,29 +198,17 @@ def resolve(overrides):
                           'evaluate it with --resume instead')
     if cfg.get('causal') is False and not cfg['classify'] and cfg['task'] != 'yelp':  # Yelp: padding after its label
         raise ConfigError(f"causal=False lets a position read what follows it, its targets in {cfg['task']}: drop it")
+    if not cfg['out_dir'] or '\0' in cfg['out_dir']:  # '' would write runs into the folder the command runs in
+        raise ConfigError(f"out_dir={cfg['out_dir']!r} names no folder: give one (the default is 'out'; '.' for "
+                          f'this folder)')
+    if cfg['run_name'] in ('.', '..') or any(c in cfg['run_name'] for c in '/\\\0') or \
+            len(cfg['run_name'].encode()) > 200:  # a folder name holds 255 bytes, and its temporaries a few more
+        raise ConfigError(f"run_name={cfg['run_name'][:80]!r} must be a plain folder name inside out_dir (no '/', "
+                          f"'\\', '..' or NUL; at most 200 bytes): to write elsewhere, set out_dir")
+    if '\0' in cfg['data_dir']:
+        raise ConfigError(f"data_dir={cfg['data_dir']!r} holds a NUL byte, which no folder's name can: give a folder")
     cfg['out_dir'], cfg['data_dir'] = os.path.expanduser(cfg['out_dir']), os.path.expanduser(cfg['data_dir'])
     return cfg
-
-
-def parse_args(argv):
-    """['config.json', '--key=value', '--flag'] -> overrides. Values are Python literals, else strings; a key
-    whose default is a string takes the text as typed (--prompt=75 is the prompt '75')."""
-    text_keys = {k for k, v in {**DEFAULTS, **{k: f.default for k, f in MODEL_KEYS.items()}}.items()
-                 if isinstance(v, str)}
-    overrides = {}
-    for arg in argv:
-        if not arg.startswith('--'):
-            if not arg.endswith('.json') or not os.path.exists(arg):
-                raise ConfigError(f"'{arg}' is neither --key=value nor an existing .json config file")
-            saved = read_json(arg, 'give a config.json that train.py wrote, or --key=value flags')
-            overrides.update({k: v for k, v in saved.items() if k != 'overwrite'})  # replacing a run: typed, not read
-            continue
-        key, eq, value = arg[2:].partition('=')
-        try:
-            overrides[key] = (value if key in text_keys else ast.literal_eval(value)) if eq else True  # a bare --flag
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            overrides[key] = value
-    return overrides
 
 
 def help_text(task_name):
@@ -219,8 +233,6 @@ def help_text(task_name):
     return '\n'.join(lines)
 
 
-# ----------------------------------------------------------------------------- training
-
 def model_label(cfg):
     """The variant and the model keys given on top of it: 'standard,frozen_mlp=True'."""
     return ','.join([cfg['variant']] + [f'{k}={cfg[k]}' for k in MODEL_KEYS if k in cfg and k not in DEFAULTS])
@@ -232,28 +244,139 @@ def run_dir_of(cfg):
     base = resolve({'task': cfg['task']})
     changed = [f'{k}={v}' for k, v in cfg.items() if k in base and k not in NOT_NAMED + ('task', 'variant', 'data_dir')
                and v != base[k]]  # the model keys given are in model_label
-    return runs.run_dir(cfg, ','.join([model_label(cfg), *changed]), NOT_NAMED)
+    return checkpoint.run_dir(cfg, ','.join([model_label(cfg), *changed]), NOT_NAMED)
 
 
 def find_run(overrides, action):
     """The ckpt.pt of the run that `overrides` name (run_name, else its keys), to `action` it (resume, sample)."""
     named = resolve({k: v for k, v in overrides.items() if k in ('out_dir', 'run_name')})
     cfg = named if named['run_name'] else resolve(overrides)
-    return runs.find_checkpoint(cfg, overrides, run_dir_of(cfg), RESUMABLE, action)
+    return checkpoint.find_checkpoint(cfg, overrides, run_dir_of(cfg), RESUMABLE, action)
 
 
-def get_lr(step, cfg):
-    """Linear warm-up, then decay to min_lr at lr_decay_iters: cosine (nanoGPT) or linear (HF's
-    get_linear_schedule_with_warmup, the authors' language-modeling and Yelp trainers, whose min_lr is 0)."""
-    decay_iters = cfg['lr_decay_iters'] or cfg['max_iters']
-    if step < cfg['warmup_iters']:
-        return cfg['learning_rate'] * (step + 1) / (cfg['warmup_iters'] + 1)
-    if step >= decay_iters:
-        return cfg['min_lr']
-    ratio = (step - cfg['warmup_iters']) / max(1, decay_iters - cfg['warmup_iters'])
-    fraction = 1.0 - ratio if cfg['lr_schedule'] == 'linear' else 0.5 * (1.0 + math.cos(math.pi * ratio))
-    return cfg['min_lr'] + fraction * (cfg['learning_rate'] - cfg['min_lr'])
+# ----------------------------------------------------------------------------- devices, processes and memory
 
+def pick_device(name):
+    """'auto' -> the best device here; any other name is checked against what this machine has."""
+    if name == 'auto':
+        return 'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'
+    kind, colon, index = name.partition(':')
+    if name not in ('cpu', 'mps', 'cuda') and not (kind == 'cuda' and index.isdigit()):
+        raise ConfigError(f"device={name!r} is not one of 'auto', 'cpu', 'cuda', 'cuda:N', 'mps'")
+    available = dict(cpu=1, cuda=torch.cuda.device_count(), mps=int(torch.backends.mps.is_available()))[kind]
+    if int(index or 0) >= available:
+        raise ConfigError(f'device={name!r}, but this machine has {available or "no"} {kind} device'
+                          f'{"s" if available != 1 else ""}: use device=auto or cpu')
+    return name
+
+
+def compute_dtype(cfg, device_type):
+    """-> (dtype name, autocast context); 'auto': bfloat16 where the GPU has it, else float16; float32 off CUDA."""
+    dtype = cfg['dtype']
+    if dtype == 'auto':
+        dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
+    if dtype not in ('float32', 'bfloat16', 'float16'):
+        raise ConfigError(f"dtype={dtype!r} is not one of 'auto', 'float32', 'bfloat16', 'float16'")
+    if dtype == 'bfloat16' and device_type == 'cuda' and not torch.cuda.is_bf16_supported():
+        raise ConfigError('this GPU has no bfloat16: use dtype=float16 (with loss scaling) or float32')
+    return dtype, nullcontext() if dtype == 'float32' else torch.autocast(device_type, dtype=getattr(torch, dtype))
+
+
+def keep_freed_memory():
+    """CPU training: make glibc's malloc keep freed memory for reuse instead of handing every large block (a
+    batch, the logits, their gradient) back to the kernel, which zero-fills fresh pages for it at every step
+    otherwise (README, Speed). tcmalloc and jemalloc, which PyTorch's CPU performance guide recommends, do the
+    same. Linux/glibc only; elsewhere nothing changes."""
+    try:
+        libc = ctypes.CDLL('libc.so.6')
+        libc.mallopt(-4, 0)  # M_MMAP_MAX = 0: serve large blocks from the heap, not from fresh mmap pages
+        libc.mallopt(-1, ctypes.c_int(2 ** 31 - 1))  # M_TRIM_THRESHOLD: keep the freed top of the heap
+    except (OSError, AttributeError):
+        pass
+
+
+def torchrun():
+    """Whether torchrun started this process (it sets RANK)."""
+    return int(os.environ.get('RANK', -1)) != -1
+
+
+def leave(code):
+    """Ends train.py's command line with exit status `code` (0: returns, so that a caller in this process goes on).
+    A process torchrun started ends with os._exit(code), after the run has closed everything it wrote, skipping the
+    interpreter's teardown. There, a gloo worker thread may still be freeing the last backward's all-reduce, whose
+    saved autograd context needs the GIL to free; a thread that takes the GIL while the interpreter finalizes kills
+    the process (SIGABRT, 'terminate called without an active exception'), a few times in a hundred two-process CPU
+    runs under load (torch 2.13)."""
+    if torchrun():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    if code:
+        sys.exit(code)
+
+
+def device_memory(device):
+    """Bytes of memory on the device for this process: the GPU's, or its share of this machine's RAM (the processes
+    torchrun started here share it); None where it cannot be told."""
+    if device.startswith('cuda'):
+        return torch.cuda.get_device_properties(device).total_memory
+    if device == 'cpu' and hasattr(os, 'sysconf'):
+        return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') // int(os.environ.get('LOCAL_WORLD_SIZE', 1))
+    return None
+
+
+def check_fits(need, device, what, fits):
+    """Refuses memory the device does not have before it is asked for (else an OOM kill, or a machine swapping for
+    hours); fits(bytes the device has) says what would fit."""
+    have = device_memory(device)
+    if have and need > have:
+        raise ConfigError(f'{what} would take {need / 2**30:,.1f} GiB, and this {device} has {have / 2**30:,.1f} GiB: '
+                          f'{fits(have)}')
+
+
+def fitting_model(model_args, cfg, T, device):
+    """GPT(model_args) on the device, once it is known to fit there: built first on the meta device, which allocates
+    nothing, so that a vocab_size, width or batch the memory cannot hold is refused with what would fit. Counted: fp32
+    weights and buffers, each trained weight's gradient and two AdamW moments, and per training example the
+    activations kept for the backward pass (about 16 widths and two attention maps a layer and position) and the
+    logits with their gradient; per evaluation example (no_grad) one layer's and the logits with their float32 copy."""
+    def cost(**changed):  # -> (parameters, bytes of fp32 weights, buffers and AdamW state), built on the meta device
+        with torch.device('meta'):
+            model = GPT(GPTConfig(**{**model_args, **changed}))
+        n = model.get_num_params(False)
+        return n, 4 * (n + sum(b.numel() for b in model.buffers())) + 12 * model.get_num_params()
+    c = GPTConfig(**model_args)
+    check_config(c)  # a ValueError that says what to do: train() reports it as bad input
+    try:  # one block and two, the others by arithmetic: 10^9 layers are refused before 10^9 are built
+        (n1, one), (n2, two) = cost(n_layer=1), cost(n_layer=2)
+        params, weights = n1 + (c.n_layer - 1) * (n2 - n1), one + (c.n_layer - 1) * (two - one)
+    except ValueError:  # universal_sparse's width is a function of its depth: built whole
+        params, weights = cost()
+    check_fits(weights, device, f'the weights and optimizer state ({params:,} parameters)',
+               lambda have: f'at most {have // 16:,} parameters fit: lower vocab_size, n_embd, n_layer or block_size')
+    outputs = c.n_classes or c.vocab_size
+    kept = 4 * T * (c.n_layer * (16 * c.n_embd + 2 * c.n_head * T) + 2 * outputs)  # training: kept for the backward
+    passing = 4 * T * (16 * c.n_embd + 2 * c.n_head * T + 2 * outputs)  # evaluation, no_grad: one layer's at a time
+    evals = min(cfg['eval_batch_size'], cfg['eval_examples'] or cfg['eval_batch_size'])  # the largest it evaluates
+    for what, per, n, key in (('a batch', kept, cfg['batch_size'], 'batch_size'),
+                              ('an evaluation batch', passing, evals, 'eval_batch_size')):
+        check_fits(weights + per * n, device, f'the weights and {what} of {n:,} examples',
+                   lambda have: f'about {(have - weights) // per:,} examples fit: lower {key}')
+    return GPT(c).to(device)
+
+
+def prompt_batch(c, ids, n, new, device):
+    """--sample's n copies of the prompt `ids`, to continue by `new` tokens from a model of GPTConfig c, once they fit:
+    each takes one forward pass's activations, attention and logits, and 64 bytes a token (a tensor, a list, text)."""
+    forward, length = 4 * c.block_size * (8 * c.n_embd + 2 * c.n_head * c.block_size) + 8 * c.vocab_size, len(ids) + new
+    longest = lambda have: (have // n - forward) // 64 - len(ids)  # the max_new_tokens that fit n samples
+    check_fits(n * (forward + 64 * length), device, f'{n:,} samples of {length:,} tokens',
+               lambda have: f'{have // (forward + 64 * length):,} such samples fit' + (
+                   f', or {n:,} of max_new_tokens={longest(have):,}' if longest(have) > 0 else ''))
+    return torch.tensor([ids], device=device).repeat(n, 1)
+
+
+# ----------------------------------------------------------------------------- training
 
 def model_args_of(cfg, meta, T, gpt2=None):
     """A new run's GPTConfig: the variant's flags, then the config's model keys; T and vocabulary the task's, or with
@@ -263,7 +386,7 @@ def model_args_of(cfg, meta, T, gpt2=None):
     args['vocab_size'] = args.get('vocab_size') or meta['vocab_size']
     if gpt2:  # the model keys typed: those not at train.py's defaults, and any GPTConfig field given
         given = {k: cfg[k] for k in MODEL_KEYS if k in cfg and (k not in DEFAULTS or cfg[k] != DEFAULTS[k])}
-        args.update(runs.gpt2_model_args(gpt2[0], VARIANTS[cfg['variant']], given, args['block_size']))
+        args.update(gpt2_args(gpt2[0], VARIANTS[cfg['variant']], given, args['block_size']))
     if cfg['classify']:
         # the authors' Yelp model as it ran (trainer_classifier.py; transformers 4.50-4.52: SDPA ignores is_causal):
         # a head output per class at the review's last token (loader.class_targets), softmax causal, MixiT both ways
@@ -277,6 +400,19 @@ def model_args_of(cfg, meta, T, gpt2=None):
         raise ConfigError(f"vocab_size={args['vocab_size']} is smaller than the task's {meta['vocab_size']}: "
                           f'leave it unset or make it larger (padding, e.g. to a multiple of 64)')
     return args
+
+
+def get_lr(step, cfg):
+    """Linear warm-up, then decay to min_lr at lr_decay_iters: cosine (nanoGPT) or linear (HF's
+    get_linear_schedule_with_warmup, the authors' language-modeling and Yelp trainers, whose min_lr is 0)."""
+    decay_iters = cfg['lr_decay_iters'] or cfg['max_iters']
+    if step < cfg['warmup_iters']:
+        return cfg['learning_rate'] * (step + 1) / (cfg['warmup_iters'] + 1)
+    if step >= decay_iters:
+        return cfg['min_lr']
+    ratio = (step - cfg['warmup_iters']) / max(1, decay_iters - cfg['warmup_iters'])
+    fraction = 1.0 - ratio if cfg['lr_schedule'] == 'linear' else 0.5 * (1.0 + math.cos(math.pi * ratio))
+    return cfg['min_lr'] + fraction * (cfg['learning_rate'] - cfg['min_lr'])
 
 
 @torch.no_grad()
@@ -306,68 +442,131 @@ def evaluate(model, x, y, batch_size, ctx, rank=0, world=1, exact=True):
                 else {}, eval_tokens_per_s=examples * x.shape[1] / (time.time() - t0))
 
 
+class Progress:
+    """The progress bar, of training batches, not held-out numbers: the step's loss (all micro-batches and processes),
+    the accuracy per scored token of rank 0's last micro-batch, tokens/s and, on a GPU named in `peaks`
+    (model.PEAK_FLOPS), the model FLOPs utilization, each over the steps since the last update (the only sync)."""
+
+    def __init__(self, cfg, step, show, model, examples_per_step, T, peaks=PEAK_FLOPS):
+        self.bar = tqdm(total=cfg['max_iters'], initial=step, disable=not show, dynamic_ncols=True, desc='train')
+        self.model, self.examples, self.T, self.step, self.t = model, examples_per_step, T, step, time.time()
+        gpu = torch.cuda.get_device_name() if next(model.parameters()).is_cuda else ''
+        self.peak = next((v for k, v in peaks.items() if k in gpu), None)
+
+    def log(self, step, loss, predicted, y):
+        scored = y != -1
+        acc = ((predicted == y) & scored).sum().item() / max(1, scored.sum().item())
+        dt, examples = time.time() - self.t, self.examples * (step - self.step)
+        postfix = dict(batch_loss=f'{loss:.4f}', batch_acc=f'{acc:.3f}', tok_s=f'{examples * self.T / dt:,.0f}')
+        if self.peak:
+            postfix['mfu'] = f'{self.model.estimate_mfu(examples, dt, self.peak):.1%}'
+        self.t, self.step = time.time(), step
+        self.bar.set_postfix(postfix, refresh=False)
+        self.bar.update(step - self.bar.n)
+
+
+def summary(label, m, corpus):
+    """A run's last line, after its `label`: a corpus's log perplexity, else the accuracy on the evaluated split."""
+    names = {'val': 'held-out', 'train': 'training-set', 'validation': 'validation'}
+    where = names.get(m['eval_split'], f"{m['eval_split']}-set")
+    result = (f"{m['eval_split']} log perplexity {m['val_loss']:.4f} (perplexity {math.exp(m['val_loss']):.2f}, "
+              f"next-token accuracy {m['val_acc']:.2%})" if corpus else f"{where} accuracy {m['val_acc']:.2%} per "
+              f"scored token, {m['val_exact']:.2%} exact match, loss {m['val_loss']:.4f}")
+    return f"{label}: {result} after {m['step']} steps ({m['wall_s']:.0f} s)"
 def train(config=None):
     """Trains one run; returns its final metrics. `config` holds the keys to override (see --help). Everything is
     checked before the run's folder is touched: the keys, the checkpoint, the data, the model."""
+    # the config: the keys given, or a resumed run's checkpoint with them (checkpoint.py)
     overrides = dict(config or {})
-    path = find_run(overrides, 'resume') if overrides.get('resume') else None  # its ckpt.pt
+    path = find_run(overrides, 'resume') if overrides.get('resume') else None
     ckpt = load_checkpoint(path) if path else None
-    cfg = runs.resumed_config(ckpt, overrides, resolve, RESUMABLE) if ckpt else resolve(overrides)
+    cfg = checkpoint.resumed_config(ckpt, overrides, resolve, RESUMABLE) if ckpt else resolve(overrides)
     run_dir = path.parent if path else run_dir_of(cfg)
 
-    ddp, rank, world, device, own_group = processes(cfg)
+    # the device and torchrun's processes: each runs a slice of every step's micro-batches on its own GPU or its
+    # share of the CPU; gradient_accumulation_steps counts the micro-batches of all processes together
+    ddp = torchrun()
+    rank, world = (int(os.environ['RANK']), int(os.environ['WORLD_SIZE'])) if ddp else (0, 1)
+    device = pick_device(cfg['device'])
+    if ddp and device.startswith('cuda'):
+        device = f"cuda:{os.environ['LOCAL_RANK']}"
+        torch.cuda.set_device(device)
+    own_group = ddp and not dist.is_initialized()  # a caller's process group is the caller's to end
+    if own_group:
+        dist.init_process_group(backend='nccl' if device.startswith('cuda') else 'gloo')
+    if cfg['gradient_accumulation_steps'] % world:
+        raise ConfigError(f"gradient_accumulation_steps={cfg['gradient_accumulation_steps']} must be a multiple of "
+                          f'the {world} processes')
     master, device_type = rank == 0, device.split(':')[0]
-    with together(ddp):  # rank 0 generates a synthetic task's missing files; the other processes wait for them
+    if device_type == 'cpu':
+        keep_freed_memory()
+    gas = cfg['gradient_accumulation_steps']
+    global_batch, local_steps = cfg['batch_size'] * gas, gas // world
+
+    # the data and the model. What may fail on some processes only (their machine's files, device and memory) is
+    # checked together, so that every process stops with the first failure (checkpoint.together)
+    with together(ddp):  # rank 0 generates a synthetic task's missing files; the others wait for them
         if master:
             generate_missing(cfg)
-    with together(ddp):  # what may fail on some processes only: their machine's data, device and memory
+    with together(ddp):
         dtype, ctx = compute_dtype(cfg, device_type)
         meta, train_data, (x_val, y_val), T = load_data(cfg, generate=False)
-        runs.same_data(ckpt, meta)
-        gpt2 = runs.gpt2_weights(cfg['init_from']) if cfg['init_from'] and not ckpt else None  # (config, weights)
-        raw_model = fitting_model(ckpt['model_args'] if ckpt else model_args_of(cfg, meta, T, gpt2), cfg, T, device)
-        loaded = runs.load_gpt2(raw_model, gpt2[1], cfg['init_from']) if gpt2 else ''  # what it set, what not
+        if ckpt:
+            checkpoint.same_data(ckpt, meta)
+        try:  # GPT-2's files, shape and weights (model.py) or this code's init; a ValueError is the user's to fix
+            gpt2 = gpt2_files(cfg['init_from']) if cfg['init_from'] and not ckpt else None
+            model_args = ckpt['model_args'] if ckpt else model_args_of(cfg, meta, T, gpt2)
+            raw_model = fitting_model(model_args, cfg, T, device)
+            own, unused = raw_model.load_gpt2(gpt2[1]) if gpt2 else ((), ())
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
     batch = batches(cfg, train_data, T, device, rank, world, meta['vocab_size'])
-    gas = cfg['gradient_accumulation_steps']  # micro-batches per step over all processes: local_steps each
-    global_batch, local_steps = cfg['batch_size'] * gas, gas // world
     x_val, y_val = x_val.to(device), y_val.to(device)
+
+    # the optimizer, and a resumed run's weights, optimizer state and step
     optimizer = raw_model.configure_optimizers(cfg['weight_decay'], cfg['learning_rate'],
                                                (cfg['beta1'], cfg['beta2']), device_type)
     scaler = torch.amp.GradScaler(device_type, enabled=dtype == 'float16')
-    if ckpt is not None:
-        runs.restore(ckpt, raw_model, optimizer, scaler)
+    if ckpt:
+        checkpoint.restore(ckpt, raw_model, optimizer, scaler)
     step = start = ckpt['step'] if ckpt else 0
     if dtype != 'float32':
         raw_model.fixed_to(getattr(torch, dtype))  # the fixed matrices in the compute dtype: no cast per step
     model = torch.compile(raw_model) if cfg['compile'] or cfg['compile'] is None and 'cuda' in device else raw_model
-    if ddp:
-        model = ddp_model(model, device)
+    if ddp:  # the buffers are the fixed matrices, the same on every rank (seeded): no broadcast before a forward.
+        # torch 2.13 deprecates broadcast_buffers for forward_sync_buffers, which torch 2.11 lacks
+        with warnings.catch_warnings():
+            warnings.filterwarnings('ignore', '`broadcast_buffers` is deprecated', FutureWarning)
+            model = DDP(model, device_ids=[int(device.split(':')[1])] if device_type == 'cuda' else None,
+                        broadcast_buffers=False)
     trained = [p for p in raw_model.parameters() if p.requires_grad]
     corpus = isinstance(train_data, np.memmap)  # a corpus's token stream; else fixed-length examples
     split = 'validation' if cfg['val_frac'] else cfg['eval_split'] or meta['eval_split']  # in every log line
     if master:
-        data = 'a fresh training batch every step' if cfg['online'] else f'{len(train_data):,} training tokens' \
-            if corpus else f'{len(train_data[0]):,} training examples'
+        data = ('a fresh training batch every step' if cfg['online'] else f'{len(train_data):,} training tokens'
+                if corpus else f'{len(train_data[0]):,} training examples')
         print(f"{cfg['task']} / {model_label(cfg)}: {raw_model.get_num_params():,} trained of "
               f"{raw_model.get_num_params(False):,} parameters, {data}, length {T}, {device} {dtype}, "
               f"{world} process(es), in {run_dir}")
-        if loaded:
-            print(loaded)
+        if gpt2:
+            print(f"GPT-2's weights from {cfg['init_from']}; at this code's init: {', '.join(own) or 'none'}; "
+                  f"GPT-2's left unused: {', '.join(unused) or 'none'}")
 
-    with runs.Run(run_dir, cfg, meta, ckpt, NOT_NAMED, write=master, ddp=ddp) as run:
-        progress = runs.Progress(cfg, step, master and cfg['progress'], raw_model, global_batch, T, PEAK_FLOPS)
+    # the loop: an optimizer step over the micro-batches; every log_interval steps the progress bar, every
+    # eval_interval steps an evaluation, which checkpoint.Run records (its log line, ckpt.pt and W&B)
+    with checkpoint.Run(run_dir, cfg, meta, ckpt, NOT_NAMED, write=master, ddp=ddp) as run:
+        progress = Progress(cfg, step, master and cfg['progress'], raw_model, global_batch, T)
         t_start, metrics, train_loss = time.time(), None, float('nan')
-        stats = torch.zeros(2, device=device)  # the step's mean loss, non-finite losses: read at log steps alone
         while step < cfg['max_iters']:
             lr = get_lr(step, cfg)
             for group in optimizer.param_groups:
                 group['lr'] = lr
-            stats[0] = 0
             evaluated = (step + 1) % cfg['eval_interval'] == 0 or step + 1 == cfg['max_iters']
             logged = evaluated or (step + 1) % cfg['log_interval'] == 0  # the only host-device syncs
+            losses = []
             for micro, (xb, yb) in enumerate(batch(step)):
-                if cfg['dropout'] > 0:  # dropout masks as a function of (seed, step, micro-batch) too
-                    torch.manual_seed(zlib.crc32(f"{cfg['seed']}:{step}:{rank * local_steps + micro}".encode()))
+                if cfg['dropout'] > 0:
+                    seed_dropout(cfg['seed'], step, rank * local_steps + micro)
                 if ddp:  # all-reduce the gradients once, on the last micro-batch
                     model.require_backward_grad_sync = micro == local_steps - 1
                 with ctx:
@@ -377,8 +576,7 @@ def train(config=None):
                 predicted = logits.argmax(-1) if logged and micro == local_steps - 1 else None
                 del logits
                 scaler.scale(loss).backward()
-                stats[0] += loss.detach()
-                stats[1] += ~torch.isfinite(loss.detach())
+                losses.append(loss.detach())
             if cfg['grad_clip']:
                 scaler.unscale_(optimizer)
                 torch.nn.utils.clip_grad_norm_(trained, cfg['grad_clip'])
@@ -388,21 +586,24 @@ def train(config=None):
             step += 1
 
             if logged:
+                step_loss = torch.stack(losses).sum()
                 if ddp:  # the mean over every process's micro-batches; all stop together on a non-finite loss
-                    dist.all_reduce(stats)
-                train_loss = stats[0].item() / world
-                if stats[1].item():
+                    dist.all_reduce(step_loss)
+                train_loss = step_loss.item() / world
+                if not math.isfinite(train_loss):
                     raise run.non_finite(step)
                 progress.log(step, train_loss, predicted, yb)
             if evaluated:
                 ev = evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world, not corpus)
                 if not math.isfinite(ev['val_loss']):  # never overwrite good weights with bad
                     raise run.non_finite(step)
-                metrics = dict(step=step, tokens=step * global_batch * T, train_loss=train_loss, **ev, eval_split=split,
-                               lr=lr, elapsed_s=time.time() - t_start)
+                metrics = dict(step=step, tokens=step * global_batch * T, train_loss=train_loss, **ev,
+                               eval_split=split, lr=lr, elapsed_s=time.time() - t_start)
                 run.record(metrics, raw_model, optimizer, scaler)
         progress.bar.close()
-    if metrics is None:  # nothing left to train: report the checkpoint's weights
+
+    # the end: with nothing left to train, the checkpoint's weights are evaluated; the last line says the result
+    if metrics is None:
         metrics = dict(step=step, train_loss=train_loss,
                        **evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world, not corpus))
     wall = time.time() - t_start
@@ -410,17 +611,37 @@ def train(config=None):
                    tokens_per_s=global_batch * T * (step - start) / wall, trainable_params=raw_model.get_num_params(),
                    run_dir=str(run_dir))
     if master:
-        print(runs.summary(f"{cfg['task']} / {model_label(cfg)}", metrics, corpus))
+        print(summary(f"{cfg['task']} / {model_label(cfg)}", metrics, corpus))
     if own_group:
         dist.destroy_process_group()
     return metrics
 
 
+def seed_dropout(seed, step, micro):
+    """Dropout masks as a function of (seed, step, micro-batch over all processes), as every batch is: a resumed
+    run, or one of N processes, draws what an uninterrupted single process draws."""
+    torch.manual_seed(zlib.crc32(f'{seed}:{step}:{micro}'.encode()))
+
+
+# ----------------------------------------------------------------------------- sampling and the command line
+@torch.no_grad()
 def sample_text(config=None):
-    """Continues `prompt` num_samples times with the weights of a run's ckpt.pt; -> the texts, prompt included. The run
-    is found from its keys, as --resume finds it: its run_name, or the keys it was trained with."""
+    """Continues `prompt` num_samples times with the weights of a run's ckpt.pt (model.generate); -> the texts,
+    prompt included. The run is found from its keys, as --resume finds it: its run_name, or its training keys."""
     ckpt = load_checkpoint(find_run(dict(config or {}), 'sample'))
-    return runs.sample(ckpt, resolve({**ckpt['config'], **(config or {})}))
+    cfg = resolve({**ckpt['config'], **(config or {})})
+    device = pick_device(cfg['device'])
+    model = GPT(GPTConfig(**ckpt['model_args']))
+    model.load_state_dict(ckpt['model'])
+    model.to(device).eval()
+    ids, decode = prompt_codec(ckpt['meta'], cfg['prompt'])
+    if len(ids) > model.config.block_size:
+        raise ConfigError(f'the prompt has {len(ids)} tokens; the model reads at most block_size='
+                          f'{model.config.block_size}: shorten it')
+    idx = prompt_batch(model.config, ids, cfg['num_samples'], cfg['max_new_tokens'], device)
+    torch.manual_seed(cfg['seed'])
+    out = model.generate(idx, cfg['max_new_tokens'], cfg['temperature'], cfg['top_k'] or None)
+    return [decode([t for t in row if t < ckpt['meta']['vocab_size']]) for row in out.tolist()]
 
 
 def main(argv):

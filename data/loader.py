@@ -1,8 +1,7 @@
 """
-The training data of a run, for train.py and the experiments: where a task's files are (generated on first
-use for a synthetic task), the training batch of every optimizer step, the held-out split, and where the
-batches live (the device, pinned memory, the CPU allocator); and the processes and devices that run it: torchrun's
-processes stopping together (together), DistributedDataParallel, and what fits in the device's memory (fitting_model).
+The data of a run, for train.py and the experiments: where a task's files are (generated on first use for a
+synthetic task), their checks, the training batch of every optimizer step and the held-out split, and a prompt in
+a task's tokens (--sample).
 
 A batch is a function of (seed, step) only: examples by a fresh permutation per epoch, windows of a token
 stream at offsets drawn from a generator seeded by (seed, step) (nanoGPT's get_batch, made reproducible),
@@ -10,70 +9,21 @@ or, online, fresh examples from the task's generator (held-out inputs redrawn). 
 exactly what one process with N-fold gradient accumulation computes, and a resumed run sees the batches an
 uninterrupted one would.
 """
-import ctypes
 import difflib
 import json
-import os
-import sys
-import warnings
 import zipfile
 import zlib
-from contextlib import contextmanager, nullcontext
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import torch
-import torch.distributed as dist
-from torch.nn.parallel import DistributedDataParallel as DDP
 
 from data import corpus, synthetic
-from model import GPT, GPTConfig, check_config
 
 
 class ConfigError(ValueError):
     """Bad input: an unknown key, a wrong type, an impossible combination, missing data."""
-
-
-def command_line_process():
-    """For an experiment's own process (not a caller's): Ctrl-C or a kill leaves no temporaries (end_on_signal), and a
-    ValueError that reaches the top (ConfigError included: a mistake in the input, missing or damaged data) ends in one
-    line 'error: ...' and exit status 2, as train.py's own errors do. Any other exception keeps its traceback."""
-    def hook(kind, error, tb):
-        if not issubclass(kind, ValueError):
-            return sys.__excepthook__(kind, error, tb)
-        print(f'error: {error}', file=sys.stderr)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(2)  # an excepthook cannot choose the exit status otherwise; every finally block has run
-    synthetic.end_on_signal()
-    sys.excepthook = hook
-
-
-class ReportedElsewhere(ConfigError):
-    """What stops this process of a torchrun, which rank 0 reports (together)."""
-
-
-@contextmanager
-def together(ddp):
-    """A block that may fail on some processes of a torchrun only (rank 0 alone writes the run's folder; each machine
-    reads its own data): at its end all learn whether any failed, and all stop with the first failure's ConfigError,
-    which rank 0 prints (train.py main). Else the others would wait in their next collective for a process that has
-    left: a gloo traceback, or an NCCL hang. No collective may run inside the block."""
-    error = None
-    try:
-        yield
-    except ConfigError as e:
-        error = e
-    if ddp:
-        messages = [None] * dist.get_world_size()
-        dist.all_gather_object(messages, error and str(error))
-        rank, message = next(((r, m) for r, m in enumerate(messages) if m is not None), (0, None))
-        if message is not None:
-            message = message if rank == 0 else f'process {rank} of the run: {message}'
-            raise ConfigError(message) if dist.get_rank() == 0 else ReportedElsewhere(message)
-    elif error is not None:
-        raise error
 
 
 def unknown(what, name, choices):
@@ -410,160 +360,6 @@ def batches(cfg, train, T, device, rank=0, world=1, vocab_size=2**16):
         x, y = to_device(x[mine], device), to_device(y[mine], device)
         return [(x[i * B:(i + 1) * B], y[i * B:(i + 1) * B]) for i in range(local)]
     return batch
-
-
-def pick_device(name):
-    """'auto' -> the best device here; any other name is checked against what this machine has."""
-    if name == 'auto':
-        return 'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'
-    kind, colon, index = name.partition(':')
-    if name not in ('cpu', 'mps', 'cuda') and not (kind == 'cuda' and index.isdigit()):
-        raise ConfigError(f"device={name!r} is not one of 'auto', 'cpu', 'cuda', 'cuda:N', 'mps'")
-    available = dict(cpu=1, cuda=torch.cuda.device_count(), mps=int(torch.backends.mps.is_available()))[kind]
-    if int(index or 0) >= available:
-        raise ConfigError(f'device={name!r}, but this machine has {available or "no"} {kind} device'
-                          f'{"s" if available != 1 else ""}: use device=auto or cpu')
-    return name
-
-
-def device_memory(device):
-    """Bytes of memory on the device for this process: the GPU's, or its share of this machine's RAM (the processes
-    torchrun started here share it); None where it cannot be told."""
-    if device.startswith('cuda'):
-        return torch.cuda.get_device_properties(device).total_memory
-    if device == 'cpu' and hasattr(os, 'sysconf'):
-        return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') // int(os.environ.get('LOCAL_WORLD_SIZE', 1))
-    return None
-
-
-def check_fits(need, device, what, fits):
-    """Refuses memory the device does not have before it is asked for (else an OOM kill, or a machine swapping for
-    hours); fits(bytes the device has) says what would fit."""
-    have = device_memory(device)
-    if have and need > have:
-        raise ConfigError(f'{what} would take {need / 2**30:,.1f} GiB, and this {device} has {have / 2**30:,.1f} GiB: '
-                          f'{fits(have)}')
-
-
-def fitting_model(model_args, cfg, T, device):
-    """GPT(model_args) on the device, once it is known to fit there: built first on the meta device, which allocates
-    nothing, so that a vocab_size, width or batch the memory cannot hold is refused with what would fit. Counted: fp32
-    weights and buffers, each trained weight's gradient and two AdamW moments, and per training example the
-    activations kept for the backward pass (about 16 widths and two attention maps a layer and position) and the
-    logits with their gradient; per evaluation example (no_grad) one layer's and the logits with their float32 copy."""
-    def cost(**changed):  # -> (parameters, bytes of fp32 weights, buffers and AdamW state), built on the meta device
-        with torch.device('meta'):
-            model = GPT(GPTConfig(**{**model_args, **changed}))
-        n = model.get_num_params(False)
-        return n, 4 * (n + sum(b.numel() for b in model.buffers())) + 12 * model.get_num_params()
-    c = GPTConfig(**model_args)
-    try:
-        check_config(c)
-    except ValueError as e:
-        raise ConfigError(str(e)) from None
-    try:  # one block and two, the others by arithmetic: 10^9 layers are refused before 10^9 are built
-        (n1, one), (n2, two) = cost(n_layer=1), cost(n_layer=2)
-        params, weights = n1 + (c.n_layer - 1) * (n2 - n1), one + (c.n_layer - 1) * (two - one)
-    except ValueError:  # universal_sparse's width is a function of its depth: built whole
-        params, weights = cost()
-    check_fits(weights, device, f'the weights and optimizer state ({params:,} parameters)',
-               lambda have: f'at most {have // 16:,} parameters fit: lower vocab_size, n_embd, n_layer or block_size')
-    outputs = c.n_classes or c.vocab_size
-    kept = 4 * T * (c.n_layer * (16 * c.n_embd + 2 * c.n_head * T) + 2 * outputs)  # training: kept for the backward
-    passing = 4 * T * (16 * c.n_embd + 2 * c.n_head * T + 2 * outputs)  # evaluation, no_grad: one layer's at a time
-    evals = min(cfg['eval_batch_size'], cfg['eval_examples'] or cfg['eval_batch_size'])  # the largest it evaluates
-    for what, per, n, key in (('a batch', kept, cfg['batch_size'], 'batch_size'),
-                              ('an evaluation batch', passing, evals, 'eval_batch_size')):
-        check_fits(weights + per * n, device, f'the weights and {what} of {n:,} examples',
-                   lambda have: f'about {(have - weights) // per:,} examples fit: lower {key}')
-    return GPT(c).to(device)
-
-
-def prompt_batch(c, ids, n, new, device):
-    """--sample's n copies of the prompt `ids`, to continue by `new` tokens from a model of GPTConfig c, once they fit:
-    each takes one forward pass's activations, attention and logits, and 64 bytes a token (a tensor, a list, text)."""
-    forward, length = 4 * c.block_size * (8 * c.n_embd + 2 * c.n_head * c.block_size) + 8 * c.vocab_size, len(ids) + new
-    longest = lambda have: (have // n - forward) // 64 - len(ids)  # the max_new_tokens that fit n samples
-    check_fits(n * (forward + 64 * length), device, f'{n:,} samples of {length:,} tokens',
-               lambda have: f'{have // (forward + 64 * length):,} such samples fit' + (
-                   f', or {n:,} of max_new_tokens={longest(have):,}' if longest(have) > 0 else ''))
-    return torch.tensor([ids], device=device).repeat(n, 1)
-
-
-def torchrun():
-    """Whether torchrun started this process (it sets RANK)."""
-    return int(os.environ.get('RANK', -1)) != -1
-
-
-def processes(cfg):
-    """-> (ddp, rank, world, device, own_group): torchrun sets RANK/WORLD_SIZE; each rank runs a slice of the
-    micro-batches (gradient_accumulation_steps counts all processes') on its own GPU or its share of the CPU."""
-    ddp = torchrun()
-    rank, world = (int(os.environ['RANK']), int(os.environ['WORLD_SIZE'])) if ddp else (0, 1)
-    device, own_group = pick_device(cfg['device']), False
-    if ddp:
-        if device.startswith('cuda'):
-            device = f"cuda:{os.environ['LOCAL_RANK']}"
-            torch.cuda.set_device(device)
-        own_group = not dist.is_initialized()  # a caller's process group is the caller's to end
-        if own_group:
-            dist.init_process_group(backend='nccl' if device.startswith('cuda') else 'gloo')
-    if cfg['gradient_accumulation_steps'] % world:
-        raise ConfigError(f"gradient_accumulation_steps={cfg['gradient_accumulation_steps']} must be a multiple of "
-                          f'the {world} processes')
-    if device.startswith('cpu'):
-        keep_freed_memory()
-    return ddp, rank, world, device, own_group
-
-
-def ddp_model(model, device):
-    """The model under DistributedDataParallel. Its buffers are the fixed matrices, the same on every rank (seeded): no
-    broadcast before each forward. torch 2.13 deprecates broadcast_buffers for forward_sync_buffers, which torch 2.11
-    lacks and which syncs at init; its warning says to keep broadcast_buffers=False meanwhile."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings('ignore', '`broadcast_buffers` is deprecated', FutureWarning)
-        return DDP(model, device_ids=[int(device.split(':')[1])] if device.startswith('cuda') else None,
-                   broadcast_buffers=False)
-
-
-def leave(code):
-    """Ends train.py's command line with exit status `code` (0: returns, so that a caller in this process goes on).
-    A process torchrun started ends with os._exit(code), after the run has closed everything it wrote, skipping the
-    interpreter's teardown. There, a gloo worker thread may still be freeing the last backward's all-reduce, whose
-    saved autograd context needs the GIL to free; a thread that takes the GIL while the interpreter finalizes kills
-    the process (SIGABRT, 'terminate called without an active exception'), a few times in a hundred two-process CPU
-    runs under load (torch 2.13)."""
-    if torchrun():
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    if code:
-        sys.exit(code)
-
-
-def compute_dtype(cfg, device_type):
-    """-> (dtype name, autocast context); 'auto': bfloat16 where the GPU has it, else float16; float32 off CUDA."""
-    dtype = cfg['dtype']
-    if dtype == 'auto':
-        dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
-    if dtype not in ('float32', 'bfloat16', 'float16'):
-        raise ConfigError(f"dtype={dtype!r} is not one of 'auto', 'float32', 'bfloat16', 'float16'")
-    if dtype == 'bfloat16' and device_type == 'cuda' and not torch.cuda.is_bf16_supported():
-        raise ConfigError('this GPU has no bfloat16: use dtype=float16 (with loss scaling) or float32')
-    return dtype, nullcontext() if dtype == 'float32' else torch.autocast(device_type, dtype=getattr(torch, dtype))
-
-
-def keep_freed_memory():
-    """CPU training: make glibc's malloc keep freed memory for reuse instead of handing every large block (a
-    batch, the logits, their gradient) back to the kernel, which zero-fills fresh pages for it at every step
-    otherwise (README, Speed). tcmalloc and jemalloc, which PyTorch's CPU performance guide recommends, do the
-    same. Linux/glibc only; elsewhere nothing changes."""
-    try:
-        libc = ctypes.CDLL('libc.so.6')
-        libc.mallopt(-4, 0)  # M_MMAP_MAX = 0: serve large blocks from the heap, not from fresh mmap pages
-        libc.mallopt(-1, ctypes.c_int(2 ** 31 - 1))  # M_TRIM_THRESHOLD: keep the freed top of the heap
-    except (OSError, AttributeError):
-        pass
 
 
 def to_device(t, device):

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 import torch
 
+import checkpoint
 import train as train_module
 from data import corpus
 from test_train import TINY
@@ -59,7 +60,7 @@ def recrafted(**model_args):
     def setup(d):
         path = d / 'out/done/ckpt.pt'
         ckpt = {k: v for k, v in load_checkpoint(path).items() if k not in ('sha256', 'file')}
-        train_module.runs.save_checkpoint({**ckpt, 'model_args': {**ckpt['model_args'], **model_args}}, path)
+        checkpoint.save_checkpoint({**ckpt, 'model_args': {**ckpt['model_args'], **model_args}}, path)
     return setup
 
 
@@ -69,7 +70,7 @@ def crafted(change):
         path = d / 'out/done/ckpt.pt'
         ckpt = {k: v for k, v in load_checkpoint(path).items() if k not in ('sha256', 'file')}
         change(ckpt)
-        train_module.runs.save_checkpoint(ckpt, path)
+        checkpoint.save_checkpoint(ckpt, path)
     return setup
 
 
@@ -564,14 +565,14 @@ def test_a_run_stops_when_its_folder_is_made_again(tmp_path, monkeypatch):
     """The lock guards the folder it was taken in: a folder removed and made again (where another process could take
     a new lock) stops the run at its next evaluation instead of two runs writing one folder."""
     keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
-    record = train_module.runs.Run.record
+    record = checkpoint.Run.record
 
     def remade(self, *args):
         shutil.rmtree(self.folder)
         self.folder.mkdir()
         (self.folder / '.lock').touch()
         return record(self, *args)
-    monkeypatch.setattr(train_module.runs.Run, 'record', remade)
+    monkeypatch.setattr(checkpoint.Run, 'record', remade)
     with pytest.raises(train_module.ConfigError, match='removed or made again while this run wrote it'):
         train(keys)
     assert [p.name for p in (tmp_path / 'out' / 'r').iterdir()] == ['.lock']
@@ -658,7 +659,7 @@ def test_a_checkpoint_decides_neither_where_a_run_writes_nor_what_it_sends(tmp_p
     path = tmp_path / 'out' / 'r' / 'ckpt.pt'
     ckpt = {k: v for k, v in load_checkpoint(path).items() if k not in ('sha256', 'file')}
     ckpt['config'] = {**ckpt['config'], 'wandb_log': True, 'wandb_project': 'theirs', 'out_dir': str(tmp_path / 'x')}
-    train_module.runs.save_checkpoint(ckpt, path)
+    checkpoint.save_checkpoint(ckpt, path)
     result = train({**keys, 'resume': True, 'max_iters': 9})
     assert result['step'] == 9 and result['run_dir'] == str(path.parent) and not (tmp_path / 'x').exists()
     assert load_checkpoint(path)['config']['wandb_log'] is False
@@ -672,12 +673,12 @@ def test_the_same_config_run_again_keeps_the_run_there_until_it_is_as_far(tmp_pa
     train(keys)
     folder = tmp_path / 'out' / 'r'
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
-    record = train_module.runs.Run.record
+    record = checkpoint.Run.record
 
     def stopped(self, metrics, *args):
         record(self, metrics, *args)
         raise RuntimeError('stopped')  # at the first evaluation, step 3 of the 6 the finished run has
-    monkeypatch.setattr(train_module.runs.Run, 'record', stopped)
+    monkeypatch.setattr(checkpoint.Run, 'record', stopped)
     with pytest.raises(RuntimeError, match='stopped'):
         train(keys)
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before

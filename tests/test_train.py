@@ -11,10 +11,10 @@ import numpy as np
 import torch
 
 import train as train_module
-from data import loader
 from data.loader import ConfigError, batch_indices
-from data.runs import load_checkpoint, save_checkpoint
-from model import GPT, GPTConfig, unfused_names
+import model as model_module
+from data import loader
+from model import GPT, GPTConfig
 from train import train
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,55 +78,6 @@ def test_resume_is_exact(tmp_path, variant, dtype):
     assert log == [5, 10]
 
 
-def unfuse(ckpt, trained):
-    """A checkpoint of this code as the code before 2026-11-26 wrote it: q, k and v three linears (their names:
-    model.unfused_names), and AdamW's state, indexed by position in its groups (trained: today's names in that order),
-    with a place for each of them."""
-    model = {part: t for name, w in ckpt['model'].items()
-             for part, t in zip(unfused_names(name), w.chunk(len(unfused_names(name))))}
-    old, state, groups, at = ckpt['optimizer'], {}, [], 0
-    for group in old['param_groups']:
-        params = []
-        for i in group['params']:
-            n = len(unfused_names(trained[i]))
-            for j in range(n):
-                if i in old['state']:
-                    state[at + j] = {k: v.chunk(n)[j].clone() if v.dim() else v for k, v in old['state'][i].items()}
-            params += range(at, at + n)
-            at += n
-        groups.append({**group, 'params': params})
-    return {**{k: v for k, v in ckpt.items() if k != 'sha256'}, 'model': model,
-            'optimizer': {**old, 'state': state, 'param_groups': groups}}
-
-
-@pytest.mark.parametrize('variant', ['standard', 'frozen_qk', 'identity_query'])
-def test_checkpoints_from_before_fused_projections_load_and_resume(tmp_path, variant):
-    """A checkpoint written while q, k and v were three linears (unfuse: names and AdamW state as that code wrote them)
-    loads into today's fused layout (runs.fused_state), and a run resumed from it ends with exactly the weights and
-    AdamW moments of a run that never stopped."""
-    common = dict(max_iters=6, lr_decay_iters=6, eval_interval=3, variant=variant, bias=True)
-    run(tmp_path, run_name='straight', **common)
-    run(tmp_path, run_name='split', **{**common, 'max_iters': 3})
-    path = tmp_path / 'out' / 'split' / 'ckpt.pt'
-    ckpt = torch.load(path, weights_only=True)
-    model = GPT(GPTConfig(**ckpt['model_args']))
-    optimizer = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95), 'cpu')
-    order = {id(p): n for n, p in model.named_parameters()}
-    trained = [order[id(p)] for g in optimizer.param_groups for p in g['params']]  # AdamW's order
-    old = unfuse(ckpt, trained)
-    assert any(n.endswith('.v_proj.weight') for n in old['model']) and not any('kv_proj' in n for n in old['model'])
-    save_checkpoint(old, path)
-    loaded = load_checkpoint(path)
-    assert loaded['model'].keys() == ckpt['model'].keys()
-    assert all(torch.equal(loaded['model'][k], ckpt['model'][k]) for k in ckpt['model'])
-    train(dict(out_dir=str(tmp_path / 'out'), data_dir=str(tmp_path / 'data'), run_name='split', resume=True,
-               max_iters=6))
-    a, b = (torch.load(tmp_path / 'out' / r / 'ckpt.pt', weights_only=True) for r in ('straight', 'split'))
-    assert all(torch.equal(a['model'][k], b['model'][k]) for k in a['model'])
-    assert all(torch.equal(x, b['optimizer']['state'][i][k]) for i, s in a['optimizer']['state'].items()
-               for k, x in s.items())
-
-
 def free_port():
     import socket
     with socket.socket() as s:
@@ -161,7 +112,7 @@ def test_ddp_two_processes_equal_one_process_with_accumulation(tmp_path, data):
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE) for node in nodes]
     outs = [p.communicate(timeout=300) for p in procs]
     assert all(p.returncode == 0 for p in procs), [err[-3000:] for _, err in outs]
-    assert 'after 4 steps' in outs[0][0], 'the run ends with its last line, then leaves (loader.leave)'
+    assert 'after 4 steps' in outs[0][0], 'the run ends with its last line, then leaves (train.leave)'
     a, b = weights(tmp_path, 'single'), weights(tmp_path, 'ddp')
     for k in a:
         torch.testing.assert_close(a[k], b[k], rtol=0, atol=1e-5)
@@ -292,7 +243,7 @@ def test_cpu_allocator_keeps_freed_memory():
     to hold it (a few times, as in the training loop's first steps), where glibc's default maps fresh pages
     again every time (16,384 faults of 4 KiB)."""
     import resource
-    loader.keep_freed_memory()
+    train_module.keep_freed_memory()
     faults = []
     for _ in range(12):
         before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -505,11 +456,11 @@ def gpt2_reference(sd, idx):
 
 def gpt2_model(folder, **keys):
     """model.py's model built and loaded as train.py does for --init_from=folder."""
-    from data import runs
     cfg = train_module.resolve(dict(task='dyck', init_from=str(folder), **keys))
-    gpt2 = runs.gpt2_weights(cfg['init_from'])
+    gpt2 = model_module.gpt2_files(cfg['init_from'])
     model = GPT(GPTConfig(**train_module.model_args_of(cfg, dict(vocab_size=4), 32, gpt2)))
-    return model, runs.load_gpt2(model, gpt2[1], folder)
+    own, unused = model.load_gpt2(gpt2[1])
+    return model, f"at this code's init: {', '.join(own) or 'none'}; left unused: {', '.join(unused) or 'none'}"
 
 
 @pytest.mark.parametrize('fmt', ['safetensors', 'bin'])

@@ -1,15 +1,17 @@
 """
-Everything a run writes and reads back, for train.py, the experiments and compare_runs.py (as nanochat keeps its
-checkpoints in a module of their own). A run lives in one folder, out_dir/<run name>/:
+A run's folder and its checkpoint: everything a run writes and reads back (as nanochat keeps its checkpoints in a
+module of their own). A run lives in one folder, out_dir/<run name>/:
 
     config.json   the full config: `python train.py out/<run>/config.json` runs it again
     log.jsonl     one JSON line per evaluation
     ckpt.pt       weights, optimizer state, config, model args and the data's meta.json, with their sha256
     .lock         held (flock) by the one process that writes the folder
 
-Run(...) holds the folder while a run writes it and `record`s each evaluation (log line, checkpoint, W&B) in one
-call. Nothing here imports train.py: what depends on its keys (which keys name a run, which --resume may change)
-is passed in.
+train.py calls it in one line where a run resumes (find_checkpoint, load_checkpoint, resumed_config, restore) and
+one where it saves (Run.record). Files are written to a temporary name and renamed; a checkpoint is read with
+weights_only and checked against its checksum and its own model_args, so a crafted file is refused, not run.
+Nothing here imports train.py: what depends on its keys (which keys name a run, which --resume may change) is
+passed in.
 """
 import fcntl
 import hashlib
@@ -17,16 +19,42 @@ import json
 import math
 import os
 import re
-import time
+from contextlib import contextmanager
 from dataclasses import asdict, fields
 from pathlib import Path
 
 import torch
-from tqdm import tqdm
+import torch.distributed as dist
 
-from data.loader import ConfigError, check_meta, pick_device, prompt_batch, prompt_codec, read_json, together
+from data.loader import ConfigError, check_meta, read_json
 from data.synthetic import atomic_write, cannot_write, remove_leftovers, temporary
-from model import GPT, GPTConfig, unfused_names
+from model import GPT, GPTConfig
+
+
+class ReportedElsewhere(ConfigError):
+    """What stops this process of a torchrun, which rank 0 reports (together)."""
+
+
+@contextmanager
+def together(ddp):
+    """A block that may fail on some processes of a torchrun only (rank 0 alone writes the run's folder; each machine
+    reads its own data): at its end all learn whether any failed, and all stop with the first failure's ConfigError,
+    which rank 0 prints (train.py main). Else the others would wait in their next collective for a process that has
+    left: a gloo traceback, or an NCCL hang. No collective may run inside the block."""
+    error = None
+    try:
+        yield
+    except ConfigError as e:
+        error = e
+    if ddp:
+        messages = [None] * dist.get_world_size()
+        dist.all_gather_object(messages, error and str(error))
+        rank, message = next(((r, m) for r, m in enumerate(messages) if m is not None), (0, None))
+        if message is not None:
+            message = message if rank == 0 else f'process {rank} of the run: {message}'
+            raise ConfigError(message) if dist.get_rank() == 0 else ReportedElsewhere(message)
+    elif error is not None:
+        raise error
 
 
 def differing(a, b, ignored=()):
@@ -38,13 +66,6 @@ def run_dir(cfg, label, not_named):
     """out_dir/run_name, or a name of the config's own: the task, then `label` (the variant and the keys not at their
     default) as far as it fits, then a hash of every key outside not_named, so that runs of different configs never
     share a folder: 'dyck-standard,seed=1-3f2a9c01'."""
-    if not cfg['out_dir'] or '\0' in cfg['out_dir']:  # '' would write runs into whatever folder the command is typed in
-        raise ConfigError(f"out_dir={cfg['out_dir']!r} names no folder: give one (the default is 'out'; '.' for this "
-                          f"folder)")
-    if cfg['run_name'] in ('.', '..') or any(c in cfg['run_name'] for c in '/\\\0') or \
-            len(cfg['run_name'].encode()) > 200:  # a folder name holds 255 bytes, and its temporaries a few more
-        raise ConfigError(f"run_name={cfg['run_name'][:80]!r} must be a plain folder name inside out_dir (no '/', "
-                          f"'\\', '..' or NUL; at most 200 bytes): to write elsewhere, set out_dir")
     if cfg['run_name']:
         return Path(cfg['out_dir']) / cfg['run_name']
     readable = re.sub(r'[^\w.,=+-]', '_', label)
@@ -116,16 +137,6 @@ def same_data(ckpt, meta):
                           f'it was, or start a new run')
 
 
-def summary(label, m, corpus):
-    """A run's last line, after its `label`: a corpus's log perplexity, else the accuracy on the evaluated split."""
-    names = {'val': 'held-out', 'train': 'training-set', 'validation': 'validation'}
-    where = names.get(m['eval_split'], f"{m['eval_split']}-set")
-    result = (f"{m['eval_split']} log perplexity {m['val_loss']:.4f} (perplexity {math.exp(m['val_loss']):.2f}, "
-              f"next-token accuracy {m['val_acc']:.2%})" if corpus else f"{where} accuracy {m['val_acc']:.2%} per "
-              f"scored token, {m['val_exact']:.2%} exact match, loss {m['val_loss']:.4f}")
-    return f"{label}: {result} after {m['step']} steps ({m['wall_s']:.0f} s)"
-
-
 def digest(obj, h=None):
     """sha256 over a checkpoint's tensors (dtype, shape, bytes) and plain values, in their order: recorded at save
     time, it catches a file that still unzips but whose contents changed."""
@@ -179,7 +190,6 @@ def load_checkpoint(path):
         raise ConfigError(f'{path} is damaged: its weights hold NaN or inf (train.py never saves such weights); '
                           f'delete it, or restore it from a copy')
     model = meta_model(ckpt['model_args'], ckpt['model'])
-    ckpt = fused_state(ckpt, model) if model else ckpt
     if not model or {k: v.shape for k, v in model.state_dict().items()} != {k: t.shape for k, t in
                                                                             ckpt['model'].items()}:
         raise ConfigError(f'{path} is damaged: its model_args do not describe its tensors; delete it, or restore it '
@@ -208,53 +218,6 @@ def meta_model(args, tensors):
     return model if sum(b.numel() for b in model.buffers()) <= 16 * held + 2**20 else None
 
 
-def fused_weights(tensors, names):
-    """{name: tensor} with q, k and v apart (model.unfused_names) -> the same with each fused projection among `names`
-    (a model's state-dict names) stacked from its parts; `tensors` itself where there is nothing to fuse."""
-    fused = {n: unfused_names(n) for n in names if n not in tensors}
-    fused = {n: parts for n, parts in fused.items() if len(parts) > 1 and all(p in tensors for p in parts)}
-    if not fused:
-        return tensors
-    used = {p for parts in fused.values() for p in parts}
-    try:
-        return {**{k: v for k, v in tensors.items() if k not in used},
-                **{n: torch.cat([tensors[p] for p in parts]) for n, parts in fused.items()}}
-    except RuntimeError:  # parts of other shapes: the caller finds the tensors do not fit
-        return tensors
-
-
-def fused_state(ckpt, model):
-    """A checkpoint written while q, k and v were three linears (until 2026-11-26), in the layout of `model`: each
-    fused projection's weights, and their AdamW moments, stacked in the order of its rows (model.unfused_names).
-    AdamW's state is indexed by position in configure_optimizers' groups, where a fused tensor took the places of its
-    parts. A checkpoint in today's layout, or whose optimizer state does not fit this, is returned as it is (restore
-    then refuses what does not load)."""
-    state = fused_weights(ckpt['model'], model.state_dict())
-    if state is ckpt['model']:
-        return ckpt
-    names = {id(p): n for n, p in model.named_parameters()}
-    try:
-        old, ours = ckpt['optimizer'], model.configure_optimizers(0.0, 0.0, (0.9, 0.95), 'meta').param_groups
-        if len(ours) != len(old['param_groups']):
-            raise ValueError('other groups')
-        sizes = [len(g['params']) for g in ours]
-        groups = [{**saved, 'params': list(range(sum(sizes[:g]), sum(sizes[:g + 1])))}
-                  for g, saved in enumerate(old['param_groups'])]
-        at, moments = 0, {}
-        for i, p in enumerate(p for g in ours for p in g['params']):
-            parts = [old['state'].get(j) for j in range(at, at + len(unfused_names(names[id(p)])))]
-            at += len(parts)
-            if all(parts):  # the step is every part's; the moments stack as the weights do
-                moments[i] = {k: torch.cat([s[k] for s in parts]) if v.dim() else v for k, v in parts[0].items()}
-            elif any(parts):
-                raise ValueError('a part without state')
-        if at != sum(len(g['params']) for g in old['param_groups']):
-            raise ValueError('other tensors')
-    except (KeyError, TypeError, ValueError, RuntimeError, AttributeError):
-        return {**ckpt, 'model': state}
-    return {**ckpt, 'model': state, 'optimizer': {**old, 'state': moments, 'param_groups': groups}}
-
-
 def restore(ckpt, model, optimizer, scaler):
     """A resumed run's weights, optimizer state and loss scale (float16 then and now) from its checkpoint. An optimizer
     state of other tensors than the model's (a file from elsewhere) is refused here, not met as a shape error at the
@@ -276,137 +239,6 @@ def restore(ckpt, model, optimizer, scaler):
                 raise ConfigError(f"the run's ckpt.pt is damaged: its optimizer state holds a tensor of another "
                                   f'shape than the {tuple(p.shape)} weight it belongs to; delete it, or restore it '
                                   f'from a copy')
-
-
-# ----------------------------------------------------------------------------- weights from elsewhere (--init_from)
-# GPT-2 in Hugging Face's layout: transformer.{wte, wpe, h.<i>.{ln_1, attn.c_attn, attn.c_proj, ln_2, mlp.c_fc,
-# mlp.c_proj}, ln_f}, its linears HF's Conv1D, weight (in, out) where nn.Linear's is (out, in), and c_attn q, k and v
-# side by side. Its block is model.py's GPT-2 flavour with biases and the tanh GELU (activation_function gelu_new).
-GPT2_FLAVOUR = dict(norm='layernorm', mlp='gelu_tanh', pos='learned', tie_embeddings=True, bias=True, mlp_ratio=4.0)
-GPT2_NAMES = {'norm1': 'ln_1', 'attn.o_proj': 'attn.c_proj', 'norm2': 'ln_2', 'mlp.up_proj': 'mlp.c_fc',
-              'mlp.down_proj': 'mlp.c_proj'}  # model.py's name in block i: GPT-2's
-SAFETENSORS = dict(F64=torch.float64, F32=torch.float32, F16=torch.float16, BF16=torch.bfloat16)
-
-
-def read_safetensors(path):
-    """{name: tensor} of a .safetensors file, read without its package: 8 bytes (the header's length, little-endian),
-    a JSON header {name: {dtype, shape, data_offsets}}, then the tensors' bytes. Like weights_only, it runs no code."""
-    try:
-        with open(path, 'rb') as f:
-            header = json.loads(f.read(int.from_bytes(f.read(8), 'little')))
-            data = bytearray(f.read())
-        header.pop('__metadata__', None)
-        return {name: torch.frombuffer(data, dtype=SAFETENSORS[t['dtype']], offset=t['data_offsets'][0],
-                                       count=math.prod(t['shape'])).view(t['shape']) for name, t in header.items()}
-    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, RuntimeError, MemoryError) as e:
-        raise ConfigError(f'{path} is not a readable safetensors file ({type(e).__name__}): fetch it again') from None
-
-
-def gpt2_weights(source):
-    """-> (config.json's dict, {name: tensor}) of GPT-2 in Hugging Face's layout, from a folder of its files
-    (config.json and model.safetensors or pytorch_model.bin), else by name ('gpt2' ... 'gpt2-xl') through
-    transformers, which downloads it: imported only here, when it is asked for."""
-    folder, fix = Path(source).expanduser(), "give a folder of GPT-2's files in Hugging Face's layout"
-    if folder.is_dir():
-        config = read_json(folder / 'config.json', fix)
-        if (folder / 'model.safetensors').is_file():
-            weights = read_safetensors(folder / 'model.safetensors')
-        elif (folder / 'pytorch_model.bin').is_file():
-            try:  # weights_only: a pickle from elsewhere could run code
-                weights = torch.load(folder / 'pytorch_model.bin', map_location='cpu', weights_only=True)
-            except Exception as e:  # torch.load raises many types for a damaged file
-                raise ConfigError(f"{folder / 'pytorch_model.bin'} does not load as tensors ({type(e).__name__}): "
-                                  f'{fix}') from None
-        else:
-            raise ConfigError(f'{folder} holds neither model.safetensors nor pytorch_model.bin: {fix}')
-    else:
-        try:
-            from transformers import GPT2LMHeadModel
-        except ImportError:
-            raise ConfigError(f'init_from={source!r} is not a folder; fetching it needs transformers (pip install '
-                              f'transformers) and the network: install it, or {fix}') from None
-        try:
-            hf = GPT2LMHeadModel.from_pretrained(source)
-        except (OSError, ValueError) as e:
-            raise ConfigError(f'transformers cannot load {source!r} ({str(e)[:120]}): name a GPT-2 ' +
-                              "('gpt2', 'gpt2-medium', ...) with the network up, or " + fix) from None
-        config, weights = hf.config.to_dict(), hf.state_dict()
-    return config, {k.removeprefix('transformer.'): v for k, v in weights.items()}
-
-
-def gpt2_model_args(config, variant, given, block_size):
-    """GPT-2's shape, from its config.json, as model keys over a new run's: refused where the `variant`'s flags or a
-    model key `given` on the command line contradict it. tie_embeddings is free: an untied head starts from wte."""
-    try:
-        shape = dict(GPT2_FLAVOUR, n_layer=config['n_layer'], n_head=config['n_head'], n_embd=config['n_embd'],
-                     vocab_size=config['vocab_size'], tie_embeddings=given.get('tie_embeddings', True))
-        shape['mlp'] = 'gelu' if config.get('activation_function') == 'gelu' else 'gelu_tanh'  # else gelu_new
-        ok = config.get('n_inner') in (None, 4 * shape['n_embd']) and config.get('layer_norm_epsilon', 1e-5) == 1e-5
-        positions = config['n_positions']
-    except (KeyError, TypeError) as e:
-        raise ConfigError(f"init_from's config.json lacks GPT-2's {e}: give a folder of GPT-2's files") from None
-    if not ok:
-        raise ConfigError("init_from's config.json has an MLP width other than 4 n_embd or a LayerNorm eps other than "
-                          "1e-5, which model.py's GPT-2 flavour does not build: give GPT-2's own files")
-    for key, value in shape.items():
-        if given.get(key, value) != value or variant.get(key, value) != value:
-            how = f'drop --{key}' if key in given else 'choose a variant with a standard block (not universal_*)'
-            raise ConfigError(f'init_from loads GPT-2, whose {key} is {value!r}: {how}')
-    if not 0 < block_size <= positions:
-        raise ConfigError(f'GPT-2 has {positions} positions: set block_size <= {positions}')
-    return {**shape, 'block_size': block_size}
-
-
-def load_gpt2(model, weights, source):
-    """Copies GPT-2's tensors into `model` by their model.py names; its frozen parts are thereby frozen at GPT-2's
-    values. -> a line that names the model's tensors left at this code's init (MixiT's matrices, a classifier's head)
-    and GPT-2's left unused (W_Q for identity_query, W_Q and W_K for MixiT). Learned positions beyond block_size are
-    cut, as nanoGPT's crop_block_size does."""
-    try:
-        ours = {'wte.weight': weights['wte.weight'], 'wpe.weight': weights['wpe.weight'][:model.config.block_size],
-                'norm_f.weight': weights['ln_f.weight'], 'norm_f.bias': weights['ln_f.bias']}
-        if not model.config.n_classes:  # GPT-2's head is its token embedding; a classifier's head is this code's
-            ours['lm_head.weight'] = weights['wte.weight']
-        for i in range(model.config.n_layer):
-            for name, theirs in GPT2_NAMES.items():
-                w = weights[f'h.{i}.{theirs}.weight']
-                ours[f'h.{i}.{name}.weight'] = w.t() if w.dim() == 2 else w
-                ours[f'h.{i}.{name}.bias'] = weights[f'h.{i}.{theirs}.bias']
-            c_attn = f'h.{i}.attn.c_attn'  # (n, 3n): q, k, v side by side
-            for name, w, b in zip('qkv', weights[c_attn + '.weight'].t().chunk(3), weights[c_attn + '.bias'].chunk(3)):
-                ours[f'h.{i}.attn.{name}_proj.weight'], ours[f'h.{i}.attn.{name}_proj.bias'] = w, b
-    except (KeyError, AttributeError) as e:
-        raise ConfigError(f"init_from's weights lack GPT-2's {e} (or are no tensors): give GPT-2's own files") from None
-    state = model.state_dict()
-    ours = fused_weights(ours, state)  # GPT-2's c_attn, split above, as this model groups q, k and v
-    with torch.no_grad():
-        for name, w in ours.items():
-            if name in state and w.shape != state[name].shape:
-                raise ConfigError(f"init_from's {name} has shape {tuple(w.shape)} where its config.json makes "
-                                  f'{tuple(state[name].shape)}: give matching files')
-            if name in state:
-                state[name].copy_(w)
-    own, unused = [n for n in state if n not in ours], sorted(set(ours) - set(state))
-    return (f"GPT-2's weights from {source}; at this code's init: {', '.join(own) or 'none'}; GPT-2's left unused: "
-            f"{', '.join(unused) or 'none'}")
-
-
-@torch.no_grad()
-def sample(ckpt, cfg):
-    """Continues cfg's prompt num_samples times with the weights of a run's checkpoint; -> the texts, prompt
-    included (train.py --sample)."""
-    meta, device = ckpt['meta'], pick_device(cfg['device'])
-    model = GPT(GPTConfig(**ckpt['model_args']))
-    model.load_state_dict(ckpt['model'])
-    model.to(device).eval()
-    ids, decode = prompt_codec(meta, cfg['prompt'])
-    if len(ids) > model.config.block_size:
-        raise ConfigError(f'the prompt has {len(ids)} tokens; the model reads at most block_size='
-                          f'{model.config.block_size}: shorten it')
-    idx = prompt_batch(model.config, ids, cfg['num_samples'], cfg['max_new_tokens'], device)
-    torch.manual_seed(cfg['seed'])
-    out = model.generate(idx, cfg['max_new_tokens'], cfg['temperature'], cfg['top_k'] or None)
-    return [decode([t for t in row if t < meta['vocab_size']]) for row in out.tolist()]
 
 
 def file_id(path):
@@ -432,7 +264,7 @@ RUN_FILES = ('config.json', 'log.jsonl', 'ckpt.pt')  # what a run writes in its 
 
 class Run:
     """A run's folder while the run writes to it, as a context manager; with write=False (the other DDP ranks) it
-    writes nothing, and with ddp every process stops with rank 0 when that cannot write (loader.together). On
+    writes nothing, and with ddp every process stops with rank 0 when that cannot write (together). On
     entering: a folder, or a file of it, that is a symbolic link is refused (the run would write through it to another
     folder); a lock (flock, which the kernel drops when the process ends, so a crash leaves none behind) refuses a
     second process instead of mixing two runs' files; a resume whose ckpt.pt was replaced after it read it (by another
@@ -582,29 +414,6 @@ def wandb_module():
     except ImportError:
         raise ConfigError('wandb_log=True needs the wandb package: pip install wandb') from None
     return wandb
-
-
-class Progress:
-    """The progress bar, of training batches, not held-out numbers: the step's loss (all micro-batches and processes),
-    the accuracy per scored token of rank 0's last micro-batch, tokens/s and, on a GPU named in `peaks`
-    (model.PEAK_FLOPS), the model FLOPs utilization, each over the steps since the last update (the only sync)."""
-
-    def __init__(self, cfg, step, show, model, examples_per_step, T, peaks):
-        self.bar = tqdm(total=cfg['max_iters'], initial=step, disable=not show, dynamic_ncols=True, desc='train')
-        self.model, self.examples, self.T, self.step, self.t = model, examples_per_step, T, step, time.time()
-        gpu = torch.cuda.get_device_name() if next(model.parameters()).is_cuda else ''
-        self.peak = next((v for k, v in peaks.items() if k in gpu), None)
-
-    def log(self, step, loss, predicted, y):
-        scored = y != -1
-        acc = ((predicted == y) & scored).sum().item() / max(1, scored.sum().item())
-        dt, examples = time.time() - self.t, self.examples * (step - self.step)
-        postfix = dict(batch_loss=f'{loss:.4f}', batch_acc=f'{acc:.3f}', tok_s=f'{examples * self.T / dt:,.0f}')
-        if self.peak:
-            postfix['mfu'] = f'{self.model.estimate_mfu(examples, dt, self.peak):.1%}'
-        self.t, self.step = time.time(), step
-        self.bar.set_postfix(postfix, refresh=False)
-        self.bar.update(step - self.bar.n)
 
 
 # ----------------------------------------------------------------------------- reading runs back (compare_runs.py)
