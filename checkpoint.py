@@ -13,6 +13,7 @@ weights_only and checked against its checksum and its own model_args, so a craft
 Nothing here imports train.py: what depends on its keys (which keys name a run, which --resume may change) is
 passed in.
 """
+
 import fcntl
 import hashlib
 import json
@@ -69,9 +70,14 @@ def run_dir(cfg, label, not_named):
     if cfg['run_name']:
         return Path(cfg['out_dir']) / cfg['run_name']
     readable = re.sub(r'[^\w.,=+-]', '_', label)
-    readable = readable if len(readable) <= 64 else readable[:64].rsplit(',', 1)[0]  # whole keys; the hash tells
+    readable = (
+        readable if len(readable) <= 64 else readable[:64].rsplit(',', 1)[0]
+    )  # whole keys; the hash tells
     named = json.dumps({k: v for k, v in cfg.items() if k not in not_named}, sort_keys=True)
-    return Path(cfg['out_dir']) / f"{cfg['task']}-{readable}-{hashlib.sha256(named.encode()).hexdigest()[:8]}"
+    return (
+        Path(cfg['out_dir'])
+        / f'{cfg["task"]}-{readable}-{hashlib.sha256(named.encode()).hexdigest()[:8]}'
+    )
 
 
 def find_checkpoint(cfg, given, folder, resumable, action):
@@ -90,11 +96,15 @@ def find_checkpoint(cfg, given, folder, resumable, action):
             near += [(len(differ), path.parent)] if differ <= set(given) else []
         found = [folder for n, folder in near if n == min(n for n, _ in near)]
     if len(found) > 1:
-        raise ConfigError(f"cannot {action}: several runs in {cfg['out_dir']} have these keys "
-                          f"({', '.join(p.name for p in found)}); name one with run_name")
+        raise ConfigError(
+            f'cannot {action}: several runs in {cfg["out_dir"]} have these keys '
+            f'({", ".join(p.name for p in found)}); name one with run_name'
+        )
     if not found or not (found[0] / 'ckpt.pt').exists():
-        raise ConfigError(f"cannot {action}: no run in {cfg['out_dir']} has a ckpt.pt with these keys"
-                          f"{f' ({found[0]})' if found else ''}; give the keys it was trained with, or its run_name")
+        raise ConfigError(
+            f'cannot {action}: no run in {cfg["out_dir"]} has a ckpt.pt with these keys'
+            f'{f" ({found[0]})" if found else ""}; give the keys it was trained with, or its run_name'
+        )
     return found[0] / 'ckpt.pt'
 
 
@@ -110,20 +120,30 @@ def resumed_config(ckpt, overrides, resolve, resumable):
     try:
         resolve(saved)
     except ConfigError as e:  # the file's own config, apart from what is given now
-        raise ConfigError(f"the run's ckpt.pt holds a config train.py refuses ({e}): delete it, or restore it from a "
-                          f'copy') from None
+        raise ConfigError(
+            f"the run's ckpt.pt holds a config train.py refuses ({e}): delete it, or restore it from a "
+            f'copy'
+        ) from None
     cfg = resolve({**saved, **overrides})
-    if 'data_dir' not in overrides and cfg['data_dir'] != ckpt['config'].get('data_dir', cfg['data_dir']):
-        raise ConfigError(f"this run read its data from data_dir={ckpt['config']['data_dir']!r}: give that data_dir "
-                          f"again (a checkpoint does not choose where data is read or written), or the one it moved to")
+    if 'data_dir' not in overrides and cfg['data_dir'] != ckpt['config'].get(
+        'data_dir', cfg['data_dir']
+    ):
+        raise ConfigError(
+            f'this run read its data from data_dir={ckpt["config"]["data_dir"]!r}: give that data_dir '
+            f'again (a checkpoint does not choose where data is read or written), or the one it moved to'
+        )
     if cfg['max_iters'] < ckpt['step']:
-        raise ConfigError(f"max_iters={cfg['max_iters']} is below the run's step {ckpt['step']}: a run does not go "
-                          f"back; give max_iters={ckpt['step']} or more, or start a new run")
+        raise ConfigError(
+            f"max_iters={cfg['max_iters']} is below the run's step {ckpt['step']}: a run does not go "
+            f'back; give max_iters={ckpt["step"]} or more, or start a new run'
+        )
     for key in overrides:
         before = saved[key] if key in saved else ckpt['model_args'].get(key)
         if key not in resumable and cfg[key] != before:
-            raise ConfigError(f'--resume cannot change {key} ({before!r} in the run, {cfg[key]!r} given): it fixes '
-                              f'the model, the data or the optimizer state. Drop it, or start a new run')
+            raise ConfigError(
+                f'--resume cannot change {key} ({before!r} in the run, {cfg[key]!r} given): it fixes '
+                f'the model, the data or the optimizer state. Drop it, or start a new run'
+            )
     return cfg
 
 
@@ -132,9 +152,11 @@ def same_data(ckpt, meta):
     fresh run (no checkpoint) has nothing to compare."""
     changed = differing(ckpt['meta'], meta, ('date',)) if ckpt else []
     if changed:
-        raise ConfigError(f"the {meta['task']} data is not what this run trained on ({changed[0]}: "
-                          f"{ckpt['meta'].get(changed[0])!r} then, {meta.get(changed[0])!r} now): prepare it again as "
-                          f'it was, or start a new run')
+        raise ConfigError(
+            f'the {meta["task"]} data is not what this run trained on ({changed[0]}: '
+            f'{ckpt["meta"].get(changed[0])!r} then, {meta.get(changed[0])!r} now): prepare it again as '
+            f'it was, or start a new run'
+        )
 
 
 def digest(obj, h=None):
@@ -166,34 +188,59 @@ def load_checkpoint(path):
     """A checkpoint, for resume, --sample and the experiments. weights_only: run folders are shared, and a pickle
     can run any code when it is loaded, so only tensors and plain values are read; then the checksum is checked."""
     if not Path(path).is_file():  # a FIFO or a device would block or never end
-        raise ConfigError(f'{path} is not a regular file: delete it, or restore the checkpoint from a copy')
+        raise ConfigError(
+            f'{path} is not a regular file: delete it, or restore the checkpoint from a copy'
+        )
     try:
         ckpt = torch.load(path, map_location='cpu', weights_only=True)
     except Exception as e:  # torch.load raises many types for a damaged file
         if 'Weights only load failed' in str(e):
-            raise ConfigError(f'{path} holds objects other than tensors and plain values, which could run code when '
-                              f'loaded: it was not loaded. Delete it unless you know who made it and why') from None
-        raise ConfigError(f'{path} is damaged ({type(e).__name__}): delete it, or restore it from a copy') from None
+            raise ConfigError(
+                f'{path} holds objects other than tensors and plain values, which could run code when '
+                f'loaded: it was not loaded. Delete it unless you know who made it and why'
+            ) from None
+        raise ConfigError(
+            f'{path} is damaged ({type(e).__name__}): delete it, or restore it from a copy'
+        ) from None
     if not isinstance(ckpt, dict) or 'sha256' not in ckpt:
-        raise ConfigError(f'{path} has no checksum: it was not written by this train.py; train the run again')
+        raise ConfigError(
+            f'{path} has no checksum: it was not written by this train.py; train the run again'
+        )
     if digest({k: v for k, v in ckpt.items() if k != 'sha256'}).hexdigest() != ckpt['sha256']:
-        raise ConfigError(f'{path} is damaged: its contents differ from the checksum saved with them; delete it, '
-                          f'or restore it from a copy')
-    kinds = dict(model=dict, optimizer=dict, scaler=dict, model_args=dict, config=dict, meta=dict, step=int)
-    wrong = [key for key, kind in kinds.items() if not isinstance(ckpt.get(key), kind) or
-             isinstance(ckpt[key], bool)] or (['step'] if ckpt['step'] < 0 else [])
+        raise ConfigError(
+            f'{path} is damaged: its contents differ from the checksum saved with them; delete it, '
+            f'or restore it from a copy'
+        )
+    kinds = dict(
+        model=dict, optimizer=dict, scaler=dict, model_args=dict, config=dict, meta=dict, step=int
+    )
+    wrong = [
+        key
+        for key, kind in kinds.items()
+        if not isinstance(ckpt.get(key), kind) or isinstance(ckpt[key], bool)
+    ] or (['step'] if ckpt['step'] < 0 else [])
     if wrong:  # its checksum can be made again: a file from elsewhere
-        raise ConfigError(f'{path} is damaged: its {wrong[0]} is missing or not ' + (
-            'a whole number from 0' if wrong[0] == 'step' else 'a dict') + '; delete it, or restore it from a copy')
-    check_meta(ckpt['meta'], f"{path}'s meta", 'delete it, or restore it from a copy')  # --sample reads its tokens
+        raise ConfigError(
+            f'{path} is damaged: its {wrong[0]} is missing or not '
+            + ('a whole number from 0' if wrong[0] == 'step' else 'a dict')
+            + '; delete it, or restore it from a copy'
+        )
+    check_meta(
+        ckpt['meta'], f"{path}'s meta", 'delete it, or restore it from a copy'
+    )  # --sample reads its tokens
     if not all(torch.isfinite(t).all() for t in ckpt['model'].values() if t.is_floating_point()):
-        raise ConfigError(f'{path} is damaged: its weights hold NaN or inf (train.py never saves such weights); '
-                          f'delete it, or restore it from a copy')
+        raise ConfigError(
+            f'{path} is damaged: its weights hold NaN or inf (train.py never saves such weights); '
+            f'delete it, or restore it from a copy'
+        )
     model = meta_model(ckpt['model_args'], ckpt['model'])
-    if not model or {k: v.shape for k, v in model.state_dict().items()} != {k: t.shape for k, t in
-                                                                            ckpt['model'].items()}:
-        raise ConfigError(f'{path} is damaged: its model_args do not describe its tensors; delete it, or restore it '
-                          f'from a copy')
+    if not model or {k: v.shape for k, v in model.state_dict().items()} != {
+        k: t.shape for k, t in ckpt['model'].items()
+    }:
+        raise ConfigError(
+            f'{path} is damaged: its model_args do not describe its tensors; delete it, or restore it '
+            f'from a copy'
+        )
     return {**ckpt, 'file': file_id(path)}
 
 
@@ -202,13 +249,27 @@ def meta_model(args, tensors):
     and it asks for no more other memory than a few times its tensors; else None. The file is data from elsewhere, and
     its checksum can be made again: a block_size of 10^9 beside a small model's tensors would have the model ask for
     gigabytes. Sizes are first bounded by the file's, so that no loop runs 10^9 times."""
-    if not isinstance(args, dict) or not set(args) <= {f.name for f in fields(GPTConfig)} or \
-            not all(isinstance(t, torch.Tensor) for t in tensors.values()):
+    if (
+        not isinstance(args, dict)
+        or not set(args) <= {f.name for f in fields(GPTConfig)}
+        or not all(isinstance(t, torch.Tensor) for t in tensors.values())
+    ):
         return None
     held = sum(t.numel() for t in tensors.values())
     try:
-        sizes = [args.get(k, 0) for k in ('block_size', 'vocab_size', 'n_head', 'n_embd', 'n_classes', 'universal_k',
-                                         'universal_d', 'base_width')]
+        sizes = [
+            args.get(k, 0)
+            for k in (
+                'block_size',
+                'vocab_size',
+                'n_head',
+                'n_embd',
+                'n_classes',
+                'universal_k',
+                'universal_d',
+                'base_width',
+            )
+        ]
         if any(v > held + 2**16 for v in sizes) or args.get('n_layer', 0) > len(tensors):
             return None
         with torch.device('meta'):
@@ -222,23 +283,32 @@ def restore(ckpt, model, optimizer, scaler):
     """A resumed run's weights, optimizer state and loss scale (float16 then and now) from its checkpoint. An optimizer
     state of other tensors than the model's (a file from elsewhere) is refused here, not met as a shape error at the
     first step."""
-    settings = [(g['betas'], g['weight_decay']) for g in optimizer.param_groups]  # the config's, which resume keeps
+    settings = [
+        (g['betas'], g['weight_decay']) for g in optimizer.param_groups
+    ]  # the config's, which resume keeps
     try:
         model.load_state_dict(ckpt['model'])
         optimizer.load_state_dict(ckpt['optimizer'])
         if [(tuple(g['betas']), g['weight_decay']) for g in optimizer.param_groups] != settings:
-            raise ValueError('optimizer settings other than the config\'s')
+            raise ValueError("optimizer settings other than the config's")
         if ckpt['scaler'] and scaler.is_enabled():
             scaler.load_state_dict(ckpt['scaler'])
     except (RuntimeError, ValueError, KeyError, TypeError, IndexError) as e:
-        raise ConfigError(f"the run's ckpt.pt is damaged: its state does not load into the model "
-                          f'({type(e).__name__}: {str(e)[:80]}); delete it, or restore it from a copy')
+        raise ConfigError(
+            f"the run's ckpt.pt is damaged: its state does not load into the model "
+            f'({type(e).__name__}: {str(e)[:80]}); delete it, or restore it from a copy'
+        )
     for group in optimizer.param_groups:
         for p in group['params']:
-            if any(torch.is_tensor(v) and v.dim() and v.shape != p.shape for v in optimizer.state[p].values()):
-                raise ConfigError(f"the run's ckpt.pt is damaged: its optimizer state holds a tensor of another "
-                                  f'shape than the {tuple(p.shape)} weight it belongs to; delete it, or restore it '
-                                  f'from a copy')
+            if any(
+                torch.is_tensor(v) and v.dim() and v.shape != p.shape
+                for v in optimizer.state[p].values()
+            ):
+                raise ConfigError(
+                    f"the run's ckpt.pt is damaged: its optimizer state holds a tensor of another "
+                    f'shape than the {tuple(p.shape)} weight it belongs to; delete it, or restore it '
+                    f'from a copy'
+                )
 
 
 def file_id(path):
@@ -255,7 +325,13 @@ def logged_step(line):
     """The step of a log.jsonl line (bytes, any encoding); 0 for a line without one (a user's note): resume keeps it."""
     try:
         return int(json.loads(line.decode('utf-8', errors='replace'))['step'])
-    except (ValueError, KeyError, TypeError, OverflowError, RecursionError):  # 1e400; nested thousands deep
+    except (
+        ValueError,
+        KeyError,
+        TypeError,
+        OverflowError,
+        RecursionError,
+    ):  # 1e400; nested thousands deep
         return 0
 
 
@@ -275,13 +351,21 @@ class Run:
     (one removed and made again could be locked by another process)."""
 
     def __init__(self, folder, cfg, meta, ckpt, not_named, write=True, ddp=False):
-        self.folder, self.cfg, self.meta, self.ckpt, self.not_named = folder, cfg, meta, ckpt, not_named
+        self.folder, self.cfg, self.meta, self.ckpt, self.not_named = (
+            folder,
+            cfg,
+            meta,
+            ckpt,
+            not_named,
+        )
         self.resumed = self.saved_step = ckpt['step'] if ckpt else None
         self.write, self.ddp, self.lock, self.wandb, self.keep_until = write, ddp, None, None, 0
 
     def __enter__(self):
         try:
-            with together(self.ddp):  # only rank 0 writes: if it cannot, the other processes stop with it
+            with together(
+                self.ddp
+            ):  # only rank 0 writes: if it cannot, the other processes stop with it
                 if self.write:
                     self.open()
         except ConfigError:
@@ -290,48 +374,80 @@ class Run:
         return self
 
     def open(self):
-        wandb = wandb_module() if self.cfg['wandb_log'] else None  # missing: refused before anything is written
+        wandb = (
+            wandb_module() if self.cfg['wandb_log'] else None
+        )  # missing: refused before anything is written
         try:
-            if self.folder.is_symlink():  # the folder is the run's own: never written through a link to another one
-                raise ConfigError(f'{self.folder} is a symbolic link: remove it, or set out_dir to the folder it '
-                                  f'points to')
+            if (
+                self.folder.is_symlink()
+            ):  # the folder is the run's own: never written through a link to another one
+                raise ConfigError(
+                    f'{self.folder} is a symbolic link: remove it, or set out_dir to the folder it '
+                    f'points to'
+                )
             self.folder.mkdir(parents=True, exist_ok=True)
-            odd = [name for name in ('.lock', *RUN_FILES) if (self.folder / name).is_symlink() or
-                   (self.folder / name).exists() and not (self.folder / name).is_file()]
-            if odd:  # a link: appending to it, or reading it as this run's, would reach another file
-                raise ConfigError(f'{self.folder / odd[0]} is a symbolic link or not a regular file, and a run reads '
-                                  f'and writes its own files only: remove it')
+            odd = [
+                name
+                for name in ('.lock', *RUN_FILES)
+                if (self.folder / name).is_symlink()
+                or (self.folder / name).exists()
+                and not (self.folder / name).is_file()
+            ]
+            if (
+                odd
+            ):  # a link: appending to it, or reading it as this run's, would reach another file
+                raise ConfigError(
+                    f'{self.folder / odd[0]} is a symbolic link or not a regular file, and a run reads '
+                    f'and writes its own files only: remove it'
+                )
             # O_NOFOLLOW: a link made since the check is refused too
-            self.lock = os.fdopen(os.open(self.folder / '.lock', os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644), 'w')
+            self.lock = os.fdopen(
+                os.open(self.folder / '.lock', os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644), 'w'
+            )
         except OSError as e:
             raise ConfigError(cannot_write(self.folder, e, 'out_dir')) from None
         try:
             fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            if self.ckpt and file_id(self.folder / 'ckpt.pt') != self.ckpt['file']:  # read before the lock was ours
-                raise ConfigError(f'another process wrote {self.folder} after this one read its checkpoint: run the '
-                                  f'command again')
+            if (
+                self.ckpt and file_id(self.folder / 'ckpt.pt') != self.ckpt['file']
+            ):  # read before the lock was ours
+                raise ConfigError(
+                    f'another process wrote {self.folder} after this one read its checkpoint: run the '
+                    f'command again'
+                )
             remove_leftovers(self.folder, RUN_FILES)
             self.check_fresh()
             # the same config run again: the run there (finished or stopped) stays until this one is as far
-            self.keep_until = self.step_there() if self.resumed is None and not self.cfg['overwrite'] else 0
+            self.keep_until = (
+                self.step_there() if self.resumed is None and not self.cfg['overwrite'] else 0
+            )
             self.saved_step = self.saved_step or self.keep_until or None
             log = self.folder / 'log.jsonl'
             self.log = temporary(log) if self.keep_until else log
             if not self.keep_until:
                 self.write_config()
             written = log.read_bytes() if self.resumed is not None and log.exists() else b''
-            lines = written.splitlines()[:None if written.endswith(b'\n') else -1]  # half a line: killed while written
-            kept = b''.join(line + b'\n' for line in lines if logged_step(line) <= self.resumed)  # bytes as they were
+            lines = written.splitlines()[
+                : None if written.endswith(b'\n') else -1
+            ]  # half a line: killed while written
+            kept = b''.join(
+                line + b'\n' for line in lines if logged_step(line) <= self.resumed
+            )  # bytes as they were
             atomic_write(self.log, lambda tmp: tmp.write_bytes(kept))
-            self.wandb = wandb and wandb.init(project=self.cfg['wandb_project'],
-                                              name=self.cfg['wandb_run_name'] or self.folder.name, config=self.cfg)
+            self.wandb = wandb and wandb.init(
+                project=self.cfg['wandb_project'],
+                name=self.cfg['wandb_run_name'] or self.folder.name,
+                config=self.cfg,
+            )
         except BaseException as e:
             self.lock.close()
             if self.keep_until:  # the new log's temporary, already written
                 self.log.unlink(missing_ok=True)
             if isinstance(e, BlockingIOError):
-                raise ConfigError(f'another process is running in {self.folder}: wait for it, or use another '
-                                  f'run_name') from None
+                raise ConfigError(
+                    f'another process is running in {self.folder}: wait for it, or use another '
+                    f'run_name'
+                ) from None
             if isinstance(e, OSError):  # a full disk, a folder made read-only
                 raise ConfigError(cannot_write(self.folder, e, 'out_dir')) from None
             raise
@@ -343,21 +459,33 @@ class Run:
     def step_there(self):
         """The step of the folder's checkpoint; 0 if it has none, or a damaged one."""
         try:
-            return load_checkpoint(self.folder / 'ckpt.pt')['step'] if (self.folder / 'ckpt.pt').exists() else 0
+            return (
+                load_checkpoint(self.folder / 'ckpt.pt')['step']
+                if (self.folder / 'ckpt.pt').exists()
+                else 0
+            )
         except ConfigError:
             return 0
 
     def check_fresh(self):
         """A fresh run (not resumed, not overwrite) refuses a folder that holds another run's files (any of them)."""
         config = self.folder / 'config.json'
-        if self.resumed is not None or self.cfg['overwrite'] or not any((self.folder / f).exists() for f in RUN_FILES):
+        if (
+            self.resumed is not None
+            or self.cfg['overwrite']
+            or not any((self.folder / f).exists() for f in RUN_FILES)
+        ):
             return
-        saved = read_json(config, 'use overwrite=True to replace this folder\'s files, or another run_name')
+        saved = read_json(
+            config, "use overwrite=True to replace this folder's files, or another run_name"
+        )
         differ = differing(saved, self.cfg, self.not_named)
         if differ:
-            raise ConfigError(f'{self.folder} holds another run ({differ[0]}={saved.get(differ[0])!r} there, '
-                              f'{self.cfg.get(differ[0])!r} here): --resume it, use another run_name, or set '
-                              f'overwrite=True to replace it')
+            raise ConfigError(
+                f'{self.folder} holds another run ({differ[0]}={saved.get(differ[0])!r} there, '
+                f'{self.cfg.get(differ[0])!r} here): --resume it, use another run_name, or set '
+                f'overwrite=True to replace it'
+            )
 
     def record(self, metrics, model, optimizer, scaler):
         """One evaluation: its log line, the checkpoint of the weights that gave it, and W&B (rank 0; the other
@@ -367,17 +495,38 @@ class Run:
                 try:
                     self.write_record(metrics, model, optimizer, scaler)
                 except OSError as e:
-                    kept = f'its ckpt.pt keeps step {self.saved_step}' if self.saved_step else 'no checkpoint saved'
-                    raise ConfigError(f"{cannot_write(self.folder, e, 'out_dir')}; {kept}") from None
+                    kept = (
+                        f'its ckpt.pt keeps step {self.saved_step}'
+                        if self.saved_step
+                        else 'no checkpoint saved'
+                    )
+                    raise ConfigError(
+                        f'{cannot_write(self.folder, e, "out_dir")}; {kept}'
+                    ) from None
 
     def write_record(self, metrics, model, optimizer, scaler):
         held = os.fstat(self.lock.fileno())
-        if (file_id(self.folder / '.lock') or ())[:2] != (held.st_dev, held.st_ino):  # the lock guards another folder
-            raise ConfigError(f'{self.folder} was removed or made again while this run wrote it, so another process '
-                              f'could write it too: this run stopped; start it again')
-        with open(self.log, 'a') as f:  # strict JSON, which has no NaN or Infinity: null for a number not finite
-            f.write(json.dumps({k: None if isinstance(v, float) and not math.isfinite(v) else v
-                                for k, v in metrics.items()}, allow_nan=False) + '\n')
+        if (file_id(self.folder / '.lock') or ())[:2] != (
+            held.st_dev,
+            held.st_ino,
+        ):  # the lock guards another folder
+            raise ConfigError(
+                f'{self.folder} was removed or made again while this run wrote it, so another process '
+                f'could write it too: this run stopped; start it again'
+            )
+        with open(
+            self.log, 'a'
+        ) as f:  # strict JSON, which has no NaN or Infinity: null for a number not finite
+            f.write(
+                json.dumps(
+                    {
+                        k: None if isinstance(v, float) and not math.isfinite(v) else v
+                        for k, v in metrics.items()
+                    },
+                    allow_nan=False,
+                )
+                + '\n'
+            )
         if self.wandb:
             self.wandb.log(metrics, step=metrics['step'])
         if metrics['step'] < self.keep_until:  # the run there is further on: it stays
@@ -386,17 +535,31 @@ class Run:
             self.write_config()
             os.replace(self.log, self.folder / 'log.jsonl')
             self.log, self.keep_until = self.folder / 'log.jsonl', 0
-        save_checkpoint(dict(model=model.state_dict(), optimizer=optimizer.state_dict(), scaler=scaler.state_dict(),
-                             model_args=asdict(model.config), step=metrics['step'], config=self.cfg, meta=self.meta),
-                        self.folder / 'ckpt.pt')
+        save_checkpoint(
+            dict(
+                model=model.state_dict(),
+                optimizer=optimizer.state_dict(),
+                scaler=scaler.state_dict(),
+                model_args=asdict(model.config),
+                step=metrics['step'],
+                config=self.cfg,
+                meta=self.meta,
+            ),
+            self.folder / 'ckpt.pt',
+        )
         self.saved_step = metrics['step']
 
     def non_finite(self, step):
         """The error that stops a run whose loss became NaN or infinite; the last checkpoint is kept."""
-        kept = (f'{self.folder / "ckpt.pt"} keeps the weights of step {self.saved_step}' if self.saved_step else
-                'no checkpoint was saved')
-        return FloatingPointError(f'the loss became non-finite by step {step} ({kept}): lower learning_rate, keep '
-                                  f'grad_clip on, or use dtype=float32')
+        kept = (
+            f'{self.folder / "ckpt.pt"} keeps the weights of step {self.saved_step}'
+            if self.saved_step
+            else 'no checkpoint was saved'
+        )
+        return FloatingPointError(
+            f'the loss became non-finite by step {step} ({kept}): lower learning_rate, keep '
+            f'grad_clip on, or use dtype=float32'
+        )
 
     def __exit__(self, *exc):
         if self.wandb:
@@ -418,6 +581,7 @@ def wandb_module():
 
 # ----------------------------------------------------------------------------- reading runs back (compare_runs.py)
 
+
 def is_run(folder):
     return (folder / 'log.jsonl').exists() or (folder / 'config.json').exists()
 
@@ -426,29 +590,44 @@ def read_log(folder):
     """-> the evaluations of log.jsonl as dicts; blank lines (none that train.py writes) are skipped."""
     path = folder / 'log.jsonl'
     if not path.exists():
-        raise ConfigError(f'{folder} has no log.jsonl: train.py writes one at its first evaluation '
-                          f'(every eval_interval steps); leave this folder out or wait for it')
+        raise ConfigError(
+            f'{folder} has no log.jsonl: train.py writes one at its first evaluation '
+            f'(every eval_interval steps); leave this folder out or wait for it'
+        )
     if not path.is_file():  # a FIFO would block, a folder fail
         raise ConfigError(f'{path} is not a regular file: leave the run out')
     lines = []
-    for i, text in enumerate(path.read_text(errors='replace').splitlines(), 1):  # bytes that are not UTF-8: a bad line
+    for i, text in enumerate(
+        path.read_text(errors='replace').splitlines(), 1
+    ):  # bytes that are not UTF-8: a bad line
         if not text.strip():
             continue
         try:
             line = json.loads(text)
         except (json.JSONDecodeError, RecursionError):  # RecursionError: nested thousands deep
             line = None
-        if not isinstance(line, dict) or type(line.get('step')) is not int or \
-                any(type(v) is int and abs(v) > 2**53 for v in line.values()):  # too large to draw as a float
-            raise ConfigError(f'{path} line {i} is not a JSON object with a step ({text[:60]!r}): delete or repair '
-                              f'that line, or leave the run out')
+        if (
+            not isinstance(line, dict)
+            or type(line.get('step')) is not int
+            or any(type(v) is int and abs(v) > 2**53 for v in line.values())
+        ):  # too large to draw as a float
+            raise ConfigError(
+                f'{path} line {i} is not a JSON object with a step ({text[:60]!r}): delete or repair '
+                f'that line, or leave the run out'
+            )
         lines.append(line)
     if not lines:
-        raise ConfigError(f'{path} is empty: the run has not finished its first evaluation (every eval_interval '
-                          f'steps); wait for it or leave the run out')
+        raise ConfigError(
+            f'{path} is empty: the run has not finished its first evaluation (every eval_interval '
+            f'steps); wait for it or leave the run out'
+        )
     return lines
 
 
 def read_config(folder):
     path = folder / 'config.json'
-    return read_json(path, 'repair it or delete it (the run is then named by its folder)') if path.exists() else {}
+    return (
+        read_json(path, 'repair it or delete it (the run is then named by its folder)')
+        if path.exists()
+        else {}
+    )

@@ -22,6 +22,7 @@ Every weight is drawn from a generator seeded by (config.seed, parameter name), 
 frozen weights are reproducible, identical on every DDP rank, and two variants built with the same seed share the
 initial values of the parameters they have in common.
 """
+
 import itertools
 import json
 import math
@@ -44,7 +45,9 @@ class GPTConfig:
     n_head: int = 4  # attention heads per block
     n_embd: int = 128  # width n; head_dim = n_embd // n_head
     dropout: float = 0.0  # dropout on embeddings, attention probabilities and block outputs
-    bias: bool = False  # biases on the attention and MLP linears (and LayerNorm), never on the LM head
+    bias: bool = (
+        False  # biases on the attention and MLP linears (and LayerNorm), never on the LM head
+    )
     # architecture
     norm: str = 'rmsnorm'  # 'rmsnorm' | 'layernorm' | 'none'
     mlp: str = 'gated'  # 'gated' (W_D(silu(W_G h) * W_U h), Eq. 2.2) | 'gelu' | 'gelu_tanh' (GPT-2's gelu_new) | 'none'
@@ -57,18 +60,32 @@ class GPTConfig:
     mixing: str = 'softmax'  # 'softmax' attention | 'mixit' fixed random matrix (no W_Q, W_K)
     frozen_qk: bool = False  # keep W_Q, W_K and their biases at initialization
     frozen_mlp: bool = False  # keep every MLP weight and bias at initialization
-    frozen_blocks: bool = False  # keep every block and the final norm: only embeddings and LM head trained
+    frozen_blocks: bool = (
+        False  # keep every block and the final norm: only embeddings and LM head trained
+    )
     identity_query: bool = False  # W_Q = I: no query projection
-    attn_scale: Optional[float] = None  # softmax scale; None = 1/sqrt(head_dim), 1/(2 sqrt(head_dim)) for W_Q = I
-    mixit_std: Optional[float] = None  # std of MixiT's M in every head; None = each head its own (authors' code)
-    mixit_sink: bool = False  # head 0 of every layer the authors' fixed "sink" (the mixit variant sets it)
+    attn_scale: Optional[float] = (
+        None  # softmax scale; None = 1/sqrt(head_dim), 1/(2 sqrt(head_dim)) for W_Q = I
+    )
+    mixit_std: Optional[float] = (
+        None  # std of MixiT's M in every head; None = each head its own (authors' code)
+    )
+    mixit_sink: bool = (
+        False  # head 0 of every layer the authors' fixed "sink" (the mixit variant sets it)
+    )
     # the authors' MixiT block (their modeling_llama.py, which uses it for MixiT only); off = the paper's Llama block
-    shaped_gate: Optional[float] = None  # c: the gate is gain * LeakyReLU(1 + c/sqrt(n)) instead of SiLU (they: -1)
-    skip_scaling: Optional[float] = None  # s: x <- s x + sqrt(1 - s^2) f(x) around both sublayers (they: sqrt(0.5))
+    shaped_gate: Optional[float] = (
+        None  # c: the gate is gain * LeakyReLU(1 + c/sqrt(n)) instead of SiLU (they: -1)
+    )
+    skip_scaling: Optional[float] = (
+        None  # s: x <- s x + sqrt(1 - s^2) f(x) around both sublayers (they: sqrt(0.5))
+    )
     base_width: int = 0  # every linear's output times sqrt(base_width / fan_in), down_proj's 1/sqrt(fan_in); 0 = off
     scaled_init: bool = True  # o_proj, down_proj drawn with std 0.02/sqrt(2 n_layer) (GPT-2); False: 0.02 (their code)
     n_classes: int = 0  # > 0: the head has n_classes outputs, a classifier read at the scored positions (their Yelp)
-    universal: str = ''  # '' | 'sparse' | 'random': the fixed universal backbone (universal_* variants)
+    universal: str = (
+        ''  # '' | 'sparse' | 'random': the fixed universal backbone (universal_* variants)
+    )
     universal_k: int = 4  # query/key width k of each universal head
     universal_d: int = 0  # width d of the simulated class T(H, L, d, k); 0 = vocab_size (+ block_size if pos='learned')
     looped: bool = False  # universal: one fixed block's matrices in every layer (weight-tied)
@@ -81,18 +98,33 @@ VARIANTS = {
     'standard': dict(),
     'frozen_qk': dict(frozen_qk=True),
     'frozen_mlp': dict(frozen_mlp=True),
-    'mixit': dict(mixing='mixit', pos='learned', mixit_sink=True),  # no q/k for RoPE (Sec. 2); sink: class MixiT
+    'mixit': dict(
+        mixing='mixit', pos='learned', mixit_sink=True
+    ),  # no q/k for RoPE (Sec. 2); sink: class MixiT
     'identity_query': dict(identity_query=True),
     'random': dict(frozen_blocks=True, pos='learned'),
-    **{f'universal_{u}': dict(universal=u, frozen_blocks=True, pos='learned', norm='none', mlp='none', residual=False)
-       for u in ('sparse', 'random')},  # attention only
+    **{
+        f'universal_{u}': dict(
+            universal=u, frozen_blocks=True, pos='learned', norm='none', mlp='none', residual=False
+        )
+        for u in ('sparse', 'random')
+    },  # attention only
 }
 
 
 def check_config(c):
     """Rejects sizes and combinations that cannot be built, with a message that says what to do."""
-    sizes = dict(block_size=1, vocab_size=1, n_layer=1, n_head=1, n_embd=1, universal_k=1, universal_d=0, base_width=0,
-                 n_classes=0)
+    sizes = dict(
+        block_size=1,
+        vocab_size=1,
+        n_layer=1,
+        n_head=1,
+        n_embd=1,
+        universal_k=1,
+        universal_d=0,
+        base_width=0,
+        n_classes=0,
+    )
     for key, low in sizes.items():
         if getattr(c, key) < low:
             raise ValueError(f'{key}={getattr(c, key)} must be at least {low}')
@@ -102,25 +134,40 @@ def check_config(c):
     if not 0 <= c.dropout < 1:
         raise ValueError(f'dropout={c.dropout} must be in [0, 1)')
     if c.skip_scaling is not None and not (0 < c.skip_scaling < 1 and c.residual):
-        raise ValueError(f'skip_scaling={c.skip_scaling} must be in (0, 1), with residual=True (None = x + f(x))')
+        raise ValueError(
+            f'skip_scaling={c.skip_scaling} must be in (0, 1), with residual=True (None = x + f(x))'
+        )
     if c.shaped_gate is not None and c.mlp != 'gated':
         raise ValueError("shaped_gate replaces the gated MLP's SiLU: it needs mlp='gated'")
     if c.n_classes and c.tie_embeddings:
-        raise ValueError('a classifier head (n_classes > 0) cannot be tied to the token embedding: tie_embeddings=False')
+        raise ValueError(
+            'a classifier head (n_classes > 0) cannot be tied to the token embedding: tie_embeddings=False'
+        )
     if not -1 <= c.pad_token < c.vocab_size:
-        raise ValueError(f'pad_token={c.pad_token} must be a token id below vocab_size={c.vocab_size}, or -1 (none)')
+        raise ValueError(
+            f'pad_token={c.pad_token} must be a token id below vocab_size={c.vocab_size}, or -1 (none)'
+        )
     if c.pad_token >= 0 and c.tie_embeddings:
-        raise ValueError('the LM head would train the padding row of a tied embedding: tie_embeddings=False or '
-                         'pad_token=-1')
-    choices = dict(norm=('rmsnorm', 'layernorm', 'none'), mlp=('gated', 'gelu', 'gelu_tanh', 'none'),
-                   pos=('rope', 'learned', 'none'), mixing=('softmax', 'mixit'), universal=('', 'sparse', 'random'))
+        raise ValueError(
+            'the LM head would train the padding row of a tied embedding: tie_embeddings=False or '
+            'pad_token=-1'
+        )
+    choices = dict(
+        norm=('rmsnorm', 'layernorm', 'none'),
+        mlp=('gated', 'gelu', 'gelu_tanh', 'none'),
+        pos=('rope', 'learned', 'none'),
+        mixing=('softmax', 'mixit'),
+        universal=('', 'sparse', 'random'),
+    )
     for key, allowed in choices.items():
         if getattr(c, key) not in allowed:
             raise ValueError(f'{key}={getattr(c, key)!r} is not one of {allowed}')
     if c.n_embd % c.n_head and not c.universal:
         raise ValueError(f'n_embd={c.n_embd} must be a multiple of n_head={c.n_head}')
     if c.pos == 'rope' and (c.n_embd // c.n_head) % 2:
-        raise ValueError(f'RoPE needs an even head_dim, got {c.n_embd // c.n_head}: change n_embd or n_head')
+        raise ValueError(
+            f'RoPE needs an even head_dim, got {c.n_embd // c.n_head}: change n_embd or n_head'
+        )
     if c.mixing == 'mixit' and c.pos == 'rope':
         raise ValueError("MixiT has no queries or keys for RoPE to rotate: use pos='learned'")
     if c.mixing == 'mixit' and (c.identity_query or c.frozen_qk):
@@ -129,14 +176,24 @@ def check_config(c):
         raise ValueError("mixit_sink needs mixing='mixit'")
     if c.universal:
         if c.pos == 'rope' or c.mixing == 'mixit' or c.identity_query or c.frozen_qk:
-            raise ValueError("the universal backbones have their own fixed attention: use pos='learned' or 'none', "
-                             "mixing='softmax', and neither identity_query nor frozen_qk")
+            raise ValueError(
+                "the universal backbones have their own fixed attention: use pos='learned' or 'none', "
+                "mixing='softmax', and neither identity_query nor frozen_qk"
+            )
         if c.universal == 'sparse':
             D = universal_dim(c.n_head, c.n_layer, universal_width(c), c.universal_k, c.looped)
-            if c.n_embd != D:  # a D of thousands of digits (deep or wide): its size in bits, not its digits
-                raise ValueError(f'universal_sparse with H={c.n_head} heads, L={c.n_layer} layers, '
-                                 f'd={universal_width(c)}, k={c.universal_k}{" (looped)" if c.looped else ""} has '
-                                 + (f'width D = {D}: set n_embd={D}' if D < 2**64 else f'width D ~ 2^{D.bit_length()}'))
+            if (
+                c.n_embd != D
+            ):  # a D of thousands of digits (deep or wide): its size in bits, not its digits
+                raise ValueError(
+                    f'universal_sparse with H={c.n_head} heads, L={c.n_layer} layers, '
+                    f'd={universal_width(c)}, k={c.universal_k}{" (looped)" if c.looped else ""} has '
+                    + (
+                        f'width D = {D}: set n_embd={D}'
+                        if D < 2**64
+                        else f'width D ~ 2^{D.bit_length()}'
+                    )
+                )
     elif c.looped:
         raise ValueError('looped applies to the universal backbones only')
 
@@ -147,6 +204,7 @@ def check_config(c):
 # over the H^L head paths p = (h_1..h_L) of A_p X V_p, V_p = V_1h1 ... V_LhL. The universal model keeps, for
 # every node p of that tree (a path prefix), its own columns of the width D: the node's queries V_p Q and
 # keys V_p K for the next layer, or, at a leaf, V_p itself. Row-vector convention: Z (m x D) @ W.
+
 
 def universal_width(c):
     """d of the simulated class: one-hot tokens, and one-hot positions appended when positions are learned."""
@@ -185,12 +243,14 @@ def universal_sparse_weights(H, L, d, k, l, looped=False):
         for p, (at, width) in blocks.items():
             if looped and p and p[0] == h:
                 to = blocks[p[1:]][0]
-                v[h, at:at + width, to:to + width] = torch.eye(width)
+                v[h, at : at + width, to : to + width] = torch.eye(width)
             if not looped and len(p) > l and p[l] == h:
-                v[h, at:at + width, at:at + width] = torch.eye(width)
-            if (p == ()) if looped else (len(p) == l):  # the blocks this layer reads its queries and keys from
-                q[h, at + h * k:at + (h + 1) * k] = torch.eye(k)
-                kk[h, at + (H + h) * k:at + (H + h + 1) * k] = torch.eye(k)
+                v[h, at : at + width, at : at + width] = torch.eye(width)
+            if (
+                (p == ()) if looped else (len(p) == l)
+            ):  # the blocks this layer reads its queries and keys from
+                q[h, at + h * k : at + (h + 1) * k] = torch.eye(k)
+                kk[h, at + (H + h) * k : at + (H + h + 1) * k] = torch.eye(k)
     return q, kk, v
 
 
@@ -210,12 +270,12 @@ def universal_embedding(target, H, L, d, k, looped=False):
         leaf = at + 2 * H * k if looped else at
         if len(p) < L:
             for h, (Q, K, _) in enumerate(target[len(p)]):
-                E[:, at + h * k:at + (h + 1) * k] = Vp @ Q
-                E[:, at + (H + h) * k:at + (H + h + 1) * k] = Vp @ K
+                E[:, at + h * k : at + (h + 1) * k] = Vp @ Q
+                E[:, at + (H + h) * k : at + (H + h + 1) * k] = Vp @ K
         else:
-            E[:, leaf:leaf + d] = Vp
+            E[:, leaf : leaf + d] = Vp
         if (p == ()) if looped else (len(p) == L):
-            U[leaf:leaf + d] = eye
+            U[leaf : leaf + d] = eye
     return E, U
 
 
@@ -261,7 +321,11 @@ def linear(config, fan_in, fan_out, base=None, bias=None):
     exactly 1 (fan_in = base: MixiT's v, o, gate, up and head at n = 512) is no multiply (the same outputs)."""
     bias = config.bias if bias is None else bias
     multiplier = math.sqrt((base or config.base_width) / fan_in) if config.base_width else 1.0
-    return nn.Linear(fan_in, fan_out, bias=bias) if multiplier == 1 else ScaledLinear(fan_in, fan_out, bias, multiplier)
+    return (
+        nn.Linear(fan_in, fan_out, bias=bias)
+        if multiplier == 1
+        else ScaledLinear(fan_in, fan_out, bias, multiplier)
+    )
 
 
 def seeded(seed, name):
@@ -290,7 +354,11 @@ class Attention(nn.Module):
         for group in self.groups:
             setattr(self, f'{group}_proj', linear(config, n, len(group) * n))
         self.o_proj = linear(config, n, n)
-        default = 1 / (2 * math.sqrt(self.head_dim)) if config.identity_query else 1 / math.sqrt(self.head_dim)
+        default = (
+            1 / (2 * math.sqrt(self.head_dim))
+            if config.identity_query
+            else 1 / math.sqrt(self.head_dim)
+        )
         self.scale = config.attn_scale or default
         self.dropout, self.causal = config.dropout, config.causal
         self.resid_dropout = nn.Dropout(config.dropout)
@@ -299,8 +367,12 @@ class Attention(nn.Module):
         """x (B, T, C) -> q, k, v, each (B, nh, T, hd), before RoPE."""
         B, T, C = x.shape
         out = {'q': x} if self.identity_query else {}  # W_Q = I: head h reads slice h
-        for group, y in ((g, getattr(self, f'{g}_proj')(x)) for g in self.groups):  # one letter is not split: the
-            out.update(zip(group, y.split(C, dim=-1) if len(group) > 1 else [y]))  # backward of a split copies (cat)
+        for group, y in (
+            (g, getattr(self, f'{g}_proj')(x)) for g in self.groups
+        ):  # one letter is not split: the
+            out.update(
+                zip(group, y.split(C, dim=-1) if len(group) > 1 else [y])
+            )  # backward of a split copies (cat)
         return [out[t].view(B, T, self.n_head, self.head_dim).transpose(1, 2) for t in 'qkv']
 
     def forward(self, x, rope=None):
@@ -308,8 +380,14 @@ class Attention(nn.Module):
         q, k, v = self.project(x)
         if rope is not None:
             q, k = apply_rope(q, *rope), apply_rope(k, *rope)
-        y = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal, scale=self.scale,
-                                           dropout_p=self.dropout if self.training else 0.0)
+        y = F.scaled_dot_product_attention(
+            q,
+            k,
+            v,
+            is_causal=self.causal,
+            scale=self.scale,
+            dropout_p=self.dropout if self.training else 0.0,
+        )
         y = y.transpose(1, 2).contiguous().view(B, T, C)
         return self.resid_dropout(self.o_proj(y))
 
@@ -328,7 +406,9 @@ class MixiT(nn.Module):
         n, self.n_head, self.head_dim = config.n_embd, config.n_head, config.n_embd // config.n_head
         g = seeded(config.seed, f'h.{layer}.attn.mix')
         m = config.block_size
-        if config.mixit_std is None:  # their Llama path: head h's std uniform in [1/sqrt(m head_dim), 1/sqrt(m)]
+        if (
+            config.mixit_std is None
+        ):  # their Llama path: head h's std uniform in [1/sqrt(m head_dim), 1/sqrt(m)]
             low, high = 1 / math.sqrt(m * self.head_dim), 1 / math.sqrt(m)
             std = low + torch.rand(config.n_head, generator=g) * (high - low)
         else:
@@ -374,11 +454,25 @@ class MixiT(nn.Module):
         # (nh, T, B * hd). Broadcasting (nh, T, T) @ (B, nh, T, hd) would copy the matrix B times, kept for backward.
         B, T, C = x.shape
         if not self.causal and T != self.mix.size(-1):
-            raise ValueError(f'bidirectional MixiT mixes all {self.mix.size(-1)} positions of its matrix: give inputs '
-                             f'of exactly block_size tokens (pad them), or build the model with block_size={T}')
-        v = self.v_proj(x).view(B, T, self.n_head, self.head_dim).permute(2, 1, 0, 3).reshape(self.n_head, T, -1)
-        A = self.mix[:, :T, :T].to(v.dtype)  # no copy: train.py casts the buffer to the compute dtype once
-        y = torch.bmm(A, v).view(self.n_head, T, B, self.head_dim).permute(2, 1, 0, 3).reshape(B, T, C)
+            raise ValueError(
+                f'bidirectional MixiT mixes all {self.mix.size(-1)} positions of its matrix: give inputs '
+                f'of exactly block_size tokens (pad them), or build the model with block_size={T}'
+            )
+        v = (
+            self.v_proj(x)
+            .view(B, T, self.n_head, self.head_dim)
+            .permute(2, 1, 0, 3)
+            .reshape(self.n_head, T, -1)
+        )
+        A = self.mix[:, :T, :T].to(
+            v.dtype
+        )  # no copy: train.py casts the buffer to the compute dtype once
+        y = (
+            torch.bmm(A, v)
+            .view(self.n_head, T, B, self.head_dim)
+            .permute(2, 1, 0, 3)
+            .reshape(B, T, C)
+        )
         return self.resid_dropout(self.o_proj(y))
 
 
@@ -396,15 +490,22 @@ class UniversalAttention(nn.Module):
             fixed = universal_sparse_weights(H, c.n_layer, universal_width(c), k, src, c.looped)
         else:
             bound = 1 / math.sqrt(D)
-            fixed = [torch.rand(shape, generator=seeded(c.seed, f'h.{src}.attn.{name}')) * 2 * bound - bound
-                     for name, shape in zip('qkv', ((H, D, k), (H, D, k), (H, D, D)))]
+            fixed = [
+                torch.rand(shape, generator=seeded(c.seed, f'h.{src}.attn.{name}')) * 2 * bound
+                - bound
+                for name, shape in zip('qkv', ((H, D, k), (H, D, k), (H, D, D)))
+            ]
         for name, w in zip('qkv', fixed):
             self.register_buffer(name, w)
         self.causal = config.causal
 
     def forward(self, x, rope=None):
-        q, k, v = (torch.einsum('btd,hde->bhte', x, w.to(x.dtype)) for w in (self.q, self.k, self.v))
-        return F.scaled_dot_product_attention(q, k, v, is_causal=self.causal).sum(1)  # scale 1/sqrt(k)
+        q, k, v = (
+            torch.einsum('btd,hde->bhte', x, w.to(x.dtype)) for w in (self.q, self.k, self.v)
+        )
+        return F.scaled_dot_product_attention(q, k, v, is_causal=self.causal).sum(
+            1
+        )  # scale 1/sqrt(k)
 
 
 class MLP(nn.Module):
@@ -416,7 +517,9 @@ class MLP(nn.Module):
         super().__init__()
         n, hidden = config.n_embd, int(config.mlp_ratio * config.n_embd)
         self.gated = config.mlp == 'gated'
-        self.approximate = 'tanh' if config.mlp == 'gelu_tanh' else 'none'  # GPT-2's gelu_new is the tanh form
+        self.approximate = (
+            'tanh' if config.mlp == 'gelu_tanh' else 'none'
+        )  # GPT-2's gelu_new is the tanh form
         if self.gated:
             self.gate_proj = linear(config, n, hidden)
         self.up_proj = linear(config, n, hidden)
@@ -427,14 +530,15 @@ class MLP(nn.Module):
 
     def forward(self, x):
         if not self.gated:
-            return self.dropout(self.down_proj(F.gelu(self.up_proj(x), approximate=self.approximate)))
+            return self.dropout(
+                self.down_proj(F.gelu(self.up_proj(x), approximate=self.approximate))
+            )
         g = self.gate_proj(x)
         g = F.silu(g) if self.slope is None else self.gain * F.leaky_relu(g, self.slope)
         return self.dropout(self.down_proj(g * self.up_proj(x)))
 
 
 class Block(nn.Module):
-
     def __init__(self, config, layer):
         super().__init__()
         self.residual, self.skip = config.residual, config.skip_scaling
@@ -453,34 +557,46 @@ class Block(nn.Module):
         x = self.add(x, self.attn(self.norm1(x), rope))
         return self.add(x, self.mlp(self.norm2(x))) if hasattr(self, 'mlp') else x
 
-    def add(self, x, f):  # x + f(x); the authors' MixiT block (LlamaDecoderLayer): s x + sqrt(1 - s^2) f(x)
+    def add(
+        self, x, f
+    ):  # x + f(x); the authors' MixiT block (LlamaDecoderLayer): s x + sqrt(1 - s^2) f(x)
         if not self.residual:
             return f
-        return x + f if self.skip is None else self.skip * x + math.sqrt(1 - self.skip ** 2) * f
+        return x + f if self.skip is None else self.skip * x + math.sqrt(1 - self.skip**2) * f
 
 
-PEAK_FLOPS = {'H100': 989e12, 'H200': 989e12, 'A100': 312e12}  # dense bf16 FLOP/s by GPU name, for the MFU
+PEAK_FLOPS = {
+    'H100': 989e12,
+    'H200': 989e12,
+    'A100': 312e12,
+}  # dense bf16 FLOP/s by GPU name, for the MFU
 
 
 class GPT(nn.Module):
-
     def __init__(self, config):
         super().__init__()
         check_config(config)
         self.config = config
         # pad_token's row: zero at init and no gradient, so it stays zero (the authors' classifier: padding_idx)
-        self.wte = nn.Embedding(config.vocab_size, config.n_embd,
-                                padding_idx=config.pad_token if config.pad_token >= 0 else None)
+        self.wte = nn.Embedding(
+            config.vocab_size,
+            config.n_embd,
+            padding_idx=config.pad_token if config.pad_token >= 0 else None,
+        )
         if config.pos == 'learned':
             self.wpe = nn.Embedding(config.block_size, config.n_embd)
         if config.pos == 'rope':
-            cos, sin = rope_tables(config.block_size, config.n_embd // config.n_head, config.rope_base)
+            cos, sin = rope_tables(
+                config.block_size, config.n_embd // config.n_head, config.rope_base
+            )
             self.register_buffer('rope_cos', cos, persistent=False)  # recomputed, never saved
             self.register_buffer('rope_sin', sin, persistent=False)
         self.drop = nn.Dropout(config.dropout)
         self.h = nn.ModuleList([Block(config, layer) for layer in range(config.n_layer)])
         self.norm_f = make_norm(config)
-        self.lm_head = linear(config, config.n_embd, config.n_classes or config.vocab_size, bias=False)
+        self.lm_head = linear(
+            config, config.n_embd, config.n_classes or config.vocab_size, bias=False
+        )
         if config.tie_embeddings:
             self.lm_head.weight = self.wte.weight
         self._init_weights()
@@ -498,12 +614,29 @@ class GPT(nn.Module):
                 elif 'norm' in name:
                     p.fill_(1.0)
                 else:  # the projections back into the residual stream get the 1/sqrt(2 n_layer) of GPT-2
-                    residual_out = self.config.scaled_init and name.endswith(('o_proj.weight', 'down_proj.weight'))
+                    residual_out = self.config.scaled_init and name.endswith(
+                        ('o_proj.weight', 'down_proj.weight')
+                    )
                     std = 0.02 / math.sqrt(2 * self.config.n_layer) if residual_out else 0.02
-                    parts = unfused_names(name)  # a fused q, k, v: each from its own name, as every variant draws it
-                    p.copy_(torch.cat([torch.randn(len(p) // len(parts), *p.shape[1:],
-                                                   generator=seeded(self.config.seed, part)) for part in parts]) * std)
-            if self.wte.padding_idx is not None:  # the padding row (pad_token) is zero, as HF's _init_weights makes it
+                    parts = unfused_names(
+                        name
+                    )  # a fused q, k, v: each from its own name, as every variant draws it
+                    p.copy_(
+                        torch.cat(
+                            [
+                                torch.randn(
+                                    len(p) // len(parts),
+                                    *p.shape[1:],
+                                    generator=seeded(self.config.seed, part),
+                                )
+                                for part in parts
+                            ]
+                        )
+                        * std
+                    )
+            if (
+                self.wte.padding_idx is not None
+            ):  # the padding row (pad_token) is zero, as HF's _init_weights makes it
                 self.wte.weight[self.wte.padding_idx].zero_()
 
     def frozen_modules(self):
@@ -513,7 +646,9 @@ class GPT(nn.Module):
         c = self.config
         frozen = [*self.h, self.norm_f] if c.frozen_blocks else []
         for block in self.h:
-            if c.frozen_qk:  # W_Q (absent when W_Q = I) and W_K, one linear: the attention scores stay random
+            if (
+                c.frozen_qk
+            ):  # W_Q (absent when W_Q = I) and W_K, one linear: the attention scores stay random
                 frozen.append(block.attn.k_proj if c.identity_query else block.attn.qk_proj)
             if c.frozen_mlp:
                 frozen.append(block.mlp)
@@ -536,10 +671,14 @@ class GPT(nn.Module):
         only the last position's logits are computed (all that generation needs)."""
         B, T = idx.shape
         if T > self.config.block_size:
-            raise ValueError(f'sequence of length {T} is longer than block_size={self.config.block_size}: '
-                             f'build the model with block_size >= {T} or shorten the input')
+            raise ValueError(
+                f'sequence of length {T} is longer than block_size={self.config.block_size}: '
+                f'build the model with block_size >= {T} or shorten the input'
+            )
         x = self.wte(idx)
-        x = self.drop(x + self.wpe(torch.arange(T, device=idx.device)) if self.config.pos == 'learned' else x)
+        x = self.drop(
+            x + self.wpe(torch.arange(T, device=idx.device)) if self.config.pos == 'learned' else x
+        )
         rope = (self.rope_cos[:T], self.rope_sin[:T]) if self.config.pos == 'rope' else None
         for block in self.h:
             x = block(x, rope)
@@ -553,8 +692,10 @@ class GPT(nn.Module):
         """AdamW over the trained parameters only (frozen ones get no optimizer state); weight decay on
         >= 2-D tensors (matrices and embeddings), none on biases and norms; fused kernel on CUDA."""
         params = [p for p in self.parameters() if p.requires_grad]
-        groups = [dict(params=[p for p in params if p.dim() >= 2], weight_decay=weight_decay),
-                  dict(params=[p for p in params if p.dim() < 2], weight_decay=0.0)]
+        groups = [
+            dict(params=[p for p in params if p.dim() >= 2], weight_decay=weight_decay),
+            dict(params=[p for p in params if p.dim() < 2], weight_decay=0.0),
+        ]
         return torch.optim.AdamW(groups, lr=learning_rate, betas=betas, fused=device_type == 'cuda')
 
     def flops_per_token(self):
@@ -567,11 +708,16 @@ class GPT(nn.Module):
         recomputation never is). MixiT: no QK^T and no gradient for its fixed matrix, one dense (T, T) matmul forward
         and its value gradient, 4 * T * n per layer, the masked zeros included (a dense matmul multiplies them)."""
         c = self.config
-        flops = sum((6 if m.weight.requires_grad else 4) * m.weight.numel()
-                    for m in self.modules() if isinstance(m, nn.Linear))
+        flops = sum(
+            (6 if m.weight.requires_grad else 4) * m.weight.numel()
+            for m in self.modules()
+            if isinstance(m, nn.Linear)
+        )
         T = c.block_size
         keys = (T + 1) / 2 if c.causal else T  # keys per query that a softmax kernel computes
-        if c.universal:  # per head: fixed projections (4 FLOPs a weight: no weight gradient), scores and AV
+        if (
+            c.universal
+        ):  # per head: fixed projections (4 FLOPs a weight: no weight gradient), scores and AV
             D, k = c.n_embd, c.universal_k
             return flops + c.n_layer * c.n_head * (4 * (2 * D * k + D * D) + 6 * keys * (k + D))
         if c.mixing == 'mixit':
@@ -590,9 +736,15 @@ class GPT(nn.Module):
         head) and GPT-2's left unused (W_Q for identity_query, W_Q and W_K for MixiT). Learned positions beyond
         block_size are cut, as nanoGPT's crop_block_size does."""
         try:
-            ours = {'wte.weight': weights['wte.weight'], 'wpe.weight': weights['wpe.weight'][:self.config.block_size],
-                    'norm_f.weight': weights['ln_f.weight'], 'norm_f.bias': weights['ln_f.bias']}
-            if not self.config.n_classes:  # GPT-2's head is its token embedding; a classifier's head is ours
+            ours = {
+                'wte.weight': weights['wte.weight'],
+                'wpe.weight': weights['wpe.weight'][: self.config.block_size],
+                'norm_f.weight': weights['ln_f.weight'],
+                'norm_f.bias': weights['ln_f.bias'],
+            }
+            if (
+                not self.config.n_classes
+            ):  # GPT-2's head is its token embedding; a classifier's head is ours
                 ours['lm_head.weight'] = weights['wte.weight']
             for i in range(self.config.n_layer):
                 for name, theirs in GPT2_NAMES.items():
@@ -604,7 +756,9 @@ class GPT(nn.Module):
                 for x, wx, bx in zip('qkv', w, b):
                     ours[f'h.{i}.attn.{x}_proj.weight'], ours[f'h.{i}.attn.{x}_proj.bias'] = wx, bx
         except (KeyError, AttributeError) as e:
-            raise ValueError(f"init_from's weights lack GPT-2's {e} (or are no tensors): give GPT-2's own files") from None
+            raise ValueError(
+                f"init_from's weights lack GPT-2's {e} (or are no tensors): give GPT-2's own files"
+            ) from None
         state = self.state_dict()
         for name in state:  # a fused projection (qkv_proj, ...) stacked from GPT-2's parts, in the order of its rows
             parts = unfused_names(name)
@@ -612,8 +766,10 @@ class GPT(nn.Module):
                 ours[name] = torch.cat([ours.pop(p) for p in parts])
         for name, w in ours.items():
             if name in state and w.shape != state[name].shape:
-                raise ValueError(f"init_from's {name} has shape {tuple(w.shape)} where its config.json makes "
-                                 f'{tuple(state[name].shape)}: give matching files')
+                raise ValueError(
+                    f"init_from's {name} has shape {tuple(w.shape)} where its config.json makes "
+                    f'{tuple(state[name].shape)}: give matching files'
+                )
             if name in state:
                 state[name].copy_(w)
         return [n for n in state if n not in ours], sorted(set(ours) - set(state))
@@ -624,12 +780,16 @@ class GPT(nn.Module):
         is greedy (its limit). Filled in place: nanoGPT's concatenation per token is quadratic in the length."""
         seq = torch.cat((idx, idx.new_empty(len(idx), max_new_tokens)), dim=1)
         for t in range(idx.shape[1], seq.shape[1]):
-            logits, _ = self(seq[:, max(0, t - self.config.block_size):t])
+            logits, _ = self(seq[:, max(0, t - self.config.block_size) : t])
             logits = logits[:, -1, :]
-            if temperature < 1e-6:  # 0, or so small that float32 logits / temperature overflow: the greedy limit
+            if (
+                temperature < 1e-6
+            ):  # 0, or so small that float32 logits / temperature overflow: the greedy limit
                 seq[:, t] = logits.argmax(-1)
                 continue
-            logits = (logits - logits.amax(-1, keepdim=True)) / temperature  # shifted: no inf - inf at T = 1e-300
+            logits = (
+                logits - logits.amax(-1, keepdim=True)
+            ) / temperature  # shifted: no inf - inf at T = 1e-300
             if top_k is not None:
                 v, _ = torch.topk(logits, min(top_k, logits.size(-1)))
                 logits[logits < v[:, [-1]]] = -float('inf')
@@ -641,9 +801,16 @@ class GPT(nn.Module):
 # GPT-2 in Hugging Face's layout: transformer.{wte, wpe, h.<i>.{ln_1, attn.c_attn, attn.c_proj, ln_2, mlp.c_fc,
 # mlp.c_proj}, ln_f}, its linears HF's Conv1D, weight (in, out) where nn.Linear's is (out, in), and c_attn's q, k
 # and v side by side. Its block is this file's GPT-2 flavour with biases and the tanh GELU (gelu_new).
-GPT2_FLAVOUR = dict(norm='layernorm', mlp='gelu_tanh', pos='learned', tie_embeddings=True, bias=True, mlp_ratio=4.0)
-GPT2_NAMES = {'norm1': 'ln_1', 'attn.o_proj': 'attn.c_proj', 'norm2': 'ln_2', 'mlp.up_proj': 'mlp.c_fc',
-              'mlp.down_proj': 'mlp.c_proj'}  # this file's name in block i: GPT-2's
+GPT2_FLAVOUR = dict(
+    norm='layernorm', mlp='gelu_tanh', pos='learned', tie_embeddings=True, bias=True, mlp_ratio=4.0
+)
+GPT2_NAMES = {
+    'norm1': 'ln_1',
+    'attn.o_proj': 'attn.c_proj',
+    'norm2': 'ln_2',
+    'mlp.up_proj': 'mlp.c_fc',
+    'mlp.down_proj': 'mlp.c_proj',
+}  # this file's name in block i: GPT-2's
 SAFETENSORS = dict(F64=torch.float64, F32=torch.float32, F16=torch.float16, BF16=torch.bfloat16)
 
 
@@ -655,46 +822,77 @@ def read_safetensors(path):
             header = json.loads(f.read(int.from_bytes(f.read(8), 'little')))
             data = bytearray(f.read())
         header.pop('__metadata__', None)
-        return {name: torch.frombuffer(data, dtype=SAFETENSORS[t['dtype']], offset=t['data_offsets'][0],
-                                       count=math.prod(t['shape'])).view(t['shape']) for name, t in header.items()}
-    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, RuntimeError, MemoryError) as e:
-        raise ValueError(f'{path} is not a readable safetensors file ({type(e).__name__}): fetch it again') from None
+        return {
+            name: torch.frombuffer(
+                data,
+                dtype=SAFETENSORS[t['dtype']],
+                offset=t['data_offsets'][0],
+                count=math.prod(t['shape']),
+            ).view(t['shape'])
+            for name, t in header.items()
+        }
+    except (
+        OSError,
+        ValueError,
+        KeyError,
+        TypeError,
+        IndexError,
+        AttributeError,
+        RuntimeError,
+        MemoryError,
+    ) as e:
+        raise ValueError(
+            f'{path} is not a readable safetensors file ({type(e).__name__}): fetch it again'
+        ) from None
 
 
 def gpt2_files(source):
     """-> (config.json's dict, {name: tensor}) of GPT-2 in Hugging Face's layout, from a folder of its files
     (config.json and model.safetensors or pytorch_model.bin), else by name ('gpt2' ... 'gpt2-xl') through
     transformers, which downloads it: imported only here, when it is asked for."""
-    folder, fix = Path(source).expanduser(), "give a folder of GPT-2's files in Hugging Face's layout"
+    folder, fix = (
+        Path(source).expanduser(),
+        "give a folder of GPT-2's files in Hugging Face's layout",
+    )
     if folder.is_dir():
         try:
             config = json.loads((folder / 'config.json').read_text(encoding='utf-8-sig'))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
             why = getattr(e, 'strerror', None) or type(e).__name__
-            raise ValueError(f"cannot read {folder / 'config.json'} ({why}): {fix}") from None
+            raise ValueError(f'cannot read {folder / "config.json"} ({why}): {fix}') from None
         if not isinstance(config, dict):
-            raise ValueError(f"{folder / 'config.json'} holds no JSON object of keys: {fix}")
+            raise ValueError(f'{folder / "config.json"} holds no JSON object of keys: {fix}')
         if (folder / 'model.safetensors').is_file():
             weights = read_safetensors(folder / 'model.safetensors')
         elif (folder / 'pytorch_model.bin').is_file():
             try:  # weights_only: a pickle from elsewhere could run code
-                weights = torch.load(folder / 'pytorch_model.bin', map_location='cpu', weights_only=True)
+                weights = torch.load(
+                    folder / 'pytorch_model.bin', map_location='cpu', weights_only=True
+                )
             except Exception as e:  # torch.load raises many types for a damaged file
-                raise ValueError(f"{folder / 'pytorch_model.bin'} does not load as tensors ({type(e).__name__}): "
-                                 f'{fix}') from None
+                raise ValueError(
+                    f'{folder / "pytorch_model.bin"} does not load as tensors ({type(e).__name__}): '
+                    f'{fix}'
+                ) from None
         else:
-            raise ValueError(f'{folder} holds neither model.safetensors nor pytorch_model.bin: {fix}')
+            raise ValueError(
+                f'{folder} holds neither model.safetensors nor pytorch_model.bin: {fix}'
+            )
     else:
         try:
             from transformers import GPT2LMHeadModel
         except ImportError:
-            raise ValueError(f'init_from={source!r} is not a folder; fetching it needs transformers (pip install '
-                             f'transformers) and the network: install it, or {fix}') from None
+            raise ValueError(
+                f'init_from={source!r} is not a folder; fetching it needs transformers (pip install '
+                f'transformers) and the network: install it, or {fix}'
+            ) from None
         try:
             hf = GPT2LMHeadModel.from_pretrained(source)
         except (OSError, ValueError) as e:
-            raise ValueError(f'transformers cannot load {source!r} ({str(e)[:120]}): name a GPT-2 '
-                             f"('gpt2', 'gpt2-medium', ...) with the network up, or {fix}") from None
+            raise ValueError(
+                f'transformers cannot load {source!r} ({str(e)[:120]}): name a GPT-2 '
+                f"('gpt2', 'gpt2-medium', ...) with the network up, or {fix}"
+            ) from None
         config, weights = hf.config.to_dict(), hf.state_dict()
     return config, {k.removeprefix('transformer.'): v for k, v in weights.items()}
 
@@ -704,19 +902,38 @@ def gpt2_args(config, variant, given, block_size):
     or a model key `given` on the command line contradict it. tie_embeddings is free: an untied head starts from
     wte."""
     try:
-        shape = dict(GPT2_FLAVOUR, n_layer=config['n_layer'], n_head=config['n_head'], n_embd=config['n_embd'],
-                     vocab_size=config['vocab_size'], tie_embeddings=given.get('tie_embeddings', True))
-        shape['mlp'] = 'gelu' if config.get('activation_function') == 'gelu' else 'gelu_tanh'  # else gelu_new
-        ok = config.get('n_inner') in (None, 4 * shape['n_embd']) and config.get('layer_norm_epsilon', 1e-5) == 1e-5
+        shape = dict(
+            GPT2_FLAVOUR,
+            n_layer=config['n_layer'],
+            n_head=config['n_head'],
+            n_embd=config['n_embd'],
+            vocab_size=config['vocab_size'],
+            tie_embeddings=given.get('tie_embeddings', True),
+        )
+        shape['mlp'] = (
+            'gelu' if config.get('activation_function') == 'gelu' else 'gelu_tanh'
+        )  # else gelu_new
+        ok = (
+            config.get('n_inner') in (None, 4 * shape['n_embd'])
+            and config.get('layer_norm_epsilon', 1e-5) == 1e-5
+        )
         positions = config['n_positions']
     except (KeyError, TypeError) as e:
-        raise ValueError(f"init_from's config.json lacks GPT-2's {e}: give a folder of GPT-2's files") from None
+        raise ValueError(
+            f"init_from's config.json lacks GPT-2's {e}: give a folder of GPT-2's files"
+        ) from None
     if not ok:
-        raise ValueError("init_from's config.json has an MLP width other than 4 n_embd or a LayerNorm eps other "
-                         "than 1e-5, which this file's GPT-2 flavour does not build: give GPT-2's own files")
+        raise ValueError(
+            "init_from's config.json has an MLP width other than 4 n_embd or a LayerNorm eps other "
+            "than 1e-5, which this file's GPT-2 flavour does not build: give GPT-2's own files"
+        )
     for key, value in shape.items():
         if given.get(key, value) != value or variant.get(key, value) != value:
-            how = f'drop --{key}' if key in given else 'choose a variant with a standard block (not universal_*)'
+            how = (
+                f'drop --{key}'
+                if key in given
+                else 'choose a variant with a standard block (not universal_*)'
+            )
             raise ValueError(f'init_from loads GPT-2, whose {key} is {value!r}: {how}')
     if not 0 < block_size <= positions:
         raise ValueError(f'GPT-2 has {positions} positions: set block_size <= {positions}')

@@ -16,6 +16,7 @@ the task (data/<task>/prepare.py; its `seed` is `data_seed` here). Training is a
 config: step s's examples are a function of (seed, s) (data/loader.py), so N processes compute what one process
 with N-fold gradient accumulation computes, and a resumed run ends with an uninterrupted one's weights.
 """
+
 import ast
 import ctypes
 import math
@@ -39,8 +40,17 @@ from tqdm import tqdm
 import checkpoint
 from checkpoint import ReportedElsewhere, load_checkpoint, together
 from data import synthetic
-from data.loader import (ConfigError, batches, generate_missing, load_data, prompt_codec, read_json, task_keys,
-                         task_module, unknown)
+from data.loader import (
+    ConfigError,
+    batches,
+    generate_missing,
+    load_data,
+    prompt_codec,
+    read_json,
+    task_keys,
+    task_module,
+    unknown,
+)
 from model import GPT, PEAK_FLOPS, VARIANTS, GPTConfig, check_config, gpt2_args, gpt2_files
 
 _before_config = set(globals())
@@ -50,12 +60,18 @@ out_dir = 'out'  # runs are written to out_dir/<run_name>/: config.json, log.jso
 run_name = ''  # name of the run's folder; '' = '<task>-<variant>,<keys not at their default>-<hash of the config>'
 resume = False  # continue the run from its ckpt.pt, whose config is the base; only RESUMABLE keys may change
 overwrite = False  # let a fresh run replace another run's files in its folder (else it is refused)
-seed = 0  # seeds the initial weights, the fixed random matrices and the order of the training examples
+seed = (
+    0  # seeds the initial weights, the fixed random matrices and the order of the training examples
+)
 # task
 task = 'dyck'  # a folder of data/ with a prepare.py (generated on first use, or prepared); none given: DEFAULT_RUN
 data_seed = 0  # seed of a synthetic task's data generator (its `--seed` flag)
-data_dir = ''  # where the task's files are; '' = data/<task>/ (a sub-folder when task settings differ)
-eval_split = ''  # the split to evaluate on; '' = the task's held-out split (meta.json), e.g. val, test
+data_dir = (
+    ''  # where the task's files are; '' = data/<task>/ (a sub-folder when task settings differ)
+)
+eval_split = (
+    ''  # the split to evaluate on; '' = the task's held-out split (meta.json), e.g. val, test
+)
 val_frac = 0.0  # model selection: keep the last val_frac of the training split out of training, evaluate on it
 online = False  # synthetic tasks: a fresh batch from the task's generator every step, held-out inputs redrawn
 classify = False  # the authors' Yelp classifier, a head output per class (model_args_of); needs a task with classes
@@ -82,7 +98,9 @@ beta1 = 0.9  # AdamW beta1
 beta2 = 0.95  # AdamW beta2
 grad_clip = 1.0  # clip the global gradient norm to this; 0 = off
 # evaluation and logging
-eval_interval = 200  # evaluate, append to log.jsonl and save ckpt.pt every this many steps and at the end
+eval_interval = (
+    200  # evaluate, append to log.jsonl and save ckpt.pt every this many steps and at the end
+)
 eval_examples = 0  # held-out examples (for a corpus: windows of block_size tokens) per evaluation; 0 = the whole split
 eval_batch_size = 512  # examples per evaluation batch
 log_interval = 10  # steps between progress-bar updates (the only host-device synchronisation)
@@ -96,7 +114,9 @@ sample = False  # generate from out_dir/<run_name>/ckpt.pt instead of training
 prompt = ''  # text to continue; '' = start from the end-of-text token (a corpus; a synthetic task needs one)
 num_samples = 3  # independent continuations
 max_new_tokens = 200  # tokens to generate per sample
-temperature = 0.8  # < 1 sharpens the next-token distribution, > 1 flattens it; 0 (below 1e-6) = greedy
+temperature = (
+    0.8  # < 1 sharpens the next-token distribution, > 1 flattens it; 0 (below 1e-6) = greedy
+)
 top_k = 200  # sample among the k most likely tokens; 0 = all
 # Weights & Biases: imported only when asked for; WANDB_MODE=offline logs without network
 wandb_log = False  # also log every evaluation to Weights & Biases (pip install wandb)
@@ -106,44 +126,103 @@ wandb_run_name = ''  # its run name; '' = the run's folder name
 DEFAULTS = {k: v for k, v in globals().items() if k not in _before_config and not k.startswith('_')}
 MODEL_KEYS = {f.name: f for f in fields(GPTConfig)}
 # where a run is written and how it is shown, not what it trains: left out of its folder's name
-NOT_NAMED = ('out_dir', 'run_name', 'resume', 'overwrite', 'progress', 'log_interval', 'device', 'compile',
-             'eval_batch_size', 'sample', 'prompt', 'num_samples', 'max_new_tokens', 'temperature', 'top_k',
-             'wandb_log', 'wandb_project', 'wandb_run_name')
+NOT_NAMED = (
+    'out_dir',
+    'run_name',
+    'resume',
+    'overwrite',
+    'progress',
+    'log_interval',
+    'device',
+    'compile',
+    'eval_batch_size',
+    'sample',
+    'prompt',
+    'num_samples',
+    'max_new_tokens',
+    'temperature',
+    'top_k',
+    'wandb_log',
+    'wandb_project',
+    'wandb_run_name',
+)
 # what --resume may change besides those: how long the run goes on, its learning-rate schedule and clipping (to
 # extend a run, or to go on more gently after a loss spike), its evaluations and the compute dtype. Every other key
 # fixes the model, the data (the batch of step s) or the meaning of the optimizer state (betas, weight decay).
 # A moved data_dir is fine: its meta.json must be the run's.
-RESUMABLE = NOT_NAMED + ('max_iters', 'lr_decay_iters', 'learning_rate', 'min_lr', 'warmup_iters', 'lr_schedule',
-                         'grad_clip', 'eval_interval', 'eval_examples', 'eval_split', 'dtype', 'data_dir')
+RESUMABLE = NOT_NAMED + (
+    'max_iters',
+    'lr_decay_iters',
+    'learning_rate',
+    'min_lr',
+    'warmup_iters',
+    'lr_schedule',
+    'grad_clip',
+    'eval_interval',
+    'eval_examples',
+    'eval_split',
+    'dtype',
+    'data_dir',
+)
 # `python train.py` with no --task: Dyck-1 as the papers' text has it (strings of up to 40 brackets, held-out strings
 # free to occur in training) for 500 steps, which the default model learns exactly in under a minute on 2 CPU cores.
 # --task=dyck alone is the authors' Dyck-1 (80 brackets), as every task's own defaults are the authors' problems.
 DEFAULT_RUN = dict(task='dyck', format='text', length=40, max_iters=500)
 # the smallest value of each number (model.check_config checks the model's, each task's prepare.py its own)
-AT_LEAST = dict(seed=0, data_seed=0, block_size=0, max_iters=0, batch_size=1, gradient_accumulation_steps=1,
-                learning_rate=0, min_lr=0, warmup_iters=0, lr_decay_iters=0, weight_decay=0, grad_clip=0,
-                eval_interval=1, eval_examples=0, eval_batch_size=1, log_interval=1, num_samples=1, max_new_tokens=1,
-                temperature=0, top_k=0, n_train=0, n_test=0)
+AT_LEAST = dict(
+    seed=0,
+    data_seed=0,
+    block_size=0,
+    max_iters=0,
+    batch_size=1,
+    gradient_accumulation_steps=1,
+    learning_rate=0,
+    min_lr=0,
+    warmup_iters=0,
+    lr_decay_iters=0,
+    weight_decay=0,
+    grad_clip=0,
+    eval_interval=1,
+    eval_examples=0,
+    eval_batch_size=1,
+    log_interval=1,
+    num_samples=1,
+    max_new_tokens=1,
+    temperature=0,
+    top_k=0,
+    n_train=0,
+    n_test=0,
+)
 
 
 # ----------------------------------------------------------------------------- the config: the one place a run's keys are checked
 
+
 def parse_args(argv):
     """['config.json', '--key=value', '--flag'] -> overrides. Values are Python literals, else strings; a key
     whose default is a string takes the text as typed (--prompt=75 is the prompt '75')."""
-    text_keys = {k for k, v in {**DEFAULTS, **{k: f.default for k, f in MODEL_KEYS.items()}}.items()
-                 if isinstance(v, str)}
+    text_keys = {
+        k
+        for k, v in {**DEFAULTS, **{k: f.default for k, f in MODEL_KEYS.items()}}.items()
+        if isinstance(v, str)
+    }
     overrides = {}
     for arg in argv:
         if not arg.startswith('--'):
             if not arg.endswith('.json') or not os.path.exists(arg):
-                raise ConfigError(f"'{arg}' is neither --key=value nor an existing .json config file")
+                raise ConfigError(
+                    f"'{arg}' is neither --key=value nor an existing .json config file"
+                )
             saved = read_json(arg, 'give a config.json that train.py wrote, or --key=value flags')
-            overrides.update({k: v for k, v in saved.items() if k != 'overwrite'})  # replacing a run: typed, not read
+            overrides.update(
+                {k: v for k, v in saved.items() if k != 'overwrite'}
+            )  # replacing a run: typed, not read
             continue
         key, eq, value = arg[2:].partition('=')
         try:
-            overrides[key] = (value if key in text_keys else ast.literal_eval(value)) if eq else True  # a bare --flag
+            overrides[key] = (
+                (value if key in text_keys else ast.literal_eval(value)) if eq else True
+            )  # a bare --flag
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             overrides[key] = value
     return overrides
@@ -158,8 +237,16 @@ def check_keys(overrides, known):
             raise unknown('key', key, known)
         default, given = known[key], type(value)
         expected = type(default) if default is not None else (bool if key == 'compile' else float)
-        if not (value is None and default is None or given is expected or expected is float and given is int):
-            raise ConfigError(f'{key}={value!r} should be of type {expected.__name__} (default: {default!r})')
+        if not (
+            value is None
+            and default is None
+            or given is expected
+            or expected is float
+            and given is int
+        ):
+            raise ConfigError(
+                f'{key}={value!r} should be of type {expected.__name__} (default: {default!r})'
+            )
         checked[key] = float(value) if expected is float and value is not None else value
     return checked
 
@@ -187,63 +274,115 @@ def resolve(overrides):
     if cfg['lr_schedule'] not in ('cosine', 'linear'):
         raise ConfigError(f"lr_schedule={cfg['lr_schedule']!r} is not one of 'cosine', 'linear'")
     if cfg['classify'] and cfg['online']:
-        raise ConfigError('classify=True reads a prepared task with classes (yelp), which has no generator: '
-                          'drop online=True')
+        raise ConfigError(
+            'classify=True reads a prepared task with classes (yelp), which has no generator: '
+            'drop online=True'
+        )
     if cfg['val_frac'] and cfg['eval_split']:
-        raise ConfigError('val_frac evaluates on the validation split it holds out: drop eval_split')
+        raise ConfigError(
+            'val_frac evaluates on the validation split it holds out: drop eval_split'
+        )
     if cfg.get('n_classes') and not cfg['classify']:
-        raise ConfigError('n_classes is what classify=True sets, from the classes in meta.json: drop n_classes')
+        raise ConfigError(
+            'n_classes is what classify=True sets, from the classes in meta.json: drop n_classes'
+        )
     if cfg['classify'] and cfg['sample']:
-        raise ConfigError("--sample generates tokens, and a classify=True run's head outputs classes, not tokens: "
-                          'evaluate it with --resume instead')
-    if cfg.get('causal') is False and not cfg['classify'] and cfg['task'] != 'yelp':  # Yelp: padding after its label
-        raise ConfigError(f"causal=False lets a position read what follows it, its targets in {cfg['task']}: drop it")
-    if not cfg['out_dir'] or '\0' in cfg['out_dir']:  # '' would write runs into the folder the command runs in
-        raise ConfigError(f"out_dir={cfg['out_dir']!r} names no folder: give one (the default is 'out'; '.' for "
-                          f'this folder)')
-    if cfg['run_name'] in ('.', '..') or any(c in cfg['run_name'] for c in '/\\\0') or \
-            len(cfg['run_name'].encode()) > 200:  # a folder name holds 255 bytes, and its temporaries a few more
-        raise ConfigError(f"run_name={cfg['run_name'][:80]!r} must be a plain folder name inside out_dir (no '/', "
-                          f"'\\', '..' or NUL; at most 200 bytes): to write elsewhere, set out_dir")
+        raise ConfigError(
+            "--sample generates tokens, and a classify=True run's head outputs classes, not tokens: "
+            'evaluate it with --resume instead'
+        )
+    if (
+        cfg.get('causal') is False and not cfg['classify'] and cfg['task'] != 'yelp'
+    ):  # Yelp: padding after its label
+        raise ConfigError(
+            f'causal=False lets a position read what follows it, its targets in {cfg["task"]}: drop it'
+        )
+    if (
+        not cfg['out_dir'] or '\0' in cfg['out_dir']
+    ):  # '' would write runs into the folder the command runs in
+        raise ConfigError(
+            f"out_dir={cfg['out_dir']!r} names no folder: give one (the default is 'out'; '.' for "
+            f'this folder)'
+        )
+    if (
+        cfg['run_name'] in ('.', '..')
+        or any(c in cfg['run_name'] for c in '/\\\0')
+        or len(cfg['run_name'].encode()) > 200
+    ):  # a folder name holds 255 bytes, and its temporaries a few more
+        raise ConfigError(
+            f"run_name={cfg['run_name'][:80]!r} must be a plain folder name inside out_dir (no '/', "
+            f"'\\', '..' or NUL; at most 200 bytes): to write elsewhere, set out_dir"
+        )
     if '\0' in cfg['data_dir']:
-        raise ConfigError(f"data_dir={cfg['data_dir']!r} holds a NUL byte, which no folder's name can: give a folder")
-    cfg['out_dir'], cfg['data_dir'] = os.path.expanduser(cfg['out_dir']), os.path.expanduser(cfg['data_dir'])
+        raise ConfigError(
+            f"data_dir={cfg['data_dir']!r} holds a NUL byte, which no folder's name can: give a folder"
+        )
+    cfg['out_dir'], cfg['data_dir'] = (
+        os.path.expanduser(cfg['out_dir']),
+        os.path.expanduser(cfg['data_dir']),
+    )
     return cfg
 
 
 def help_text(task_name):
     """Every key with its default and the comment beside it in this file and model.py."""
+
     def comments(path):
         pattern = re.compile(r'^\s*(\w+)\s*(?::[^=]+)?=\s*.+?\s+#\s*(.*)$')
-        return {m[1]: m[2] for line in Path(path).read_text().splitlines() if (m := pattern.match(line))}
-    ours, model_comments = comments(__file__), comments(Path(__file__).resolve().parent / 'model.py')
-    lines = ['usage: python train.py [config.json] [--key=value ...]   (or torchrun ... train.py ...)', '']
+        return {
+            m[1]: m[2] for line in Path(path).read_text().splitlines() if (m := pattern.match(line))
+        }
+
+    ours, model_comments = (
+        comments(__file__),
+        comments(Path(__file__).resolve().parent / 'model.py'),
+    )
+    lines = [
+        'usage: python train.py [config.json] [--key=value ...]   (or torchrun ... train.py ...)',
+        '',
+    ]
     row = lambda k, v, comment='': f'  --{k}={v!r}'.ljust(37) + ' ' + comment
     lines += [row(k, v, ours.get(k, '')) for k, v in DEFAULTS.items()]
-    lines += ['', 'model keys (default: the variant\'s value, else GPTConfig\'s):']
-    lines += [row(k, f.default, model_comments.get(k, '')) for k, f in MODEL_KEYS.items()
-              if k not in DEFAULTS and k != 'vocab_size']
-    lines += ['', f'variants: {", ".join(VARIANTS)}', f'tasks: {", ".join(synthetic.tasks())}',
-              f"no --task: the paper text's Dyck-1, {DEFAULT_RUN}"]
-    if task_name in synthetic.tasks():  # each key's comment says which default is the authors' code's, the text's
+    lines += ['', "model keys (default: the variant's value, else GPTConfig's):"]
+    lines += [
+        row(k, f.default, model_comments.get(k, ''))
+        for k, f in MODEL_KEYS.items()
+        if k not in DEFAULTS and k != 'vocab_size'
+    ]
+    lines += [
+        '',
+        f'variants: {", ".join(VARIANTS)}',
+        f'tasks: {", ".join(synthetic.tasks())}',
+        f"no --task: the paper text's Dyck-1, {DEFAULT_RUN}",
+    ]
+    if (
+        task_name in synthetic.tasks()
+    ):  # each key's comment says which default is the authors' code's, the text's
         module = task_module(task_name)
         seed = '; its seed is --data_seed' if 'seed' in module.DEFAULTS else ''
         lines += ['', f'keys of task {task_name} (data/{task_name}/prepare.py{seed}):']
-        lines += [row(k, v, comments(module.__file__).get(k, '')) for k, v in task_keys(module).items()]
+        lines += [
+            row(k, v, comments(module.__file__).get(k, '')) for k, v in task_keys(module).items()
+        ]
     return '\n'.join(lines)
 
 
 def model_label(cfg):
     """The variant and the model keys given on top of it: 'standard,frozen_mlp=True'."""
-    return ','.join([cfg['variant']] + [f'{k}={cfg[k]}' for k in MODEL_KEYS if k in cfg and k not in DEFAULTS])
+    return ','.join(
+        [cfg['variant']] + [f'{k}={cfg[k]}' for k in MODEL_KEYS if k in cfg and k not in DEFAULTS]
+    )
 
 
 def run_dir_of(cfg):
     """The run's folder: out_dir/run_name, else named after the task, the variant and the keys not at the task's
     defaults, with a hash of the config (data/runs.py)."""
     base = resolve({'task': cfg['task']})
-    changed = [f'{k}={v}' for k, v in cfg.items() if k in base and k not in NOT_NAMED + ('task', 'variant', 'data_dir')
-               and v != base[k]]  # the model keys given are in model_label
+    changed = [
+        f'{k}={v}'
+        for k, v in cfg.items()
+        if k in base and k not in NOT_NAMED + ('task', 'variant', 'data_dir') and v != base[k]
+    ]  # the model keys given are in model_label
     return checkpoint.run_dir(cfg, ','.join([model_label(cfg), *changed]), NOT_NAMED)
 
 
@@ -256,17 +395,28 @@ def find_run(overrides, action):
 
 # ----------------------------------------------------------------------------- devices, processes and memory
 
+
 def pick_device(name):
     """'auto' -> the best device here; any other name is checked against what this machine has."""
     if name == 'auto':
-        return 'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'
+        return (
+            'cuda'
+            if torch.cuda.is_available()
+            else 'mps'
+            if torch.backends.mps.is_available()
+            else 'cpu'
+        )
     kind, colon, index = name.partition(':')
     if name not in ('cpu', 'mps', 'cuda') and not (kind == 'cuda' and index.isdigit()):
         raise ConfigError(f"device={name!r} is not one of 'auto', 'cpu', 'cuda', 'cuda:N', 'mps'")
-    available = dict(cpu=1, cuda=torch.cuda.device_count(), mps=int(torch.backends.mps.is_available()))[kind]
+    available = dict(
+        cpu=1, cuda=torch.cuda.device_count(), mps=int(torch.backends.mps.is_available())
+    )[kind]
     if int(index or 0) >= available:
-        raise ConfigError(f'device={name!r}, but this machine has {available or "no"} {kind} device'
-                          f'{"s" if available != 1 else ""}: use device=auto or cpu')
+        raise ConfigError(
+            f'device={name!r}, but this machine has {available or "no"} {kind} device'
+            f'{"s" if available != 1 else ""}: use device=auto or cpu'
+        )
     return name
 
 
@@ -274,12 +424,20 @@ def compute_dtype(cfg, device_type):
     """-> (dtype name, autocast context); 'auto': bfloat16 where the GPU has it, else float16; float32 off CUDA."""
     dtype = cfg['dtype']
     if dtype == 'auto':
-        dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
+        dtype = (
+            ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16')
+            if device_type == 'cuda'
+            else 'float32'
+        )
     if dtype not in ('float32', 'bfloat16', 'float16'):
         raise ConfigError(f"dtype={dtype!r} is not one of 'auto', 'float32', 'bfloat16', 'float16'")
     if dtype == 'bfloat16' and device_type == 'cuda' and not torch.cuda.is_bf16_supported():
-        raise ConfigError('this GPU has no bfloat16: use dtype=float16 (with loss scaling) or float32')
-    return dtype, nullcontext() if dtype == 'float32' else torch.autocast(device_type, dtype=getattr(torch, dtype))
+        raise ConfigError(
+            'this GPU has no bfloat16: use dtype=float16 (with loss scaling) or float32'
+        )
+    return dtype, nullcontext() if dtype == 'float32' else torch.autocast(
+        device_type, dtype=getattr(torch, dtype)
+    )
 
 
 def keep_freed_memory():
@@ -289,8 +447,12 @@ def keep_freed_memory():
     same. Linux/glibc only; elsewhere nothing changes."""
     try:
         libc = ctypes.CDLL('libc.so.6')
-        libc.mallopt(-4, 0)  # M_MMAP_MAX = 0: serve large blocks from the heap, not from fresh mmap pages
-        libc.mallopt(-1, ctypes.c_int(2 ** 31 - 1))  # M_TRIM_THRESHOLD: keep the freed top of the heap
+        libc.mallopt(
+            -4, 0
+        )  # M_MMAP_MAX = 0: serve large blocks from the heap, not from fresh mmap pages
+        libc.mallopt(
+            -1, ctypes.c_int(2**31 - 1)
+        )  # M_TRIM_THRESHOLD: keep the freed top of the heap
     except (OSError, AttributeError):
         pass
 
@@ -321,7 +483,11 @@ def device_memory(device):
     if device.startswith('cuda'):
         return torch.cuda.get_device_properties(device).total_memory
     if device == 'cpu' and hasattr(os, 'sysconf'):
-        return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') // int(os.environ.get('LOCAL_WORLD_SIZE', 1))
+        return (
+            os.sysconf('SC_PAGE_SIZE')
+            * os.sysconf('SC_PHYS_PAGES')
+            // int(os.environ.get('LOCAL_WORLD_SIZE', 1))
+        )
     return None
 
 
@@ -330,8 +496,10 @@ def check_fits(need, device, what, fits):
     hours); fits(bytes the device has) says what would fit."""
     have = device_memory(device)
     if have and need > have:
-        raise ConfigError(f'{what} would take {need / 2**30:,.1f} GiB, and this {device} has {have / 2**30:,.1f} GiB: '
-                          f'{fits(have)}')
+        raise ConfigError(
+            f'{what} would take {need / 2**30:,.1f} GiB, and this {device} has {have / 2**30:,.1f} GiB: '
+            f'{fits(have)}'
+        )
 
 
 def fitting_model(model_args, cfg, T, device):
@@ -340,11 +508,15 @@ def fitting_model(model_args, cfg, T, device):
     weights and buffers, each trained weight's gradient and two AdamW moments, and per training example the
     activations kept for the backward pass (about 16 widths and two attention maps a layer and position) and the
     logits with their gradient; per evaluation example (no_grad) one layer's and the logits with their float32 copy."""
-    def cost(**changed):  # -> (parameters, bytes of fp32 weights, buffers and AdamW state), built on the meta device
+
+    def cost(
+        **changed,
+    ):  # -> (parameters, bytes of fp32 weights, buffers and AdamW state), built on the meta device
         with torch.device('meta'):
             model = GPT(GPTConfig(**{**model_args, **changed}))
         n = model.get_num_params(False)
         return n, 4 * (n + sum(b.numel() for b in model.buffers())) + 12 * model.get_num_params()
+
     c = GPTConfig(**model_args)
     check_config(c)  # a ValueError that says what to do: train() reports it as bad input
     try:  # one block and two, the others by arithmetic: 10^9 layers are refused before 10^9 are built
@@ -352,31 +524,61 @@ def fitting_model(model_args, cfg, T, device):
         params, weights = n1 + (c.n_layer - 1) * (n2 - n1), one + (c.n_layer - 1) * (two - one)
     except ValueError:  # universal_sparse's width is a function of its depth: built whole
         params, weights = cost()
-    check_fits(weights, device, f'the weights and optimizer state ({params:,} parameters)',
-               lambda have: f'at most {have // 16:,} parameters fit: lower vocab_size, n_embd, n_layer or block_size')
+    check_fits(
+        weights,
+        device,
+        f'the weights and optimizer state ({params:,} parameters)',
+        lambda have: (
+            f'at most {have // 16:,} parameters fit: lower vocab_size, n_embd, n_layer or block_size'
+        ),
+    )
     outputs = c.n_classes or c.vocab_size
-    kept = 4 * T * (c.n_layer * (16 * c.n_embd + 2 * c.n_head * T) + 2 * outputs)  # training: kept for the backward
-    passing = 4 * T * (16 * c.n_embd + 2 * c.n_head * T + 2 * outputs)  # evaluation, no_grad: one layer's at a time
-    evals = min(cfg['eval_batch_size'], cfg['eval_examples'] or cfg['eval_batch_size'])  # the largest it evaluates
-    for what, per, n, key in (('a batch', kept, cfg['batch_size'], 'batch_size'),
-                              ('an evaluation batch', passing, evals, 'eval_batch_size')):
-        check_fits(weights + per * n, device, f'the weights and {what} of {n:,} examples',
-                   lambda have: f'about {(have - weights) // per:,} examples fit: lower {key}')
+    kept = (
+        4 * T * (c.n_layer * (16 * c.n_embd + 2 * c.n_head * T) + 2 * outputs)
+    )  # training: kept for the backward
+    passing = (
+        4 * T * (16 * c.n_embd + 2 * c.n_head * T + 2 * outputs)
+    )  # evaluation, no_grad: one layer's at a time
+    evals = min(
+        cfg['eval_batch_size'], cfg['eval_examples'] or cfg['eval_batch_size']
+    )  # the largest it evaluates
+    for what, per, n, key in (
+        ('a batch', kept, cfg['batch_size'], 'batch_size'),
+        ('an evaluation batch', passing, evals, 'eval_batch_size'),
+    ):
+        check_fits(
+            weights + per * n,
+            device,
+            f'the weights and {what} of {n:,} examples',
+            lambda have: f'about {(have - weights) // per:,} examples fit: lower {key}',
+        )
     return GPT(c).to(device)
 
 
 def prompt_batch(c, ids, n, new, device):
     """--sample's n copies of the prompt `ids`, to continue by `new` tokens from a model of GPTConfig c, once they fit:
     each takes one forward pass's activations, attention and logits, and 64 bytes a token (a tensor, a list, text)."""
-    forward, length = 4 * c.block_size * (8 * c.n_embd + 2 * c.n_head * c.block_size) + 8 * c.vocab_size, len(ids) + new
-    longest = lambda have: (have // n - forward) // 64 - len(ids)  # the max_new_tokens that fit n samples
-    check_fits(n * (forward + 64 * length), device, f'{n:,} samples of {length:,} tokens',
-               lambda have: f'{have // (forward + 64 * length):,} such samples fit' + (
-                   f', or {n:,} of max_new_tokens={longest(have):,}' if longest(have) > 0 else ''))
+    forward, length = (
+        4 * c.block_size * (8 * c.n_embd + 2 * c.n_head * c.block_size) + 8 * c.vocab_size,
+        len(ids) + new,
+    )
+    longest = lambda have: (
+        (have // n - forward) // 64 - len(ids)
+    )  # the max_new_tokens that fit n samples
+    check_fits(
+        n * (forward + 64 * length),
+        device,
+        f'{n:,} samples of {length:,} tokens',
+        lambda have: (
+            f'{have // (forward + 64 * length):,} such samples fit'
+            + (f', or {n:,} of max_new_tokens={longest(have):,}' if longest(have) > 0 else '')
+        ),
+    )
     return torch.tensor([ids], device=device).repeat(n, 1)
 
 
 # ----------------------------------------------------------------------------- training
+
 
 def model_args_of(cfg, meta, T, gpt2=None):
     """A new run's GPTConfig: the variant's flags, then the config's model keys; T and vocabulary the task's, or with
@@ -384,21 +586,33 @@ def model_args_of(cfg, meta, T, gpt2=None):
     args = {**VARIANTS[cfg['variant']], **{k: cfg[k] for k in MODEL_KEYS if k in cfg}}
     args['block_size'] = cfg['block_size'] or T
     args['vocab_size'] = args.get('vocab_size') or meta['vocab_size']
-    if gpt2:  # the model keys typed: those not at train.py's defaults, and any GPTConfig field given
-        given = {k: cfg[k] for k in MODEL_KEYS if k in cfg and (k not in DEFAULTS or cfg[k] != DEFAULTS[k])}
+    if (
+        gpt2
+    ):  # the model keys typed: those not at train.py's defaults, and any GPTConfig field given
+        given = {
+            k: cfg[k]
+            for k in MODEL_KEYS
+            if k in cfg and (k not in DEFAULTS or cfg[k] != DEFAULTS[k])
+        }
         args.update(gpt2_args(gpt2[0], VARIANTS[cfg['variant']], given, args['block_size']))
     if cfg['classify']:
         # the authors' Yelp model as it ran (trainer_classifier.py; transformers 4.50-4.52: SDPA ignores is_causal):
         # a head output per class at the review's last token (loader.class_targets), softmax causal, MixiT both ways
         args['n_classes'] = len(meta['classes'])
         args.setdefault('causal', args.get('mixing') != 'mixit')
-        args.setdefault('pad_token', meta.get('sep', -1))  # the end-of-text (padding) row zero and frozen
+        args.setdefault(
+            'pad_token', meta.get('sep', -1)
+        )  # the end-of-text (padding) row zero and frozen
     if not args.get('causal', True) and args.get('mixing') == 'mixit' and args['block_size'] != T:
-        raise ConfigError(f"bidirectional MixiT mixes all block_size positions: set block_size={T} (or 0), the "
-                          f'length of the examples')
+        raise ConfigError(
+            f'bidirectional MixiT mixes all block_size positions: set block_size={T} (or 0), the '
+            f'length of the examples'
+        )
     if args['vocab_size'] < meta['vocab_size']:
-        raise ConfigError(f"vocab_size={args['vocab_size']} is smaller than the task's {meta['vocab_size']}: "
-                          f'leave it unset or make it larger (padding, e.g. to a multiple of 64)')
+        raise ConfigError(
+            f"vocab_size={args['vocab_size']} is smaller than the task's {meta['vocab_size']}: "
+            f'leave it unset or make it larger (padding, e.g. to a multiple of 64)'
+        )
     return args
 
 
@@ -411,7 +625,9 @@ def get_lr(step, cfg):
     if step >= decay_iters:
         return cfg['min_lr']
     ratio = (step - cfg['warmup_iters']) / max(1, decay_iters - cfg['warmup_iters'])
-    fraction = 1.0 - ratio if cfg['lr_schedule'] == 'linear' else 0.5 * (1.0 + math.cos(math.pi * ratio))
+    fraction = (
+        1.0 - ratio if cfg['lr_schedule'] == 'linear' else 0.5 * (1.0 + math.cos(math.pi * ratio))
+    )
     return cfg['min_lr'] + fraction * (cfg['learning_rate'] - cfg['min_lr'])
 
 
@@ -425,21 +641,34 @@ def evaluate(model, x, y, batch_size, ctx, rank=0, world=1, exact=True):
     sums = torch.zeros(5, dtype=torch.float64, device=x.device)
     lo, hi = len(x) * rank // world, len(x) * (rank + 1) // world
     for i in range(lo, hi, batch_size):
-        xb, yb = x[i:min(i + batch_size, hi)], y[i:min(i + batch_size, hi)]
+        xb, yb = x[i : min(i + batch_size, hi)], y[i : min(i + batch_size, hi)]
         with ctx:
             logits, _ = model(xb, yb)
         scored = yb != -1
         correct = (logits.argmax(-1) == yb) & scored
-        loss_sum = F.cross_entropy(logits.float().flatten(0, 1), yb.flatten(), ignore_index=-1, reduction='sum')
+        loss_sum = F.cross_entropy(
+            logits.float().flatten(0, 1), yb.flatten(), ignore_index=-1, reduction='sum'
+        )
         whole = (correct == scored).all(-1)  # every scored token of the example right
-        sums += torch.stack([loss_sum.double(), correct.sum().double(), scored.sum().double(),
-                             whole.sum().double(), torch.tensor(len(xb), dtype=torch.float64, device=x.device)])
+        sums += torch.stack(
+            [
+                loss_sum.double(),
+                correct.sum().double(),
+                scored.sum().double(),
+                whole.sum().double(),
+                torch.tensor(len(xb), dtype=torch.float64, device=x.device),
+            ]
+        )
     if world > 1:
         dist.all_reduce(sums)
     model.train()
     loss_sum, correct, scored, exact_sum, examples = sums.tolist()
-    return dict(val_loss=loss_sum / scored, val_acc=correct / scored, **dict(val_exact=exact_sum / examples) if exact
-                else {}, eval_tokens_per_s=examples * x.shape[1] / (time.time() - t0))
+    return dict(
+        val_loss=loss_sum / scored,
+        val_acc=correct / scored,
+        **dict(val_exact=exact_sum / examples) if exact else {},
+        eval_tokens_per_s=examples * x.shape[1] / (time.time() - t0),
+    )
 
 
 class Progress:
@@ -448,8 +677,16 @@ class Progress:
     (model.PEAK_FLOPS), the model FLOPs utilization, each over the steps since the last update (the only sync)."""
 
     def __init__(self, cfg, step, show, model, examples_per_step, T, peaks=PEAK_FLOPS):
-        self.bar = tqdm(total=cfg['max_iters'], initial=step, disable=not show, dynamic_ncols=True, desc='train')
-        self.model, self.examples, self.T, self.step, self.t = model, examples_per_step, T, step, time.time()
+        self.bar = tqdm(
+            total=cfg['max_iters'], initial=step, disable=not show, dynamic_ncols=True, desc='train'
+        )
+        self.model, self.examples, self.T, self.step, self.t = (
+            model,
+            examples_per_step,
+            T,
+            step,
+            time.time(),
+        )
         gpu = torch.cuda.get_device_name() if next(model.parameters()).is_cuda else ''
         self.peak = next((v for k, v in peaks.items() if k in gpu), None)
 
@@ -457,7 +694,9 @@ class Progress:
         scored = y != -1
         acc = ((predicted == y) & scored).sum().item() / max(1, scored.sum().item())
         dt, examples = time.time() - self.t, self.examples * (step - self.step)
-        postfix = dict(batch_loss=f'{loss:.4f}', batch_acc=f'{acc:.3f}', tok_s=f'{examples * self.T / dt:,.0f}')
+        postfix = dict(
+            batch_loss=f'{loss:.4f}', batch_acc=f'{acc:.3f}', tok_s=f'{examples * self.T / dt:,.0f}'
+        )
         if self.peak:
             postfix['mfu'] = f'{self.model.estimate_mfu(examples, dt, self.peak):.1%}'
         self.t, self.step = time.time(), step
@@ -468,11 +707,17 @@ class Progress:
 def summary(label, m, corpus):
     """A run's last line, after its `label`: a corpus's log perplexity, else the accuracy on the evaluated split."""
     names = {'val': 'held-out', 'train': 'training-set', 'validation': 'validation'}
-    where = names.get(m['eval_split'], f"{m['eval_split']}-set")
-    result = (f"{m['eval_split']} log perplexity {m['val_loss']:.4f} (perplexity {math.exp(m['val_loss']):.2f}, "
-              f"next-token accuracy {m['val_acc']:.2%})" if corpus else f"{where} accuracy {m['val_acc']:.2%} per "
-              f"scored token, {m['val_exact']:.2%} exact match, loss {m['val_loss']:.4f}")
-    return f"{label}: {result} after {m['step']} steps ({m['wall_s']:.0f} s)"
+    where = names.get(m['eval_split'], f'{m["eval_split"]}-set')
+    result = (
+        f'{m["eval_split"]} log perplexity {m["val_loss"]:.4f} (perplexity {math.exp(m["val_loss"]):.2f}, '
+        f'next-token accuracy {m["val_acc"]:.2%})'
+        if corpus
+        else f'{where} accuracy {m["val_acc"]:.2%} per '
+        f'scored token, {m["val_exact"]:.2%} exact match, loss {m["val_loss"]:.4f}'
+    )
+    return f'{label}: {result} after {m["step"]} steps ({m["wall_s"]:.0f} s)'
+
+
 def train(config=None):
     """Trains one run; returns its final metrics. `config` holds the keys to override (see --help). Everything is
     checked before the run's folder is touched: the keys, the checkpoint, the data, the model."""
@@ -480,7 +725,11 @@ def train(config=None):
     overrides = dict(config or {})
     path = find_run(overrides, 'resume') if overrides.get('resume') else None
     ckpt = load_checkpoint(path) if path else None
-    cfg = checkpoint.resumed_config(ckpt, overrides, resolve, RESUMABLE) if ckpt else resolve(overrides)
+    cfg = (
+        checkpoint.resumed_config(ckpt, overrides, resolve, RESUMABLE)
+        if ckpt
+        else resolve(overrides)
+    )
     run_dir = path.parent if path else run_dir_of(cfg)
 
     # the device and torchrun's processes: each runs a slice of every step's micro-batches on its own GPU or its
@@ -489,14 +738,16 @@ def train(config=None):
     rank, world = (int(os.environ['RANK']), int(os.environ['WORLD_SIZE'])) if ddp else (0, 1)
     device = pick_device(cfg['device'])
     if ddp and device.startswith('cuda'):
-        device = f"cuda:{os.environ['LOCAL_RANK']}"
+        device = f'cuda:{os.environ["LOCAL_RANK"]}'
         torch.cuda.set_device(device)
     own_group = ddp and not dist.is_initialized()  # a caller's process group is the caller's to end
     if own_group:
         dist.init_process_group(backend='nccl' if device.startswith('cuda') else 'gloo')
     if cfg['gradient_accumulation_steps'] % world:
-        raise ConfigError(f"gradient_accumulation_steps={cfg['gradient_accumulation_steps']} must be a multiple of "
-                          f'the {world} processes')
+        raise ConfigError(
+            f'gradient_accumulation_steps={cfg["gradient_accumulation_steps"]} must be a multiple of '
+            f'the {world} processes'
+        )
     master, device_type = rank == 0, device.split(':')[0]
     if device_type == 'cpu':
         keep_freed_memory()
@@ -505,7 +756,9 @@ def train(config=None):
 
     # the data and the model. What may fail on some processes only (their machine's files, device and memory) is
     # checked together, so that every process stops with the first failure (checkpoint.together)
-    with together(ddp):  # rank 0 generates a synthetic task's missing files; the others wait for them
+    with together(
+        ddp
+    ):  # rank 0 generates a synthetic task's missing files; the others wait for them
         if master:
             generate_missing(cfg)
     with together(ddp):
@@ -524,33 +777,56 @@ def train(config=None):
     x_val, y_val = x_val.to(device), y_val.to(device)
 
     # the optimizer, and a resumed run's weights, optimizer state and step
-    optimizer = raw_model.configure_optimizers(cfg['weight_decay'], cfg['learning_rate'],
-                                               (cfg['beta1'], cfg['beta2']), device_type)
+    optimizer = raw_model.configure_optimizers(
+        cfg['weight_decay'], cfg['learning_rate'], (cfg['beta1'], cfg['beta2']), device_type
+    )
     scaler = torch.amp.GradScaler(device_type, enabled=dtype == 'float16')
     if ckpt:
         checkpoint.restore(ckpt, raw_model, optimizer, scaler)
     step = start = ckpt['step'] if ckpt else 0
     if dtype != 'float32':
-        raw_model.fixed_to(getattr(torch, dtype))  # the fixed matrices in the compute dtype: no cast per step
-    model = torch.compile(raw_model) if cfg['compile'] or cfg['compile'] is None and 'cuda' in device else raw_model
+        raw_model.fixed_to(
+            getattr(torch, dtype)
+        )  # the fixed matrices in the compute dtype: no cast per step
+    model = (
+        torch.compile(raw_model)
+        if cfg['compile'] or cfg['compile'] is None and 'cuda' in device
+        else raw_model
+    )
     if ddp:  # the buffers are the fixed matrices, the same on every rank (seeded): no broadcast before a forward.
         # torch 2.13 deprecates broadcast_buffers for forward_sync_buffers, which torch 2.11 lacks
         with warnings.catch_warnings():
             warnings.filterwarnings('ignore', '`broadcast_buffers` is deprecated', FutureWarning)
-            model = DDP(model, device_ids=[int(device.split(':')[1])] if device_type == 'cuda' else None,
-                        broadcast_buffers=False)
+            model = DDP(
+                model,
+                device_ids=[int(device.split(':')[1])] if device_type == 'cuda' else None,
+                broadcast_buffers=False,
+            )
     trained = [p for p in raw_model.parameters() if p.requires_grad]
-    corpus = isinstance(train_data, np.memmap)  # a corpus's token stream; else fixed-length examples
-    split = 'validation' if cfg['val_frac'] else cfg['eval_split'] or meta['eval_split']  # in every log line
+    corpus = isinstance(
+        train_data, np.memmap
+    )  # a corpus's token stream; else fixed-length examples
+    split = (
+        'validation' if cfg['val_frac'] else cfg['eval_split'] or meta['eval_split']
+    )  # in every log line
     if master:
-        data = ('a fresh training batch every step' if cfg['online'] else f'{len(train_data):,} training tokens'
-                if corpus else f'{len(train_data[0]):,} training examples')
-        print(f"{cfg['task']} / {model_label(cfg)}: {raw_model.get_num_params():,} trained of "
-              f"{raw_model.get_num_params(False):,} parameters, {data}, length {T}, {device} {dtype}, "
-              f"{world} process(es), in {run_dir}")
+        data = (
+            'a fresh training batch every step'
+            if cfg['online']
+            else f'{len(train_data):,} training tokens'
+            if corpus
+            else f'{len(train_data[0]):,} training examples'
+        )
+        print(
+            f'{cfg["task"]} / {model_label(cfg)}: {raw_model.get_num_params():,} trained of '
+            f'{raw_model.get_num_params(False):,} parameters, {data}, length {T}, {device} {dtype}, '
+            f'{world} process(es), in {run_dir}'
+        )
         if gpt2:
-            print(f"GPT-2's weights from {cfg['init_from']}; at this code's init: {', '.join(own) or 'none'}; "
-                  f"GPT-2's left unused: {', '.join(unused) or 'none'}")
+            print(
+                f"GPT-2's weights from {cfg['init_from']}; at this code's init: {', '.join(own) or 'none'}; "
+                f"GPT-2's left unused: {', '.join(unused) or 'none'}"
+            )
 
     # the loop: an optimizer step over the micro-batches; every log_interval steps the progress bar, every
     # eval_interval steps an evaluation, which checkpoint.Run records (its log line, ckpt.pt and W&B)
@@ -562,7 +838,9 @@ def train(config=None):
             for group in optimizer.param_groups:
                 group['lr'] = lr
             evaluated = (step + 1) % cfg['eval_interval'] == 0 or step + 1 == cfg['max_iters']
-            logged = evaluated or (step + 1) % cfg['log_interval'] == 0  # the only host-device syncs
+            logged = (
+                evaluated or (step + 1) % cfg['log_interval'] == 0
+            )  # the only host-device syncs
             losses = []
             for micro, (xb, yb) in enumerate(batch(step)):
                 if cfg['dropout'] > 0:
@@ -594,24 +872,42 @@ def train(config=None):
                     raise run.non_finite(step)
                 progress.log(step, train_loss, predicted, yb)
             if evaluated:
-                ev = evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world, not corpus)
+                ev = evaluate(
+                    model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world, not corpus
+                )
                 if not math.isfinite(ev['val_loss']):  # never overwrite good weights with bad
                     raise run.non_finite(step)
-                metrics = dict(step=step, tokens=step * global_batch * T, train_loss=train_loss, **ev,
-                               eval_split=split, lr=lr, elapsed_s=time.time() - t_start)
+                metrics = dict(
+                    step=step,
+                    tokens=step * global_batch * T,
+                    train_loss=train_loss,
+                    **ev,
+                    eval_split=split,
+                    lr=lr,
+                    elapsed_s=time.time() - t_start,
+                )
                 run.record(metrics, raw_model, optimizer, scaler)
         progress.bar.close()
 
     # the end: with nothing left to train, the checkpoint's weights are evaluated; the last line says the result
     if metrics is None:
-        metrics = dict(step=step, train_loss=train_loss,
-                       **evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world, not corpus))
+        metrics = dict(
+            step=step,
+            train_loss=train_loss,
+            **evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world, not corpus),
+        )
     wall = time.time() - t_start
-    metrics.update(task=cfg['task'], variant=cfg['variant'], eval_split=split, wall_s=wall,
-                   tokens_per_s=global_batch * T * (step - start) / wall, trainable_params=raw_model.get_num_params(),
-                   run_dir=str(run_dir))
+    metrics.update(
+        task=cfg['task'],
+        variant=cfg['variant'],
+        eval_split=split,
+        wall_s=wall,
+        tokens_per_s=global_batch * T * (step - start) / wall,
+        trainable_params=raw_model.get_num_params(),
+        run_dir=str(run_dir),
+    )
     if master:
-        print(summary(f"{cfg['task']} / {model_label(cfg)}", metrics, corpus))
+        print(summary(f'{cfg["task"]} / {model_label(cfg)}', metrics, corpus))
     if own_group:
         dist.destroy_process_group()
     return metrics
@@ -636,8 +932,10 @@ def sample_text(config=None):
     model.to(device).eval()
     ids, decode = prompt_codec(ckpt['meta'], cfg['prompt'])
     if len(ids) > model.config.block_size:
-        raise ConfigError(f'the prompt has {len(ids)} tokens; the model reads at most block_size='
-                          f'{model.config.block_size}: shorten it')
+        raise ConfigError(
+            f'the prompt has {len(ids)} tokens; the model reads at most block_size='
+            f'{model.config.block_size}: shorten it'
+        )
     idx = prompt_batch(model.config, ids, cfg['num_samples'], cfg['max_new_tokens'], device)
     torch.manual_seed(cfg['seed'])
     out = model.generate(idx, cfg['max_new_tokens'], cfg['temperature'], cfg['top_k'] or None)
@@ -646,7 +944,9 @@ def sample_text(config=None):
 
 def main(argv):
     """The command line: any mistake in it, or in a file it reads, ends in one line 'error: ...' and exit code 2."""
-    master = int(os.environ.get('RANK', 0)) == 0  # under torchrun rank 0 reports what stops every process (together)
+    master = (
+        int(os.environ.get('RANK', 0)) == 0
+    )  # under torchrun rank 0 reports what stops every process (together)
     try:
         overrides = parse_args([a for a in argv if a not in ('--help', '-h')])
         if '--help' in argv or '-h' in argv:
@@ -658,8 +958,12 @@ def main(argv):
         else:
             train(overrides)
     except (ConfigError, FloatingPointError) as e:
-        if not master and not isinstance(e, ReportedElsewhere):  # before the processes met: rank 0 most likely meets it
-            time.sleep(5)  # too and reports it, and torchrun ends this one then; else this one reports its own
+        if not master and not isinstance(
+            e, ReportedElsewhere
+        ):  # before the processes met: rank 0 most likely meets it
+            time.sleep(
+                5
+            )  # too and reports it, and torchrun ends this one then; else this one reports its own
         if master or not isinstance(e, ReportedElsewhere):
             print(f'error: {e}', file=sys.stderr)
         leave(2)

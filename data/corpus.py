@@ -19,6 +19,7 @@ All of them are first written to a directory of this process's own and moved in 
 The default encoding is GPT-2's BPE (tiktoken downloads its files on first use); 'bytes' is an
 offline byte-level tiktoken encoding: the 256 byte values plus <|endoftext|> = 256.
 """
+
 import datetime
 import gzip
 import io
@@ -31,9 +32,19 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from data.synthetic import Parser, cannot_write, end_on_signal, load_task, new_files, task_dir, write_meta
+from data.synthetic import (
+    Parser,
+    cannot_write,
+    end_on_signal,
+    load_task,
+    new_files,
+    task_dir,
+    write_meta,
+)
 
-ENCODINGS = dict(gpt2=50257, bytes=257)  # name -> number of tokens (loader.py checks meta.json against it)
+ENCODINGS = dict(
+    gpt2=50257, bytes=257
+)  # name -> number of tokens (loader.py checks meta.json against it)
 BLOCK_SIZE = 256  # the papers' sequence length for every corpus (experiments/README.md, section 2)
 PIECE_CHARS = 1 << 20  # a long document is tokenized this many characters at a time
 
@@ -41,19 +52,25 @@ PIECE_CHARS = 1 << 20  # a long document is tokenized this many characters at a 
 def get_encoding(name):
     """A tiktoken.Encoding by name: 'gpt2' (the default for real corpora) or 'bytes' (offline)."""
     import tiktoken
+
     if name == 'bytes':
         # no merges, so how the text is pre-split cannot change the tokens; pieces of at most 256
         # characters only keep tiktoken fast. Every UTF-8 string round-trips.
-        return tiktoken.Encoding(name='bytes', pat_str=r'[\s\S]{1,256}',
-                                 mergeable_ranks={bytes([i]): i for i in range(256)},
-                                 special_tokens={'<|endoftext|>': 256})
+        return tiktoken.Encoding(
+            name='bytes',
+            pat_str=r'[\s\S]{1,256}',
+            mergeable_ranks={bytes([i]): i for i in range(256)},
+            special_tokens={'<|endoftext|>': 256},
+        )
     if name != 'gpt2':
-        raise ValueError(f"unknown encoding {name!r}: use one of {', '.join(ENCODINGS)}")
+        raise ValueError(f'unknown encoding {name!r}: use one of {", ".join(ENCODINGS)}')
     try:
         return tiktoken.get_encoding('gpt2')
     except Exception as e:  # tiktoken fetches the BPE files over the network on first use
-        raise ValueError(f'tiktoken could not load the GPT-2 encoding ({type(e).__name__}): without internet, '
-                         f'use --encoding=bytes, or copy tiktoken\'s cache files and set TIKTOKEN_CACHE_DIR') from None
+        raise ValueError(
+            f'tiktoken could not load the GPT-2 encoding ({type(e).__name__}): without internet, '
+            f"use --encoding=bytes, or copy tiktoken's cache files and set TIKTOKEN_CACHE_DIR"
+        ) from None
 
 
 def pieces(texts, size=PIECE_CHARS):
@@ -122,22 +139,34 @@ def utf8_lines(f, name):
 
 def not_utf8(where, e):
     """The error for text that is not UTF-8 (e: the UnicodeDecodeError) at `where`, a file or file:line."""
-    return ValueError(f'{where} is not UTF-8 text ({e.reason}): convert it first, e.g. iconv -f latin1 -t utf-8')
+    return ValueError(
+        f'{where} is not UTF-8 text ({e.reason}): convert it first, e.g. iconv -f latin1 -t utf-8'
+    )
 
 
-DAMAGED = (tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, gzip.BadGzipFile)  # a cut-short or damaged archive
+DAMAGED = (
+    tarfile.TarError,
+    EOFError,
+    zlib.error,
+    lzma.LZMAError,
+    gzip.BadGzipFile,
+)  # a cut-short or damaged archive
 
 
 def damaged(path, kind, e):
     """The error for a file that is cut short or not in its format (kind: 'Parquet file', 'tar archive')."""
-    return ValueError(f'{path} is not a readable {kind} ({reason(e)}): download it again, or leave it out of --input')
+    return ValueError(
+        f'{path} is not a readable {kind} ({reason(e)}): download it again, or leave it out of --input'
+    )
 
 
 def cannot_read(e, source):
     """The error for an OSError while reading the input (a file this process may not read, a folder where a file
     should be): a ValueError, so that the OSErrors main sees are the output folder's."""
     path = e.filename or source
-    return ValueError(f'cannot read {path} ({e.strerror or reason(e)}): give --input files you can read')
+    return ValueError(
+        f'cannot read {path} ({e.strerror or reason(e)}): give --input files you can read'
+    )
 
 
 def reason(e):
@@ -151,10 +180,21 @@ def input_files(path, suffixes):
     if path.is_file():
         return [path]
     if not path.is_dir():
-        raise ValueError(f'--input {path} ' + ('is neither a file nor a folder (a device, a FIFO): give a file' if
-                                                path.exists() else 'does not exist'))
-    files = sorted(p for p in path.rglob('*') if p.is_file() and p.name.endswith(suffixes)
-                   and not any(part.startswith('.') for part in p.relative_to(path).parts))
+        raise ValueError(
+            f'--input {path} '
+            + (
+                'is neither a file nor a folder (a device, a FIFO): give a file'
+                if path.exists()
+                else 'does not exist'
+            )
+        )
+    files = sorted(
+        p
+        for p in path.rglob('*')
+        if p.is_file()
+        and p.name.endswith(suffixes)
+        and not any(part.startswith('.') for part in p.relative_to(path).parts)
+    )
     if not files:
         raise ValueError(f'--input {path} holds no files ending in {" or ".join(suffixes)}')
     return files
@@ -164,12 +204,16 @@ def records(path, field='text'):
     """The `field` of every record of JSONL files (.jsonl, .json; one object per line) or Parquet
     files (needs pyarrow), the formats FineWeb-edu and OpenWebText come in: each a string."""
     for file in input_files(path, ('.jsonl', '.json', '.parquet')):
-        rows = parquet_column(file, field) if file.suffix == '.parquet' else jsonl_field(file, field)
+        rows = (
+            parquet_column(file, field) if file.suffix == '.parquet' else jsonl_field(file, field)
+        )
         for where, text in rows:
             if not isinstance(text, str):
                 kind = 'null' if text is None else type(text).__name__
-                raise ValueError(f'{where} has a "{field}" of {kind}, not a string: fix that record, or leave the file '
-                                 f'out of --input')
+                raise ValueError(
+                    f'{where} has a "{field}" of {kind}, not a string: fix that record, or leave the file '
+                    f'out of --input'
+                )
             yield text
 
 
@@ -182,7 +226,9 @@ def jsonl_field(file, field):
                     yield f'{file}:{i}', json.loads(line)[field]
                 # ValueError: JSONDecodeError, or a number of over 4,300 digits; RecursionError: nested 10^5 deep
                 except (ValueError, KeyError, TypeError, RecursionError):
-                    raise ValueError(f'{file}:{i} is not a JSON object with a "{field}" field') from None
+                    raise ValueError(
+                        f'{file}:{i} is not a JSON object with a "{field}" field'
+                    ) from None
 
 
 def parquet_column(file, field):
@@ -191,19 +237,28 @@ def parquet_column(file, field):
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        raise ValueError(f'reading {file} needs pyarrow: pip install pyarrow (or give JSONL files)') from None
+        raise ValueError(
+            f'reading {file} needs pyarrow: pip install pyarrow (or give JSONL files)'
+        ) from None
     n = 0
-    with open(file, 'rb') as f:  # opened here, so that an OSError is the file system's, not pyarrow's
+    with open(
+        file, 'rb'
+    ) as f:  # opened here, so that an OSError is the file system's, not pyarrow's
         try:
             pf = pq.ParquetFile(f)
             if field not in pf.schema_arrow.names:
-                raise ValueError(f'{file} has no "{field}" column (its columns: {", ".join(pf.schema_arrow.names)}): '
-                                 f'give files with the text in a "{field}" column')
+                raise ValueError(
+                    f'{file} has no "{field}" column (its columns: {", ".join(pf.schema_arrow.names)}): '
+                    f'give files with the text in a "{field}" column'
+                )
             for batch in pf.iter_batches(columns=[field], batch_size=1024):
                 for value in batch.column(0).to_pylist():
                     n += 1
                     yield f'{file} row {n}', value
-        except (pa.ArrowException, OSError) as e:  # pyarrow's OSErrors are its own: a damaged file's
+        except (
+            pa.ArrowException,
+            OSError,
+        ) as e:  # pyarrow's OSErrors are its own: a damaged file's
             raise damaged(file, 'Parquet file', e) from None
 
 
@@ -212,25 +267,36 @@ def write_tokens(out, splits, documents, enc, total_bytes=None):
     a time; -> the counts for meta.json. out is prepare's directory of new files, which are deleted
     unless all goes well."""
     if enc.n_vocab > 2**16:
-        raise ValueError(f'encoding {enc.name} has {enc.n_vocab} tokens; uint16 files hold at most 65536')
+        raise ValueError(
+            f'encoding {enc.name} has {enc.n_vocab} tokens; uint16 files hold at most 65536'
+        )
     files = {s: open(out / f'{s}.bin', 'wb') for s in splits}
     tokens, docs = dict.fromkeys(splits, 0), dict.fromkeys(splits, 0)
     # a bar only for a person at a terminal (disable=None), so that a log or an error is its own lines
-    bar = tqdm(total=total_bytes, unit='B', unit_scale=True, desc=f'tokenizing ({enc.name})', disable=None)
+    bar = tqdm(
+        total=total_bytes, unit='B', unit_scale=True, desc=f'tokenizing ({enc.name})', disable=None
+    )
 
     def flush(batch):
         for (split, _, end), ids in zip(batch, enc.encode_ordinary_batch([t for _, t, _ in batch])):
             ids = np.array(ids + [enc.eot_token] if end else ids, dtype=np.int64)
-            if len(ids) and not 0 <= ids.min() <= ids.max() < enc.n_vocab:  # never trust a silent wrap-around
-                raise ValueError(f'token id {ids.max()} does not fit the vocabulary of {enc.n_vocab}')
+            if (
+                len(ids) and not 0 <= ids.min() <= ids.max() < enc.n_vocab
+            ):  # never trust a silent wrap-around
+                raise ValueError(
+                    f'token id {ids.max()} does not fit the vocabulary of {enc.n_vocab}'
+                )
             files[split].write(ids.astype(np.uint16).tobytes())
             tokens[split] += len(ids)
             docs[split] += end
+
     try:
         batch, chars = [], 0
         for split, text, end in documents:
             if split not in files:
-                raise ValueError(f'a document of split {split!r}; the splits are {", ".join(splits)}')
+                raise ValueError(
+                    f'a document of split {split!r}; the splits are {", ".join(splits)}'
+                )
             batch.append((split, text, end))
             chars += len(text)
             bar.update(len(text.encode('utf-8')))
@@ -244,7 +310,9 @@ def write_tokens(out, splits, documents, enc, total_bytes=None):
             f.close()
     empty = [s for s in splits if tokens[s] == 0]
     if empty:
-        raise ValueError(f'no {" or ".join(empty)} documents: the input is too small for these settings')
+        raise ValueError(
+            f'no {" or ".join(empty)} documents: the input is too small for these settings'
+        )
     return dict(tokens=tokens, documents=docs)
 
 
@@ -254,11 +322,17 @@ def prepare(task, overrides=None, source=None, out_dir=None):
     the new files are complete, the directory keeps its previous ones."""
     module = load_task(task)
     args = {**module.DEFAULTS, **(overrides or {})}
-    if source is not None and not str(source).strip():  # '' would be the folder the command is typed in
-        raise ValueError('--input= names no file: give a file or a folder, or leave --input out to download')
+    if (
+        source is not None and not str(source).strip()
+    ):  # '' would be the folder the command is typed in
+        raise ValueError(
+            '--input= names no file: give a file or a folder, or leave --input out to download'
+        )
     try:
         files = input_files(source, module.SUFFIXES) if source else []
-        plain = files and all(f.suffix in ('.txt', '.raw') for f in files)  # else bytes read != bytes on disk
+        plain = files and all(
+            f.suffix in ('.txt', '.raw') for f in files
+        )  # else bytes read != bytes on disk
         total = sum(f.stat().st_size for f in files) if plain else None
     except OSError as e:
         raise cannot_read(e, source) from None
@@ -268,11 +342,19 @@ def prepare(task, overrides=None, source=None, out_dir=None):
     write = getattr(module, 'write', write_tokens)  # Yelp writes examples instead of a token stream
     with new_files(out) as new:
         counts = write(new, splits, read_input(module.documents(args, source), source), enc, total)
-        meta = dict(task=task, args=args, format='examples' if 'examples' in counts else 'tokens', encoding=enc.name,
-                    vocab_size=enc.n_vocab, eot=enc.eot_token, block_size=BLOCK_SIZE,
-                    eval_split=getattr(module, 'EVAL_SPLIT', 'val'), **counts,
-                    source=str(Path(source).resolve()) if source else module.SOURCE,
-                    date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'))
+        meta = dict(
+            task=task,
+            args=args,
+            format='examples' if 'examples' in counts else 'tokens',
+            encoding=enc.name,
+            vocab_size=enc.n_vocab,
+            eot=enc.eot_token,
+            block_size=BLOCK_SIZE,
+            eval_split=getattr(module, 'EVAL_SPLIT', 'val'),
+            **counts,
+            source=str(Path(source).resolve()) if source else module.SOURCE,
+            date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'),
+        )
         write_meta(new, meta)
     return out, meta
 
@@ -290,11 +372,16 @@ def main(task_file):
     task = Path(task_file).resolve().parent.name
     module = load_task(task)
     parser = Parser(module.__doc__)
-    parser.add_argument('--input', default=None,
-                        help=f'prepare from local files instead of downloading ({module.INPUT_HELP})')
+    parser.add_argument(
+        '--input',
+        default=None,
+        help=f'prepare from local files instead of downloading ({module.INPUT_HELP})',
+    )
     for k, v in module.DEFAULTS.items():
         parser.add_argument(f'--{k}', type=type(v), default=v, help=f'(default {v})')
-    parser.add_argument('--out_dir', default=None, help='where to write (default: data/<task>/[settings])')
+    parser.add_argument(
+        '--out_dir', default=None, help='where to write (default: data/<task>/[settings])'
+    )
     ns = vars(parser.parse_args())
     source, out_dir = ns.pop('input'), ns.pop('out_dir')
     end_on_signal()
@@ -307,4 +394,4 @@ def main(task_file):
         parser.exit(2, f'error: {cannot_write(out, e)}\n')
     unit = 'examples' if meta['format'] == 'examples' else 'tokens'
     sizes = ', '.join(f'{s} {n:,}' for s, n in meta[unit].items())
-    print(f"wrote {out}: {sizes} {unit} ({meta['encoding']}, vocab {meta['vocab_size']})")
+    print(f'wrote {out}: {sizes} {unit} ({meta["encoding"]}, vocab {meta["vocab_size"]})')

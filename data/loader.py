@@ -9,6 +9,7 @@ or, online, fresh examples from the task's generator (held-out inputs redrawn). 
 exactly what one process with N-fold gradient accumulation computes, and a resumed run sees the batches an
 uninterrupted one would.
 """
+
 import difflib
 import json
 import zipfile
@@ -36,11 +37,22 @@ def unknown(what, name, choices):
 def read_json(path, fix):
     """A JSON object from a file the user or a run wrote; anything else is a ConfigError that says `fix`."""
     try:
-        value = json.loads(Path(path).read_text(encoding='utf-8-sig'))  # -sig: a BOM, as Windows editors write
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:  # Recursion: nested 10^5 deep
-        raise ConfigError(f'cannot read {path} ({getattr(e, "strerror", None) or type(e).__name__}): {fix}') from None
+        value = json.loads(
+            Path(path).read_text(encoding='utf-8-sig')
+        )  # -sig: a BOM, as Windows editors write
+    except (
+        OSError,
+        UnicodeDecodeError,
+        json.JSONDecodeError,
+        RecursionError,
+    ) as e:  # Recursion: nested 10^5 deep
+        raise ConfigError(
+            f'cannot read {path} ({getattr(e, "strerror", None) or type(e).__name__}): {fix}'
+        ) from None
     if not isinstance(value, dict):
-        raise ConfigError(f'{path} holds a JSON {type(value).__name__}, not an object of keys: {fix}')
+        raise ConfigError(
+            f'{path} holds a JSON {type(value).__name__}, not an object of keys: {fix}'
+        )
     return value
 
 
@@ -63,9 +75,15 @@ def task_data(cfg):
     if 'seed' in module.DEFAULTS:
         args['seed'] = cfg['data_seed']
     if '\0' in cfg['data_dir']:
-        raise ConfigError(f"data_dir={cfg['data_dir']!r} holds a NUL byte, which no folder's name can: give a folder")
+        raise ConfigError(
+            f"data_dir={cfg['data_dir']!r} holds a NUL byte, which no folder's name can: give a folder"
+        )
     try:
-        directory = Path(cfg['data_dir']) if cfg['data_dir'] else synthetic.task_dir(cfg['task'], args, module.DEFAULTS)
+        directory = (
+            Path(cfg['data_dir'])
+            if cfg['data_dir']
+            else synthetic.task_dir(cfg['task'], args, module.DEFAULTS)
+        )
     except ValueError as e:  # a setting that cannot be part of a folder's name
         raise ConfigError(str(e)) from None
     return module, args, directory
@@ -76,7 +94,7 @@ def generate_missing(cfg):
     module, args, directory = task_data(cfg)
     if (directory / 'meta.json').exists() or not hasattr(module, 'generate'):
         return
-    print(f"generating {cfg['task']} data in {directory}")
+    print(f'generating {cfg["task"]} data in {directory}')
     try:
         synthetic.prepare(cfg['task'], args, directory)
     except OSError as e:
@@ -95,86 +113,135 @@ def load_data(cfg, generate=True):
     module, args, directory = task_data(cfg)
     task = cfg['task']
     if not (directory / 'meta.json').exists():
-        if hasattr(module, 'generate'):  # generate=False: rank 0 made it, on a disk this process does not read
-            raise ConfigError(f'{directory} holds no {task} data on this machine: set data_dir to a folder that '
-                              f'every process of the run reads')
+        if hasattr(
+            module, 'generate'
+        ):  # generate=False: rank 0 made it, on a disk this process does not read
+            raise ConfigError(
+                f'{directory} holds no {task} data on this machine: set data_dir to a folder that '
+                f'every process of the run reads'
+            )
         flags = ''.join(f' --{k}={v}' for k, v in args.items() if v != module.DEFAULTS[k])
-        raise ConfigError(f'{directory} holds no prepared {task} data: run python data/{task}/prepare.py{flags} '
-                          f'(add --input=PATH to use local files; its --help says which)')
-    again = (f'delete {directory / "meta.json"}; the data is regenerated' if hasattr(module, 'generate') else
-             f'run python data/{task}/prepare.py again')
+        raise ConfigError(
+            f'{directory} holds no prepared {task} data: run python data/{task}/prepare.py{flags} '
+            f'(add --input=PATH to use local files; its --help says which)'
+        )
+    again = (
+        f'delete {directory / "meta.json"}; the data is regenerated'
+        if hasattr(module, 'generate')
+        else f'run python data/{task}/prepare.py again'
+    )
     meta = read_json(directory / 'meta.json', again)
     if not META_KEYS <= meta.keys() or meta['task'] != task:
-        raise ConfigError(f'{directory / "meta.json"} is not the meta.json of {task} data '
-                          f'(it says task {meta.get("task")!r}): {again}, or set data_dir to the folder of {task}')
+        raise ConfigError(
+            f'{directory / "meta.json"} is not the meta.json of {task} data '
+            f'(it says task {meta.get("task")!r}): {again}, or set data_dir to the folder of {task}'
+        )
     splits = check_meta(meta, directory / 'meta.json', again)
     if meta['args'] != args:
-        made = ', '.join(f'{k}={v!r}' for k, v in meta['args'].items() if args.get(k, None) != v) if isinstance(
-            meta['args'], dict) else meta['args']
-        raise ConfigError(f'{directory} holds {task} data made with {made}, not {args}: give those settings to use '
-                          f'it, or set data_dir to another folder')
+        made = (
+            ', '.join(f'{k}={v!r}' for k, v in meta['args'].items() if args.get(k, None) != v)
+            if isinstance(meta['args'], dict)
+            else meta['args']
+        )
+        raise ConfigError(
+            f'{directory} holds {task} data made with {made}, not {args}: give those settings to use '
+            f'it, or set data_dir to another folder'
+        )
     if hasattr(module, 'generate') and meta.get('version') != synthetic.VERSION:
-        raise ConfigError(f'{directory} holds {task} data made by an older data/synthetic.py (version '
-                          f'{meta.get("version", 1)}, now {synthetic.VERSION}): delete the folder; it is regenerated')
+        raise ConfigError(
+            f'{directory} holds {task} data made by an older data/synthetic.py (version '
+            f'{meta.get("version", 1)}, now {synthetic.VERSION}): delete the folder; it is regenerated'
+        )
     if 'encoding' in meta and meta['vocab_size'] != corpus.ENCODINGS.get(meta['encoding']):
-        raise ConfigError(f'{directory / "meta.json"} says encoding {meta["encoding"]!r} with {meta["vocab_size"]} '
-                          f'tokens, which do not go together: {again}')
+        raise ConfigError(
+            f'{directory / "meta.json"} says encoding {meta["encoding"]!r} with {meta["vocab_size"]} '
+            f'tokens, which do not go together: {again}'
+        )
     if cfg.get('classify') and 'classes' not in meta:
-        raise ConfigError(f'{directory / "meta.json"} lists no classes (made by an older prepare.py): {again}'
-                          if hasattr(module, 'LABELS') else f'classify=True needs a task whose meta.json lists its '
-                          f'classes (yelp); {task} has none: drop classify')
+        raise ConfigError(
+            f'{directory / "meta.json"} lists no classes (made by an older prepare.py): {again}'
+            if hasattr(module, 'LABELS')
+            else f'classify=True needs a task whose meta.json lists its '
+            f'classes (yelp); {task} has none: drop classify'
+        )
     split = cfg['eval_split'] or meta['eval_split']
     if split not in splits:
-        raise ConfigError(f"{task} data has no {split!r} split (it has {', '.join(splits)}): set eval_split to one "
-                          f'of them, or leave it empty for {meta["eval_split"]!r}')
+        raise ConfigError(
+            f'{task} data has no {split!r} split (it has {", ".join(splits)}): set eval_split to one '
+            f'of them, or leave it empty for {meta["eval_split"]!r}'
+        )
     ext = 'bin' if meta.get('format') == 'tokens' else 'npz'
     for s in ('train', split):
         if not (directory / f'{s}.{ext}').is_file():
-            raise ConfigError(f'{directory / f"{s}.{ext}"} is missing or not a regular file: {again}')
+            raise ConfigError(
+                f'{directory / f"{s}.{ext}"} is missing or not a regular file: {again}'
+            )
     held = slice(cfg['eval_examples'] or None)
     if ext == 'npz':
         try:
-            (train_x, train_y), (x_val, y_val) = (map(torch.from_numpy, synthetic.load_split(directory, s))
-                                                  for s in ('train', split))
+            (train_x, train_y), (x_val, y_val) = (
+                map(torch.from_numpy, synthetic.load_split(directory, s)) for s in ('train', split)
+            )
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
-            raise ConfigError(f'{directory} holds a damaged .npz file ({type(e).__name__}): {again}') from None
+            raise ConfigError(
+                f'{directory} holds a damaged .npz file ({type(e).__name__}): {again}'
+            ) from None
         for s, x, y in (('train', train_x, train_y), (split, x_val, y_val)):
             check_examples(x, y, meta, s, directory / f'{s}.npz', again)
-        if cfg.get('classify'):  # once here, so training batches and evaluation both see class indices
+        if cfg.get(
+            'classify'
+        ):  # once here, so training batches and evaluation both see class indices
             for y, s in ((train_y, 'train'), (y_val, split)):
                 class_targets(y, meta['classes'], directory / f'{s}.npz', again)
         if cfg.get('val_frac'):
-            (train_x, train_y), (x_val, y_val) = validation_split((train_x, train_y), cfg['val_frac'], meta)
+            (train_x, train_y), (x_val, y_val) = validation_split(
+                (train_x, train_y), cfg['val_frac'], meta
+            )
         x_val, y_val = x_val[held], y_val[held]
         T = train_x.shape[1]
         if cfg['block_size'] and cfg['block_size'] < T:
-            raise ConfigError(f"block_size={cfg['block_size']} is shorter than the task's examples ({T} tokens): "
-                              f'set block_size >= {T} or 0 for the example length')
+            raise ConfigError(
+                f"block_size={cfg['block_size']} is shorter than the task's examples ({T} tokens): "
+                f'set block_size >= {T} or 0 for the example length'
+            )
         return meta, (train_x, train_y), (x_val, y_val), T
     T = cfg['block_size'] or meta['block_size']
-    for s in ('train', split):  # a prepare stopped half-way, files mixed up (and an empty file cannot be mapped)
+    for s in (
+        'train',
+        split,
+    ):  # a prepare stopped half-way, files mixed up (and an empty file cannot be mapped)
         size, count = (directory / f'{s}.bin').stat().st_size, meta['tokens'][s]
         if size != 2 * count or not count:
-            raise ConfigError(f'{directory / f"{s}.bin"} holds {size:,} bytes, not the {count:,} tokens of 2 bytes '
-                              f'meta.json says: {again}')
-    streams = {s: np.memmap(directory / f'{s}.bin', dtype=np.uint16, mode='r') for s in ('train', split)}
+            raise ConfigError(
+                f'{directory / f"{s}.bin"} holds {size:,} bytes, not the {count:,} tokens of 2 bytes '
+                f'meta.json says: {again}'
+            )
+    streams = {
+        s: np.memmap(directory / f'{s}.bin', dtype=np.uint16, mode='r') for s in ('train', split)
+    }
     for s, tokens in streams.items():
         if s != 'train' or len(tokens) <= CHECKED_WHOLE:  # a larger train.bin: each batch (batches)
             check_tokens(tokens, meta['vocab_size'], directory / f'{s}.bin', again)
     if len(streams['train']) <= T:
-        raise ConfigError(f'train.bin has {len(streams["train"]):,} tokens, too few for windows of '
-                          f'block_size={T}: use more text or a smaller block_size')
+        raise ConfigError(
+            f'train.bin has {len(streams["train"]):,} tokens, too few for windows of '
+            f'block_size={T}: use more text or a smaller block_size'
+        )
     train, evaluated = streams['train'], streams[split]
     if cfg.get('val_frac'):
         train, evaluated = validation_split(train, cfg['val_frac'], meta)
         if len(train) <= T:
-            raise ConfigError(f'val_frac={cfg["val_frac"]} leaves {len(train):,} training tokens, too few for windows '
-                              f'of block_size={T}: lower val_frac')
+            raise ConfigError(
+                f'val_frac={cfg["val_frac"]} leaves {len(train):,} training tokens, too few for windows '
+                f'of block_size={T}: lower val_frac'
+            )
     x_val, y_val = eval_windows(evaluated, T)
     return meta, train, (x_val[held], y_val[held]), T
 
 
-CHECKED_WHOLE = 2**30  # tokens: a train.bin up to this size (2 GB) is checked whole when loaded, a larger one per batch
+CHECKED_WHOLE = (
+    2**30
+)  # tokens: a train.bin up to this size (2 GB) is checked whole when loaded, a larger one per batch
 
 
 def check_tokens(tokens, vocab_size, path, again='run its prepare.py again'):
@@ -191,24 +258,52 @@ def check_meta(meta, path, again):
     """meta.json's numbers by type and range, before any is used: a damaged or crafted one (or a checkpoint's copy)
     ends in one line, not in a traceback or an allocation of its size. Token ids are uint16 on disk: at most 2^16."""
     if not META_KEYS <= meta.keys():
-        raise ConfigError(f'{path} is damaged (it lacks {", ".join(sorted(META_KEYS - meta.keys()))}): {again}')
+        raise ConfigError(
+            f'{path} is damaged (it lacks {", ".join(sorted(META_KEYS - meta.keys()))}): {again}'
+        )
     counts = [meta.get(kind, {}) for kind in ('tokens', 'examples')]
     if not all(isinstance(c, dict) for c in counts) or not isinstance(meta['eval_split'], str):
         raise ConfigError(f'{path} is damaged (its tokens, examples or eval_split): {again}')
-    numbers = {'vocab_size': (meta['vocab_size'], 1, 2**16), 'block_size': (meta.get('block_size', 1), 1, 2**20),
-               **{key: (meta[key], 0, 2**40) for key in ('n_train', 'n_val') if key in meta},
-               **{f'{split} count': (n, 0, 2**40) for c in counts for split, n in c.items()}}
+    numbers = {
+        'vocab_size': (meta['vocab_size'], 1, 2**16),
+        'block_size': (meta.get('block_size', 1), 1, 2**20),
+        **{key: (meta[key], 0, 2**40) for key in ('n_train', 'n_val') if key in meta},
+        **{f'{split} count': (n, 0, 2**40) for c in counts for split, n in c.items()},
+    }
     for key, (n, low, high) in numbers.items():
         if type(n) is not int or not low <= n <= high:
-            raise ConfigError(f'{path} says {key} {n!r}, not a whole number from {low} to {high:,}: {again}')
-    splits = list(meta.get('tokens') or meta.get('examples') or (s for s in ('train', 'val') if f'n_{s}' in meta))
+            raise ConfigError(
+                f'{path} says {key} {n!r}, not a whole number from {low} to {high:,}: {again}'
+            )
+    splits = list(
+        meta.get('tokens')
+        or meta.get('examples')
+        or (s for s in ('train', 'val') if f'n_{s}' in meta)
+    )
     if 'train' not in splits or meta['eval_split'] not in splits:
-        raise ConfigError(f'{path} is damaged: its splits {splits} lack train or its eval_split: {again}')
-    words, classes = meta.get('itos', []), meta.get('classes', [])  # a task's tokens as text; Yelp's label tokens
-    if 'itos' in meta and not (isinstance(words, list) and len(words) == meta['vocab_size'] and
-                               all(isinstance(w, str) for w in words) and isinstance(meta.get('sep'), str)) or \
-            not (isinstance(classes, list) and all(type(c) is int and 0 <= c < meta['vocab_size'] for c in classes)):
-        raise ConfigError(f'{path} is damaged (its itos, sep or classes do not fit its vocab_size): {again}')
+        raise ConfigError(
+            f'{path} is damaged: its splits {splits} lack train or its eval_split: {again}'
+        )
+    words, classes = (
+        meta.get('itos', []),
+        meta.get('classes', []),
+    )  # a task's tokens as text; Yelp's label tokens
+    if (
+        'itos' in meta
+        and not (
+            isinstance(words, list)
+            and len(words) == meta['vocab_size']
+            and all(isinstance(w, str) for w in words)
+            and isinstance(meta.get('sep'), str)
+        )
+        or not (
+            isinstance(classes, list)
+            and all(type(c) is int and 0 <= c < meta['vocab_size'] for c in classes)
+        )
+    ):
+        raise ConfigError(
+            f'{path} is damaged (its itos, sep or classes do not fit its vocab_size): {again}'
+        )
     return splits
 
 
@@ -217,12 +312,28 @@ def check_examples(x, y, meta, split, path, again):
     the vocabulary (y: -1 where not scored). One pass over the arrays: a file of another setting would train silently,
     an id beyond the vocabulary crash in the embedding."""
     rows = meta.get(f'n_{split}', (meta.get('examples') or {}).get(split, len(x)))
-    if x.ndim != 2 or x.shape != y.shape or len(x) != rows or x.shape[1] != meta.get('block_size', x.shape[1]):
-        raise ConfigError(f'{path} holds x {tuple(x.shape)} and y {tuple(y.shape)}, not the {rows} examples of length '
-                          f"{meta.get('block_size')} meta.json describes: {again}")
-    if x.numel() and (x.min() < 0 or x.max() >= meta['vocab_size'] or y.min() < -1 or y.max() >= meta['vocab_size']):
-        raise ConfigError(f"{path} holds token ids outside the vocabulary of {meta['vocab_size']}: {again}")
-    if x.numel() and not (y != -1).any():  # nothing to learn or measure: a loss of NaN, not an error, otherwise
+    if (
+        x.ndim != 2
+        or x.shape != y.shape
+        or len(x) != rows
+        or x.shape[1] != meta.get('block_size', x.shape[1])
+    ):
+        raise ConfigError(
+            f'{path} holds x {tuple(x.shape)} and y {tuple(y.shape)}, not the {rows} examples of length '
+            f'{meta.get("block_size")} meta.json describes: {again}'
+        )
+    if x.numel() and (
+        x.min() < 0
+        or x.max() >= meta['vocab_size']
+        or y.min() < -1
+        or y.max() >= meta['vocab_size']
+    ):
+        raise ConfigError(
+            f'{path} holds token ids outside the vocabulary of {meta["vocab_size"]}: {again}'
+        )
+    if (
+        x.numel() and not (y != -1).any()
+    ):  # nothing to learn or measure: a loss of NaN, not an error, otherwise
         raise ConfigError(f'{path} scores no target (every y is -1): {again}')
 
 
@@ -231,8 +342,10 @@ def validation_split(train, frac, meta):
     training, for model selection (experiments/common.py: search): drawn from the training distribution, so the
     reported held-out split is never used to choose. (Examples are generated i.i.d. or shuffled before the split.)"""
     if meta['eval_split'] == 'train':
-        raise ConfigError(f"{meta['task']} is measured on its training set (nothing generalises): there is nothing to "
-                          f'hold out for validation; set val_frac=0 and select on the training-set accuracy')
+        raise ConfigError(
+            f'{meta["task"]} is measured on its training set (nothing generalises): there is nothing to '
+            f'hold out for validation; set val_frac=0 and select on the training-set accuracy'
+        )
     n = len(train[0]) if isinstance(train, tuple) else len(train)
     cut = n - max(1, round(frac * n))
     if cut < 1:
@@ -252,11 +365,15 @@ def class_targets(y, classes, path, again):
     match = ids[:, None] == classes  # (scored positions, classes)
     if not match.any(1).all():
         bad = ids[~match.any(1)][0].item()
-        raise ConfigError(f'{path} has a scored target {bad} that is none of the classes {classes.tolist()} '
-                          f'of meta.json: {again}')
+        raise ConfigError(
+            f'{path} has a scored target {bad} that is none of the classes {classes.tolist()} '
+            f'of meta.json: {again}'
+        )
     rows, cols = scored.nonzero(as_tuple=True)
     y[rows, cols] = -1
-    y[rows, (cols - 1).clamp(min=0)] = match.int().argmax(1).to(y.dtype)  # an empty review: read the separator
+    y[rows, (cols - 1).clamp(min=0)] = (
+        match.int().argmax(1).to(y.dtype)
+    )  # an empty review: read the separator
     return y
 
 
@@ -273,7 +390,9 @@ def eval_windows(tokens, T):
 
 @lru_cache(maxsize=2)
 def epoch_order(n, seed, epoch):
-    return torch.randperm(n, generator=torch.Generator().manual_seed(zlib.crc32(f'{seed}:{epoch}'.encode())))
+    return torch.randperm(
+        n, generator=torch.Generator().manual_seed(zlib.crc32(f'{seed}:{epoch}'.encode()))
+    )
 
 
 def batch_indices(n, step, global_batch, seed):
@@ -283,7 +402,9 @@ def batch_indices(n, step, global_batch, seed):
     while sum(len(p) for p in parts) < global_batch:
         pos = start + sum(len(p) for p in parts)
         epoch, offset = divmod(pos, n)
-        parts.append(epoch_order(n, seed, epoch)[offset:offset + global_batch - sum(len(p) for p in parts)])
+        parts.append(
+            epoch_order(n, seed, epoch)[offset : offset + global_batch - sum(len(p) for p in parts)]
+        )
     return torch.cat(parts)
 
 
@@ -298,29 +419,46 @@ def online_batches(cfg):
     gen_args = {k: v for k, v in args.items() if k not in ('n_train', 'n_test', 'seed')}
     # the held-out inputs (the files made if missing) and, in a validation run (val_frac), the validation inputs too:
     # neither is ever trained on
-    meta, train, (x_held, _), _ = load_data({**cfg, 'eval_split': '', 'eval_examples': 0, 'val_frac': 0.0})
+    meta, train, (x_held, _), _ = load_data(
+        {**cfg, 'eval_split': '', 'eval_examples': 0, 'val_frac': 0.0}
+    )
     if cfg['val_frac']:
         x_held = torch.cat([x_held, validation_split(train, cfg['val_frac'], meta)[1][0]])
     try:
         module.generate(np.random.default_rng(0), 1, **gen_args)
     except (AttributeError, NotImplementedError) as e:
-        raise ConfigError(f"online=True needs a synthetic task with a generator; {cfg['task']}: {e}") from None
+        raise ConfigError(
+            f'online=True needs a synthetic task with a generator; {cfg["task"]}: {e}'
+        ) from None
     held_out = {row.tobytes() for row in x_held.numpy()} if meta['eval_split'] != 'train' else set()
 
     def batches(step, n):
-        rng, xs, ys, kept, stalled = np.random.default_rng([args['seed'], cfg['seed'], step]), [], [], 0, 0
-        while kept < n:  # the first draw is n examples; top-ups of at least 1,024 keep rare rejections cheap
-            x, y = (np.asarray(a, np.int64) for a in module.generate(rng, max(n - kept, 1024) if xs else n,
-                                                                     **gen_args))
-            keep = np.flatnonzero([row.tobytes() not in held_out for row in x])[:n - kept]
+        rng, xs, ys, kept, stalled = (
+            np.random.default_rng([args['seed'], cfg['seed'], step]),
+            [],
+            [],
+            0,
+            0,
+        )
+        while (
+            kept < n
+        ):  # the first draw is n examples; top-ups of at least 1,024 keep rare rejections cheap
+            x, y = (
+                np.asarray(a, np.int64)
+                for a in module.generate(rng, max(n - kept, 1024) if xs else n, **gen_args)
+            )
+            keep = np.flatnonzero([row.tobytes() not in held_out for row in x])[: n - kept]
             xs.append(x[keep]), ys.append(y[keep])
             kept += len(keep)
             stalled = stalled + 1 if len(keep) == 0 else 0
             if stalled == 20:
-                raise ConfigError(f'online=True could not draw training examples outside the {len(held_out):,} '
-                                  f'held-out inputs: they cover (nearly) every input of the task; lower n_test or '
-                                  f'enlarge the task')
+                raise ConfigError(
+                    f'online=True could not draw training examples outside the {len(held_out):,} '
+                    f'held-out inputs: they cover (nearly) every input of the task; lower n_test or '
+                    f'enlarge the task'
+                )
         return torch.from_numpy(np.concatenate(xs)), torch.from_numpy(np.concatenate(ys))
+
     batches(0, 1)  # a task the held-out inputs cover fails here, before training starts
     return batches
 
@@ -333,7 +471,9 @@ def get_batch(train, step, global_batch, T, seed):
     if isinstance(train, np.memmap):
         g = torch.Generator().manual_seed(zlib.crc32(f'{seed}:{step}'.encode()))
         starts = torch.randint(len(train) - T, (global_batch, 1), generator=g).numpy()
-        window = torch.from_numpy(train[starts + np.arange(T + 1)].astype(np.int64))  # (global_batch, T + 1)
+        window = torch.from_numpy(
+            train[starts + np.arange(T + 1)].astype(np.int64)
+        )  # (global_batch, T + 1)
         return window[:, :-1], window[:, 1:]
     x, y = train
     idx = to_device(batch_indices(len(x), step, global_batch, seed), x.device)
@@ -358,7 +498,8 @@ def batches(cfg, train, T, device, rank=0, world=1, vocab_size=2**16):
         if unchecked:
             check_tokens(torch.cat((x, y)).reshape(-1), vocab_size, train.filename)
         x, y = to_device(x[mine], device), to_device(y[mine], device)
-        return [(x[i * B:(i + 1) * B], y[i * B:(i + 1) * B]) for i in range(local)]
+        return [(x[i * B : (i + 1) * B], y[i * B : (i + 1) * B]) for i in range(local)]
+
     return batch
 
 
@@ -380,6 +521,8 @@ def prompt_codec(meta, prompt):
     stoi = {s: i for i, s in enumerate(meta['itos'])}
     words = prompt.split(meta['sep']) if meta['sep'] and prompt else list(prompt)
     if not words or any(w not in stoi for w in words):
-        raise ConfigError(f"prompt={prompt!r} must be a non-empty sequence of the task's tokens "
-                          f"{meta['itos']}" + (f" separated by {meta['sep']!r}" if meta['sep'] else ''))
+        raise ConfigError(
+            f"prompt={prompt!r} must be a non-empty sequence of the task's tokens "
+            f'{meta["itos"]}' + (f' separated by {meta["sep"]!r}' if meta['sep'] else '')
+        )
     return [stoi[w] for w in words], lambda row: synthetic.decode(meta, row)

@@ -4,6 +4,7 @@ file (Debian's license texts when none is given), and a tiny Yelp CSV with which
 classifier's protocol. Each is prepared under a root the caller names (the experiments' data root) and only when
 its source changed.
 """
+
 import csv
 import glob
 import json
@@ -20,10 +21,14 @@ def license_text(root):
     """Debian's license texts, one after another, as one file root/common-licenses.txt."""
     files = sorted({os.path.realpath(p) for p in glob.glob(f'{LICENSES}/*') if os.path.isfile(p)})
     if not files:
-        raise ConfigError(f'{LICENSES} holds no files: give --text=PATH (any UTF-8 text, e.g. a book)')
+        raise ConfigError(
+            f'{LICENSES} holds no files: give --text=PATH (any UTF-8 text, e.g. a book)'
+        )
     path = Path(root) / 'common-licenses.txt'
     text = '\n\n'.join(Path(f).read_text(encoding='utf-8', errors='replace') for f in files)
-    if not path.exists() or path.read_text(encoding='utf-8') != text:  # keep its mtime: no needless prepare
+    if (
+        not path.exists() or path.read_text(encoding='utf-8') != text
+    ):  # keep its mtime: no needless prepare
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding='utf-8')
     return path
@@ -33,23 +38,34 @@ def byte_text(root, text='', smoke=False):
     """-> root/<source's stem>/, a byte-level 'text' corpus of the file `text` (else Debian's license texts; with
     smoke, of a few generated lines), prepared only when the source changed."""
     root = Path(root)
-    if text and not Path(text).is_file():  # --smoke reads its own lines, but a mistake is one all the same
+    if (
+        text and not Path(text).is_file()
+    ):  # --smoke reads its own lines, but a mistake is one all the same
         raise ConfigError(f'--text={text} is not a file: give a UTF-8 text file')
     if smoke:
         source = root / 'smoke.txt'
         root.mkdir(parents=True, exist_ok=True)
-        source.write_text(''.join(f'Line {i}: the quick brown fox jumps over the lazy dog {i % 7} times.\n'
-                                  for i in range(60)))
+        source.write_text(
+            ''.join(
+                f'Line {i}: the quick brown fox jumps over the lazy dog {i % 7} times.\n'
+                for i in range(60)
+            )
+        )
     else:
         source = Path(text) if text else license_text(root)
     out = root / source.stem
     meta = out / 'meta.json'
-    fresh = (meta.exists() and json.loads(meta.read_text()).get('source') == str(source.resolve())
-             and meta.stat().st_mtime > source.stat().st_mtime)
+    fresh = (
+        meta.exists()
+        and json.loads(meta.read_text()).get('source') == str(source.resolve())
+        and meta.stat().st_mtime > source.stat().st_mtime
+    )
     if not fresh:
         out, info = corpus.prepare('text', {'encoding': 'bytes'}, str(source), str(out))
-        print(f"prepared {source} in {out}: {info['tokens']['train']:,} training and {info['tokens']['val']:,} "
-              f'held-out bytes')
+        print(
+            f'prepared {source} in {out}: {info["tokens"]["train"]:,} training and {info["tokens"]["val"]:,} '
+            f'held-out bytes'
+        )
     return out
 
 
@@ -62,6 +78,8 @@ def tiny_yelp(root):
         for split, n in (('train', 32), ('test', 8)):
             with open(root / 'csv' / f'{split}.csv', 'w', newline='', encoding='utf-8') as f:
                 csv.writer(f, quoting=csv.QUOTE_ALL).writerows(
-                    (str(1 + i % 2), f'Review {i}: the food was {("awful", "great")[i % 2]}.') for i in range(n))
+                    (str(1 + i % 2), f'Review {i}: the food was {("awful", "great")[i % 2]}.')
+                    for i in range(n)
+                )
         corpus.prepare('yelp', {'encoding': 'bytes'}, root / 'csv', root / 'bytes')
     return dict(data_dir=str(root / 'bytes'), encoding='bytes')

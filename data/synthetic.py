@@ -19,6 +19,7 @@ All of them are first written to a directory of this process's own (new.tmp<pid>
 moved in together when complete (new_files): an error, Ctrl-C or SIGTERM at any point leaves the previous
 complete data or the new, never a mix or temporary files, and two processes preparing the same data both succeed.
 """
+
 import argparse
 import errno
 import importlib.util
@@ -49,7 +50,7 @@ def load_task(task):
     """Imports data/<task>/prepare.py as a module (the folders are scripts, not a package)."""
     path = DATA_ROOT / task / 'prepare.py'
     if not path.exists():
-        raise ValueError(f"unknown task {task!r}; the tasks are {', '.join(tasks())}")
+        raise ValueError(f'unknown task {task!r}; the tasks are {", ".join(tasks())}')
     spec = importlib.util.spec_from_file_location(f'prepare_{task}', path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -64,8 +65,10 @@ def task_dir(task, args, defaults, root=DATA_ROOT):
     name = ','.join(f'{k}={v}' for k, v in changed.items())
     for k, v in changed.items():
         if any(c in str(v) for c in '/\\\0'):  # '../x' would name a folder outside root
-            raise ValueError(f"{k}={v!r} cannot be part of the data folder's name (it holds '/', '\\' or NUL): give "
-                             f"another value, or data_dir")
+            raise ValueError(
+                f"{k}={v!r} cannot be part of the data folder's name (it holds '/', '\\' or NUL): give "
+                f'another value, or data_dir'
+            )
     root = Path(root)
     return root / task / name if name else root / task
 
@@ -88,7 +91,9 @@ def default_splits(module, args, rng, meta):
     share of held-out inputs that also occur in train. A finite table split without replacement defines its
     own splits() (modular addition)."""
     if args['n_train'] < 1 or args['n_test'] < 1:
-        raise ValueError(f"n_train={args['n_train']} and n_test={args['n_test']} must both be at least 1")
+        raise ValueError(
+            f'n_train={args["n_train"]} and n_test={args["n_test"]} must both be at least 1'
+        )
     gen_args = {k: v for k, v in args.items() if k not in ('n_train', 'n_test', 'seed')}
     val = module.generate(rng, args['n_test'], **gen_args)
     held_out = {row.tobytes() for row in val[0]}
@@ -99,11 +104,13 @@ def default_splits(module, args, rng, meta):
         return {'train': train, 'val': val}
     xs, ys, kept, drawn, rejected, stalled = [], [], 0, 0, 0, 0
     # a bar only for a person at a terminal (None: off when stderr is not one), and only when it takes a while
-    with tqdm(total=args['n_train'], desc='train', disable=args['n_train'] < 20_000 or None, leave=False) as bar:
+    with tqdm(
+        total=args['n_train'], desc='train', disable=args['n_train'] < 20_000 or None, leave=False
+    ) as bar:
         while kept < args['n_train']:
             x, y = module.generate(rng, max(1024, args['n_train'] - kept), **gen_args)
             fresh = np.array([row.tobytes() not in held_out for row in x])
-            keep = np.flatnonzero(fresh)[:args['n_train'] - kept]
+            keep = np.flatnonzero(fresh)[: args['n_train'] - kept]
             used = keep[-1] + 1 if len(keep) else len(x)  # the draws up to the last one kept
             drawn, rejected = drawn + used, rejected + int((~fresh[:used]).sum())
             xs.append(x[keep]), ys.append(y[keep])
@@ -111,16 +118,22 @@ def default_splits(module, args, rng, meta):
             bar.update(len(keep))
             stalled = stalled + 1 if len(keep) == 0 else 0
             if stalled == 20:
-                raise ValueError(f'could not draw training examples outside the {args["n_test"]:,} held-out ones: '
-                                 f'they cover (nearly) every input of the task; lower n_test or enlarge the task')
+                raise ValueError(
+                    f'could not draw training examples outside the {args["n_test"]:,} held-out ones: '
+                    f'they cover (nearly) every input of the task; lower n_test or enlarge the task'
+                )
     meta['train_draws_rejected'] = rejected / drawn
     if rejected > 0.01 * drawn:
-        print(f'warning: {rejected / drawn:.1%} of the training draws repeated a held-out input and were redrawn, so '
-              f'the training distribution lacks that share of the task\'s; a longer or larger task avoids it')
+        print(
+            f'warning: {rejected / drawn:.1%} of the training draws repeated a held-out input and were redrawn, so '
+            f"the training distribution lacks that share of the task's; a longer or larger task avoids it"
+        )
     return {'train': (np.concatenate(xs), np.concatenate(ys)), 'val': val}
 
 
-TEMPORARIES = set()  # the temporary files and folders this process may be writing (end_on_signal removes them)
+TEMPORARIES = (
+    set()
+)  # the temporary files and folders this process may be writing (end_on_signal removes them)
 
 
 def temporary(path):
@@ -138,7 +151,7 @@ def remove_leftovers(folder, names):
     them. A running process's are its own (concurrent prepares of the same data)."""
     for name in names:
         for path in Path(folder).glob(f'{name}.tmp*'):
-            pid = path.name[len(name) + 4:]
+            pid = path.name[len(name) + 4 :]
             if pid.isdigit() and not running(int(pid)):
                 remove(path)
 
@@ -184,7 +197,9 @@ def new_files(out):
     new = temporary(out / 'new')
     remove_leftovers(out, ['new'])
     try:
-        shutil.rmtree(new, ignore_errors=True)  # left by a killed process whose pid this one reuses (containers do)
+        shutil.rmtree(
+            new, ignore_errors=True
+        )  # left by a killed process whose pid this one reuses (containers do)
         new.mkdir()
         yield new
         commit(new, out)
@@ -206,7 +221,11 @@ def commit(new, out):
     # Handlers, not pthread_sigmask: a signal blocked in this thread goes to another one (tqdm's monitor,
     # OpenBLAS's workers), and Python runs the handler here all the same. Only the main thread can set them.
     main = threading.current_thread() is threading.main_thread()
-    old = {s: signal.signal(s, lambda s, _: held.append(s)) for s in (signal.SIGINT, signal.SIGTERM)} if main else {}
+    old = (
+        {s: signal.signal(s, lambda s, _: held.append(s)) for s in (signal.SIGINT, signal.SIGTERM)}
+        if main
+        else {}
+    )
     try:
         for f in sorted(Path(new).iterdir(), key=lambda f: (f.name == 'meta.json', f.name)):
             os.replace(f, Path(out) / f.name)
@@ -222,10 +241,15 @@ def save_npz(path, x, y):
     """Writes x (uint16) and y (int16 where the ids fit, else int32; -1 = not scored) to path
     atomically. Arrays already of those types (memory-mapped ones too) are written without a copy."""
     assert x.max() < 2**16 and x.min() >= 0, 'token ids must fit in uint16'
+
     def write(tmp):
         with open(tmp, 'wb') as f:
-            np.savez(f, x=np.asarray(x, dtype=np.uint16),
-                     y=np.asarray(y, dtype=np.int16 if y.max() < 2**15 else np.int32))
+            np.savez(
+                f,
+                x=np.asarray(x, dtype=np.uint16),
+                y=np.asarray(y, dtype=np.int16 if y.max() < 2**15 else np.int32),
+            )
+
     atomic_write(path, write)
 
 
@@ -238,7 +262,9 @@ def load_split(directory, split):
             raise ValueError(f'{path} is compressed, and save_npz stores its arrays uncompressed')
     with np.load(path) as f:
         x, y = f['x'], f['y']
-        if x.dtype.kind not in 'iu' or y.dtype.kind not in 'iu':  # floats would be cut to ids, booleans read as 0/1
+        if (
+            x.dtype.kind not in 'iu' or y.dtype.kind not in 'iu'
+        ):  # floats would be cut to ids, booleans read as 0/1
             raise ValueError(f'{path} holds arrays of {x.dtype} and {y.dtype}, not of token ids')
         return x.astype(np.int64), y.astype(np.int64)
 
@@ -250,25 +276,36 @@ def prepare(task, overrides=None, out_dir=None):
     module = load_task(task)
     args = {**module.DEFAULTS, **(overrides or {})}
     out = Path(out_dir) if out_dir else task_dir(task, args, module.DEFAULTS)
-    for key, value in args.items():  # what every task's settings share; each task checks its own ranges
+    for (
+        key,
+        value,
+    ) in args.items():  # what every task's settings share; each task checks its own ranges
         if isinstance(value, float) and not math.isfinite(value) or key == 'seed' and value < 0:
-            raise ValueError(f'{key}={value} must be ' + ('at least 0' if key == 'seed' else 'a finite number'))
+            raise ValueError(
+                f'{key}={value} must be ' + ('at least 0' if key == 'seed' else 'a finite number')
+            )
     meta = {'task': task, 'args': args, 'version': VERSION, **module.describe(args)}
     if meta['vocab_size'] > 2**16:
-        raise ValueError(f"these settings make {meta['vocab_size']:,} tokens, and the files hold token ids of 16 bits: "
-                         f'at most 65,536 tokens')
+        raise ValueError(
+            f'these settings make {meta["vocab_size"]:,} tokens, and the files hold token ids of 16 bits: '
+            f'at most 65,536 tokens'
+        )
     split_fn = getattr(module, 'splits', None)
     try:
         rng = np.random.default_rng(args['seed'])
         data = split_fn(args, rng) if split_fn else default_splits(module, args, rng, meta)
     except MemoryError:
-        raise ValueError(f'the {task} data of {args} does not fit in memory: make it smaller (n_train, n_test, the '
-                         f"task's size)") from None
+        raise ValueError(
+            f'the {task} data of {args} does not fit in memory: make it smaller (n_train, n_test, the '
+            f"task's size)"
+        ) from None
     meta['block_size'] = int(data['train'][0].shape[1])
     meta['eval_split'] = 'val' if 'val' in data else 'train'
     with new_files(out) as new:
         for split, (x, y) in data.items():
-            assert x.shape == y.shape and x.max() < meta['vocab_size'] and y.max() < meta['vocab_size']
+            assert (
+                x.shape == y.shape and x.max() < meta['vocab_size'] and y.max() < meta['vocab_size']
+            )
             save_npz(new / f'{split}.npz', x, y)
             meta[f'n_{split}'] = len(x)
         write_meta(new, meta)
@@ -288,15 +325,19 @@ def end_on_signal():
     (threading.Condition.__enter__ under tiktoken's thread pool, importlib's module locks), leaving the lock held, and
     the process then hangs at exit instead of ending. A shell starts background jobs with SIGINT ignored; that stays
     so. For a command line's main thread."""
+
     def end(sig, _):
         try:
             for path in list(TEMPORARIES):
                 remove(path)
-            if int(os.environ.get('RANK', 0)) == 0:  # under torchrun, which ends the others when one fails: once
+            if (
+                int(os.environ.get('RANK', 0)) == 0
+            ):  # under torchrun, which ends the others when one fails: once
                 os.write(2, f'\nstopped by {signal.Signals(sig).name}\n'.encode())
             sys.stdout.flush()  # what was printed before; raises if the signal came in the middle of a print
         finally:
             os._exit(128 + sig)
+
     for s in (signal.SIGINT, signal.SIGTERM):
         if signal.getsignal(s) is not signal.SIG_IGN:
             signal.signal(s, end)
@@ -305,8 +346,11 @@ def end_on_signal():
 class Parser(argparse.ArgumentParser):
     """argparse with every command line's one-line errors: 'error: ...' and exit status 2, without the usage lines
     argparse prints before it (--help has them); the module's docstring as the help's description."""
+
     def __init__(self, doc):
-        super().__init__(description=(doc or '').strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
+        super().__init__(
+            description=(doc or '').strip(), formatter_class=argparse.RawDescriptionHelpFormatter
+        )
 
     def error(self, message):
         self.exit(2, f'error: {message} (see --help)\n')
@@ -316,8 +360,11 @@ def cannot_write(out, e, where='--out_dir'):
     """The one line for an OSError e while writing to the folder out (a prepare's, a run's, a figure's): the OS's
     reason and what to do, with `where`, the flag or key that chooses the folder."""
     full = e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
-    fix = f'free space on its disk, or set {where} to a folder on another' if full else \
-        f'set {where} to a folder you can write'
+    fix = (
+        f'free space on its disk, or set {where} to a folder on another'
+        if full
+        else f'set {where} to a folder you can write'
+    )
     why = 'a file stands where a folder goes' if isinstance(e, FileExistsError) else e.strerror or e
     return f'cannot write to {out} ({why}): {fix}'
 
@@ -334,7 +381,9 @@ def main(task_file):
     parser = Parser(module.__doc__)
     for k, v in module.DEFAULTS.items():
         parser.add_argument(f'--{k}', type=type(v), default=v, help=f'(default {v})')
-    parser.add_argument('--out_dir', default=None, help='where to write (default: data/<task>/[settings])')
+    parser.add_argument(
+        '--out_dir', default=None, help='where to write (default: data/<task>/[settings])'
+    )
     ns = vars(parser.parse_args())
     out_dir = ns.pop('out_dir')
     end_on_signal()
@@ -345,5 +394,7 @@ def main(task_file):
     except OSError as e:  # a full disk, an out_dir inside a file
         out = out_dir or task_dir(task, {**module.DEFAULTS, **ns}, module.DEFAULTS)
         parser.exit(2, f'error: {cannot_write(out, e)}\n')
-    sizes = ', '.join(f"{s} {meta[f'n_{s}']:,}" for s in ('train', 'val') if f'n_{s}' in meta)
-    print(f"wrote {out}: {sizes} examples of length {meta['block_size']}, vocab {meta['vocab_size']}")
+    sizes = ', '.join(f'{s} {meta[f"n_{s}"]:,}' for s in ('train', 'val') if f'n_{s}' in meta)
+    print(
+        f'wrote {out}: {sizes} examples of length {meta["block_size"]}, vocab {meta["vocab_size"]}'
+    )

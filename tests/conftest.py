@@ -8,7 +8,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def pytest_configure(config):
-    config.addinivalue_line('markers', 'log_by_hand: the test writes or damages a log.jsonl itself, on purpose')
+    config.addinivalue_line(
+        'markers', 'log_by_hand: the test writes or damages a log.jsonl itself, on purpose'
+    )
 
 
 def reject(constant):

@@ -4,6 +4,7 @@ source's own format, and of train.py's token-stream path: evaluation against a w
 reference, reproducible batches, sampling. Tokens are byte-level (tiktoken's GPT-2 files need
 internet); where text is cut into pieces, an encoding with GPT-2's own pre-tokenizer stands in.
 """
+
 import contextlib
 import csv
 import http.server
@@ -38,22 +39,66 @@ from train import resolve, sample_text, train
 ROOT = Path(__file__).resolve().parents[1]
 BYTES = corpus.get_encoding('bytes')
 EOT = BYTES.eot_token
-TINY = dict(encoding='bytes', n_layer=1, n_head=2, n_embd=32, block_size=32, batch_size=8, max_iters=6,
-            warmup_iters=1, eval_interval=6, log_interval=3, progress=False, device='cpu')
+TINY = dict(
+    encoding='bytes',
+    n_layer=1,
+    n_head=2,
+    n_embd=32,
+    block_size=32,
+    batch_size=8,
+    max_iters=6,
+    warmup_iters=1,
+    eval_interval=6,
+    log_interval=3,
+    progress=False,
+    device='cpu',
+)
 
 
 def gpt2_pattern_encoding():
     """GPT-2's pre-tokenizer with a few merges: enough to show where cutting text changes tokens."""
     from tiktoken_ext.openai_public import r50k_pat_str
+
     ranks = {bytes([i]): i for i in range(256)}
-    for merge in [b'th', b'the', b' t', b' th', b' the', b'\n\n', b'  ', b'in', b'ing', b' a', b'an', b' an']:
+    for merge in [
+        b'th',
+        b'the',
+        b' t',
+        b' th',
+        b' the',
+        b'\n\n',
+        b'  ',
+        b'in',
+        b'ing',
+        b' a',
+        b'an',
+        b' an',
+    ]:
         ranks[merge] = len(ranks)
-    return tiktoken.Encoding(name='gpt2-pattern', pat_str=r50k_pat_str, mergeable_ranks=ranks,
-                             special_tokens={'<|endoftext|>': len(ranks)})
+    return tiktoken.Encoding(
+        name='gpt2-pattern',
+        pat_str=r50k_pat_str,
+        mergeable_ranks=ranks,
+        special_tokens={'<|endoftext|>': len(ranks)},
+    )
 
 
 def random_text(rng, n_words):
-    words = ['the', 'anthing', 'Über', 'naïve', '漢字', '42', '3.14', "don't", '--', '!?', '😀', 'a\u0301', 'x']
+    words = [
+        'the',
+        'anthing',
+        'Über',
+        'naïve',
+        '漢字',
+        '42',
+        '3.14',
+        "don't",
+        '--',
+        '!?',
+        '😀',
+        'a\u0301',
+        'x',
+    ]
     seps = [' ', ' ', ' ', '  ', '\n', '\n\n', ' \n', '\t', '\r\n', '', '   \n\n ']
     return ''.join(rng.choice(words) + rng.choice(seps) for _ in range(n_words))
 
@@ -72,15 +117,21 @@ def docs_of(path):
 
 # ----------------------------------------------------------------------------- sources, in their formats
 
+
 def article(title, words):
-    return (f' = {title} = \n \n {title} is a {words} of 1 @,@ 000 parts , well @-@ known since 1 @.@ 5 . \n \n'
-            f' = = Section of {title} = = \n \n More about {title} . \n \n')
+    return (
+        f' = {title} = \n \n {title} is a {words} of 1 @,@ 000 parts , well @-@ known since 1 @.@ 5 . \n \n'
+        f' = = Section of {title} = = \n \n More about {title} . \n \n'
+    )
 
 
 def make_wikitext(d):
     d.mkdir()
-    arts = {'train': [article('Alpha', 'thing'), article('Beta', 'bird'), article('Γάμμα', 'tale')],
-            'val': [article('Delta', 'river')], 'test': [article('Eps', 'star'), article('Zeta', 'ship')]}
+    arts = {
+        'train': [article('Alpha', 'thing'), article('Beta', 'bird'), article('Γάμμα', 'tale')],
+        'val': [article('Delta', 'river')],
+        'test': [article('Eps', 'star'), article('Zeta', 'ship')],
+    }
     for split, name in {'train': 'train', 'val': 'valid', 'test': 'test'}.items():
         (d / f'wiki.{name}.raw').write_text(' \n' + ''.join(arts[split]), encoding='utf-8')
     return arts
@@ -91,7 +142,10 @@ def yelp_rows(n, seed):
     rows = []
     for i in range(n):
         label = rng.choice('12')
-        text = f'Review {i}, "quoted", {"great" if label == "2" else "awful"} food.\\nSecond line; ' * rng.randint(1, 9)
+        text = (
+            f'Review {i}, "quoted", {"great" if label == "2" else "awful"} food.\\nSecond line; '
+            * rng.randint(1, 9)
+        )
         rows.append((label, text))
     return rows
 
@@ -111,6 +165,7 @@ def prepared(task, tmp_path, source, name='out', **overrides):
 
 # ----------------------------------------------------------------------------- the tokenizer
 
+
 def test_byte_encoding_round_trips_any_utf8():
     rng = random.Random(0)
     ranges = [(0, 0x7F), (0x80, 0x7FF), (0x800, 0xD7FF), (0xE000, 0xFFFF), (0x10000, 0x10FFFF)]
@@ -126,34 +181,55 @@ def test_pieces_tokenize_exactly_like_the_whole_text():
     enc, rng = gpt2_pattern_encoding(), random.Random(1)
     for size in (1, 7, 40, 300):
         text = random_text(rng, 400)
-        blocks = [text[i:i + 13] for i in range(0, len(text), 13)]
+        blocks = [text[i : i + 13] for i in range(0, len(text), 13)]
         pieces = list(corpus.pieces(blocks, size=size))
         assert ''.join(pieces) == text and len(pieces) > 1
         assert sum((enc.encode_ordinary(p) for p in pieces), []) == enc.encode_ordinary(text)
     # the brute-force reference itself can tell: cutting anywhere else changes the tokens
-    assert enc.encode_ordinary('the\n\n') + enc.encode_ordinary('the') != enc.encode_ordinary('the\n\nthe')
+    assert enc.encode_ordinary('the\n\n') + enc.encode_ordinary('the') != enc.encode_ordinary(
+        'the\n\nthe'
+    )
     # text without a single space is still cut (inexactly) rather than held whole in memory
     assert len(list(corpus.pieces(['x' * 100] * 100, size=10))) > 1
 
 
 # ----------------------------------------------------------------------------- each source
 
+
 def test_wikitext(tmp_path):
     arts = make_wikitext(tmp_path / 'raw')
     out, meta = prepared('wikitext', tmp_path, tmp_path / 'raw')
     for split in ('train', 'val', 'test'):
         docs = docs_of(out / f'{split}.bin')
-        expected = [(' \n' if i == 0 else '') + a for i, a in enumerate(arts[split])]  # the file's first line
-        assert docs == expected, 'one document per article, sections inside it, text exactly as released'
-        assert meta['tokens'][split] == len(BYTES.encode_ordinary(''.join(expected))) + len(expected)
+        expected = [
+            (' \n' if i == 0 else '') + a for i, a in enumerate(arts[split])
+        ]  # the file's first line
+        assert docs == expected, (
+            'one document per article, sections inside it, text exactly as released'
+        )
+        assert meta['tokens'][split] == len(BYTES.encode_ordinary(''.join(expected))) + len(
+            expected
+        )
         assert meta['documents'][split] == len(expected)
-    assert (meta['format'], meta['encoding'], meta['vocab_size'], meta['eot']) == ('tokens', 'bytes', 257, 256)
-    assert meta['eval_split'] == 'val' and meta['source'] == str((tmp_path / 'raw').resolve()) and meta['date']
+    assert (meta['format'], meta['encoding'], meta['vocab_size'], meta['eot']) == (
+        'tokens',
+        'bytes',
+        257,
+        256,
+    )
+    assert (
+        meta['eval_split'] == 'val'
+        and meta['source'] == str((tmp_path / 'raw').resolve())
+        and meta['date']
+    )
 
 
 def test_text_file_and_directory(tmp_path):
     rng = random.Random(2)
-    lines = [random_text(rng, rng.randint(1, 30)).replace('\n', ' ').replace('\r', ' ') + '\n' for _ in range(400)]
+    lines = [
+        random_text(rng, rng.randint(1, 30)).replace('\n', ' ').replace('\r', ' ') + '\n'
+        for _ in range(400)
+    ]
     (tmp_path / 'src').mkdir()
     (tmp_path / 'src' / 'a.txt').write_text(''.join(lines), encoding='utf-8')
     second = 'Second book.\n' * 30 + 'Its last line.\n'
@@ -162,8 +238,12 @@ def test_text_file_and_directory(tmp_path):
     out, meta = prepared('text', tmp_path, tmp_path / 'src', val_fraction=0.1)
     train_docs, val_docs = docs_of(out / 'train.bin'), docs_of(out / 'val.bin')
     assert len(train_docs) == len(val_docs) == 2 and meta['documents'] == {'train': 2, 'val': 2}
-    assert train_docs[0] + val_docs[0] == ''.join(lines), 'each file is its train part then its val tail'
-    assert val_docs[0] in {''.join(lines[i:]) for i in range(len(lines))}, 'the cut is at a line start'
+    assert train_docs[0] + val_docs[0] == ''.join(lines), (
+        'each file is its train part then its val tail'
+    )
+    assert val_docs[0] in {''.join(lines[i:]) for i in range(len(lines))}, (
+        'the cut is at a line start'
+    )
     assert 0.05 < len(val_docs[0].encode()) / len(''.join(lines).encode()) < 0.15
     assert train_docs[1] + val_docs[1] == second and val_docs[1] == 'Second book.\nIts last line.\n'
     # the same input and settings: byte-identical files; meta.json differs only in its date
@@ -175,16 +255,23 @@ def test_text_file_and_directory(tmp_path):
 
 def test_fineweb_jsonl_and_parquet(tmp_path):
     texts = [f'Document {i}: ' + 'é漢😀 word ' * (i + 1) for i in range(10)]
-    (tmp_path / 'fw.jsonl').write_text(''.join(json.dumps({'text': t, 'id': i}) + '\n' for i, t in enumerate(texts)))
-    out, meta = prepared('fineweb_edu', tmp_path, tmp_path / 'fw.jsonl', n_val_docs=2, n_train_docs=5)
+    (tmp_path / 'fw.jsonl').write_text(
+        ''.join(json.dumps({'text': t, 'id': i}) + '\n' for i, t in enumerate(texts))
+    )
+    out, meta = prepared(
+        'fineweb_edu', tmp_path, tmp_path / 'fw.jsonl', n_val_docs=2, n_train_docs=5
+    )
     assert docs_of(out / 'val.bin') == texts[:2] and docs_of(out / 'train.bin') == texts[2:7]
     assert meta['tokens']['train'] == sum(len(t.encode()) + 1 for t in texts[2:7])
     pa = pytest.importorskip('pyarrow')
     import pyarrow.parquet as pq
+
     (tmp_path / 'pq').mkdir()
     pq.write_table(pa.table({'text': texts[:6]}), tmp_path / 'pq' / '000.parquet')
     pq.write_table(pa.table({'text': texts[6:]}), tmp_path / 'pq' / '001.parquet')
-    out_pq, _ = prepared('fineweb_edu', tmp_path, tmp_path / 'pq', name='pq', n_val_docs=2, n_train_docs=5)
+    out_pq, _ = prepared(
+        'fineweb_edu', tmp_path, tmp_path / 'pq', name='pq', n_val_docs=2, n_train_docs=5
+    )
     for name in ('train.bin', 'val.bin'):
         assert (out / name).read_bytes() == (out_pq / name).read_bytes()
 
@@ -204,7 +291,9 @@ def test_openwebtext_release_archives(tmp_path):
         info.size = len(inner.getvalue())
         outer.addfile(info, io.BytesIO(inner.getvalue()))
     outer.close()
-    out, meta = prepared('openwebtext', tmp_path, tmp_path / 'openwebtext.tar.xz', val_fraction=0.25)
+    out, meta = prepared(
+        'openwebtext', tmp_path, tmp_path / 'openwebtext.tar.xz', val_fraction=0.25
+    )
     assert docs_of(out / 'val.bin') == texts[0::4]
     assert docs_of(out / 'train.bin') == [t for i, t in enumerate(texts) if i % 4]
 
@@ -212,17 +301,23 @@ def test_openwebtext_release_archives(tmp_path):
 def test_yelp_examples(tmp_path):
     rows = make_yelp(tmp_path / 'csv')
     out, meta = prepared('yelp', tmp_path, tmp_path / 'csv')
-    assert meta['format'] == 'examples' and meta['eval_split'] == 'test' and meta['block_size'] == 256
+    assert (
+        meta['format'] == 'examples' and meta['eval_split'] == 'test' and meta['block_size'] == 256
+    )
     assert meta['examples'] == {'train': 40, 'test': 12} and meta['sep'] == EOT
     labels = {'1': meta['labels']['-'], '2': meta['labels']['+']}
-    assert meta['classes'] == [BYTES.encode_single_token('-'), BYTES.encode_single_token('+')], 'negative, positive'
+    assert meta['classes'] == [BYTES.encode_single_token('-'), BYTES.encode_single_token('+')], (
+        'negative, positive'
+    )
     for split in ('train', 'test'):
         x, y = load_split(out, split)
         assert x.shape == y.shape == (len(rows[split]), 256)
         for (label, text), xi, yi in zip(rows[split], x, y):
             ids = BYTES.encode_ordinary(text.replace('\\n', '\n'))[:255]
             sep = len(ids)
-            assert xi[:sep].tolist() == ids and (xi[sep:] == EOT).all(), 'review, separator, padding'
+            assert xi[:sep].tolist() == ids and (xi[sep:] == EOT).all(), (
+                'review, separator, padding'
+            )
             assert np.flatnonzero(yi != -1).tolist() == [sep] and yi[sep] == labels[label]
     assert max(len(t) for _, t in rows['train']) > 255, 'the truncation is exercised'
     # straight from the release's .tgz: the same arrays
@@ -231,7 +326,9 @@ def test_yelp_examples(tmp_path):
             tar.add(tmp_path / 'csv' / f'{split}.csv', f'yelp_review_polarity_csv/{split}.csv')
     out_tgz, _ = prepared('yelp', tmp_path, tmp_path / 'yelp.tgz', name='tgz')
     for split in ('train', 'test'):
-        assert all((a == b).all() for a, b in zip(load_split(out, split), load_split(out_tgz, split)))
+        assert all(
+            (a == b).all() for a, b in zip(load_split(out, split), load_split(out_tgz, split))
+        )
 
 
 def test_an_interrupted_prepare_leaves_the_previous_files(tmp_path):
@@ -243,23 +340,43 @@ def test_an_interrupted_prepare_leaves_the_previous_files(tmp_path):
     (src / 'b.txt').write_bytes(b'Latin-1 text: caf\xe9\n')  # fails after a.txt was tokenized
     with pytest.raises(ValueError, match='not UTF-8'):
         prepared('text', tmp_path, src)
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before, 'no half-written file, no .tmp left'
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before, (
+        'no half-written file, no .tmp left'
+    )
     with pytest.raises(ValueError, match='too small'):
         prepared('text', tmp_path, tmp_path / 'src' / 'a.txt', name='tiny', val_fraction=0.0001)
 
 
 def test_prepare_command_line(tmp_path):
     (tmp_path / 'a.txt').write_text('Hello there.\n' * 100)
-    ok = subprocess.run([sys.executable, 'data/text/prepare.py', f'--input={tmp_path / "a.txt"}', '--encoding=bytes',
-                         f'--out_dir={tmp_path / "out"}'], cwd=ROOT, capture_output=True, text=True)
+    ok = subprocess.run(
+        [
+            sys.executable,
+            'data/text/prepare.py',
+            f'--input={tmp_path / "a.txt"}',
+            '--encoding=bytes',
+            f'--out_dir={tmp_path / "out"}',
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert ok.returncode == 0 and 'wrote' in ok.stdout and (tmp_path / 'out' / 'meta.json').exists()
-    for bad, message in [('--encoding=bpe', 'unknown encoding'), (f'--input={tmp_path / "nope"}', 'does not exist')]:
-        out = subprocess.run([sys.executable, 'data/text/prepare.py', f'--input={tmp_path / "a.txt"}', bad],
-                             cwd=ROOT, capture_output=True, text=True)
+    for bad, message in [
+        ('--encoding=bpe', 'unknown encoding'),
+        (f'--input={tmp_path / "nope"}', 'does not exist'),
+    ]:
+        out = subprocess.run(
+            [sys.executable, 'data/text/prepare.py', f'--input={tmp_path / "a.txt"}', bad],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
         assert out.returncode == 2 and message in out.stderr and 'Traceback' not in out.stderr
 
 
 # ----------------------------------------------------------------------------- bad input: one line, exit 2
+
 
 def write(path, content):
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -269,6 +386,7 @@ def write(path, content):
 def parquet(path, **columns):
     pa = pytest.importorskip('pyarrow')
     import pyarrow.parquet as pq
+
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.table(columns), path)
 
@@ -300,15 +418,19 @@ def xz_cut_short(d):
         info = tarfile.TarInfo('0000001-page.txt')
         info.size = len(data)
         tar.addfile(info, io.BytesIO(data))
-    write(d / 'owt' / 'urlsf_subset00_data.xz', archive.getvalue()[:len(archive.getvalue()) // 2])
+    write(d / 'owt' / 'urlsf_subset00_data.xz', archive.getvalue()[: len(archive.getvalue()) // 2])
 
 
 def full_disk(d):
     """Runs the command with files limited to 4 KB: a write past that fails with EFBIG (SIGXFSZ ignored, as
     CPython does), as a full disk's with ENOSPC: the same OSError on the same path."""
     write(d / 'a.txt', 'Hello there.\n' * 1000)
-    return dict(preexec_fn=lambda: (signal.signal(signal.SIGXFSZ, signal.SIG_IGN),
-                                    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))))
+    return dict(
+        preexec_fn=lambda: (
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN),
+            resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096)),
+        )
+    )
 
 
 def args(d, source, *more, out='out'):
@@ -323,68 +445,179 @@ LATIN1 = b'caf\xe9 cr\xe8me'
 # a good prepare's files beforehand; a setup that returns a dict (full_disk) gives options for subprocess.run.
 BAD_INPUT = [
     # 1. a Parquet file without a "text" column
-    ('Parquet without a text column', 'fineweb_edu', lambda d: args(d, 'in.parquet', *FEW),
-     lambda d: parquet(d / 'in.parquet', body=['a', 'b'], id=[1, 2]),
-     r'in.parquet has no "text" column \(its columns: body, id\): give files with the text in a "text" column'),
+    (
+        'Parquet without a text column',
+        'fineweb_edu',
+        lambda d: args(d, 'in.parquet', *FEW),
+        lambda d: parquet(d / 'in.parquet', body=['a', 'b'], id=[1, 2]),
+        r'in.parquet has no "text" column \(its columns: body, id\): give files with the text in a "text" column',
+    ),
     # 2. a text that is not a string
-    ('JSONL text a number', 'fineweb_edu', lambda d: args(d, 'in.jsonl', *FEW),
-     lambda d: write(d / 'in.jsonl', '{"text": "fine"}\n{"text": 5}\n'),
-     r'in.jsonl:2 has a "text" of int, not a string: fix that record, or leave the file out of --input'),
-    ('JSONL text null', 'openwebtext', lambda d: args(d, 'in.jsonl'),
-     lambda d: write(d / 'in.jsonl', '{"text": "fine"}\n\n{"text": null}\n'), r'in.jsonl:3 has a "text" of null'),
-    ('Parquet text of ints', 'openwebtext', lambda d: args(d, 'in.parquet'),
-     lambda d: parquet(d / 'in.parquet', text=[7, 8]), r'in.parquet row 1 has a "text" of int, not a string'),
-    ('JSONL nested 10^5 deep', 'fineweb_edu', lambda d: args(d, 'in.jsonl', *FEW),
-     lambda d: write(d / 'in.jsonl', '[' * 100_000), r'in.jsonl:1 is not a JSON object with a "text" field'),
+    (
+        'JSONL text a number',
+        'fineweb_edu',
+        lambda d: args(d, 'in.jsonl', *FEW),
+        lambda d: write(d / 'in.jsonl', '{"text": "fine"}\n{"text": 5}\n'),
+        r'in.jsonl:2 has a "text" of int, not a string: fix that record, or leave the file out of --input',
+    ),
+    (
+        'JSONL text null',
+        'openwebtext',
+        lambda d: args(d, 'in.jsonl'),
+        lambda d: write(d / 'in.jsonl', '{"text": "fine"}\n\n{"text": null}\n'),
+        r'in.jsonl:3 has a "text" of null',
+    ),
+    (
+        'Parquet text of ints',
+        'openwebtext',
+        lambda d: args(d, 'in.parquet'),
+        lambda d: parquet(d / 'in.parquet', text=[7, 8]),
+        r'in.parquet row 1 has a "text" of int, not a string',
+    ),
+    (
+        'JSONL nested 10^5 deep',
+        'fineweb_edu',
+        lambda d: args(d, 'in.jsonl', *FEW),
+        lambda d: write(d / 'in.jsonl', '[' * 100_000),
+        r'in.jsonl:1 is not a JSON object with a "text" field',
+    ),
     # 3. a damaged Parquet file
-    ('Parquet of random bytes', 'fineweb_edu', lambda d: args(d, 'in.parquet', *FEW),
-     lambda d: write(d / 'in.parquet', random.Random(0).randbytes(3000)),
-     r'in.parquet is not a readable Parquet file \(.*\): download it again, or leave it out of --input'),
-    ('Parquet cut short', 'fineweb_edu', lambda d: args(d, 'in.parquet', *FEW), cut_parquet,
-     r'in.parquet is not a readable Parquet file'),
+    (
+        'Parquet of random bytes',
+        'fineweb_edu',
+        lambda d: args(d, 'in.parquet', *FEW),
+        lambda d: write(d / 'in.parquet', random.Random(0).randbytes(3000)),
+        r'in.parquet is not a readable Parquet file \(.*\): download it again, or leave it out of --input',
+    ),
+    (
+        'Parquet cut short',
+        'fineweb_edu',
+        lambda d: args(d, 'in.parquet', *FEW),
+        cut_parquet,
+        r'in.parquet is not a readable Parquet file',
+    ),
     # 4. a Yelp archive without a split, or damaged; other damaged archives
-    ('Yelp .tgz without test.csv', 'yelp', lambda d: args(d, 'yelp.tgz'),
-     lambda d: yelp_tgz(d, {'train.csv': b'"1","Bad."\n', 'readme.txt': b'Yelp.\n'}),
-     r"yelp.tgz holds no test.csv: give the release's yelp_review_polarity_csv.tgz, or a directory with"),
-    ('Yelp .tgz cut short', 'yelp', lambda d: args(d, 'yelp.tgz'),
-     lambda d: (make_yelp(d / 'csv'), yelp_tgz(d, {f: (d / 'csv' / f).read_bytes() for f in ('train.csv', 'test.csv')}),
-                write(d / 'yelp.tgz', (d / 'yelp.tgz').read_bytes()[:300])),
-     r'yelp.tgz is not a readable tar archive \(.*\): download it again, or leave it out of --input'),
-    ('empty .tgz', 'yelp', lambda d: args(d, 'yelp.tgz'), lambda d: write(d / 'yelp.tgz', b''),
-     r'yelp.tgz is not a readable tar archive \(empty file\)'),
-    ('OpenWebText .xz cut short', 'openwebtext', lambda d: args(d, 'owt'), xz_cut_short,
-     r'urlsf_subset00_data.xz is not a readable tar archive \(.*\): download it again'),
+    (
+        'Yelp .tgz without test.csv',
+        'yelp',
+        lambda d: args(d, 'yelp.tgz'),
+        lambda d: yelp_tgz(d, {'train.csv': b'"1","Bad."\n', 'readme.txt': b'Yelp.\n'}),
+        r"yelp.tgz holds no test.csv: give the release's yelp_review_polarity_csv.tgz, or a directory with",
+    ),
+    (
+        'Yelp .tgz cut short',
+        'yelp',
+        lambda d: args(d, 'yelp.tgz'),
+        lambda d: (
+            make_yelp(d / 'csv'),
+            yelp_tgz(d, {f: (d / 'csv' / f).read_bytes() for f in ('train.csv', 'test.csv')}),
+            write(d / 'yelp.tgz', (d / 'yelp.tgz').read_bytes()[:300]),
+        ),
+        r'yelp.tgz is not a readable tar archive \(.*\): download it again, or leave it out of --input',
+    ),
+    (
+        'empty .tgz',
+        'yelp',
+        lambda d: args(d, 'yelp.tgz'),
+        lambda d: write(d / 'yelp.tgz', b''),
+        r'yelp.tgz is not a readable tar archive \(empty file\)',
+    ),
+    (
+        'OpenWebText .xz cut short',
+        'openwebtext',
+        lambda d: args(d, 'owt'),
+        xz_cut_short,
+        r'urlsf_subset00_data.xz is not a readable tar archive \(.*\): download it again',
+    ),
     # 5. CSV: a review over python's default 128 KB is read; a row that is not CSV at all is named
-    ('Yelp review of 200 KB, then a bad label', 'yelp', lambda d: args(d, 'csv'),
-     lambda d: yelp_with(d, f'"1","{"Long. " * 40_000}"\n"3","Bad label."\n'),
-     r'csv/train.csv row 2 is not "label","text" with label 1 or 2'),
-    ('Yelp field of 16M characters (an unclosed quote)', 'yelp', lambda d: args(d, 'yelp.tgz'),
-     lambda d: yelp_tgz(d, {'train.csv': b'"1","' + b'x' * 2**24 + b'\n', 'test.csv': b'"1","Bad."\n'}),
-     r'yelp.tgz/yelp_review_polarity_csv/train.csv row 1 \(line 1\) is not CSV \(field larger than field limit'),
+    (
+        'Yelp review of 200 KB, then a bad label',
+        'yelp',
+        lambda d: args(d, 'csv'),
+        lambda d: yelp_with(d, f'"1","{"Long. " * 40_000}"\n"3","Bad label."\n'),
+        r'csv/train.csv row 2 is not "label","text" with label 1 or 2',
+    ),
+    (
+        'Yelp field of 16M characters (an unclosed quote)',
+        'yelp',
+        lambda d: args(d, 'yelp.tgz'),
+        lambda d: yelp_tgz(
+            d, {'train.csv': b'"1","' + b'x' * 2**24 + b'\n', 'test.csv': b'"1","Bad."\n'}
+        ),
+        r'yelp.tgz/yelp_review_polarity_csv/train.csv row 1 \(line 1\) is not CSV \(field larger than field limit',
+    ),
     # 6. an output folder that cannot be written, a full disk, an input that cannot be read
-    ('out_dir inside a file', 'text', lambda d: args(d, 'a.txt', out='file/out'),
-     lambda d: (write(d / 'a.txt', 'Hello.\n' * 50), write(d / 'file', 'x')),
-     r'cannot write to .*file/out \(Not a directory\): set --out_dir to a folder you can write'),
-    ('synthetic out_dir inside a file', 'addition', lambda d: ['--n_train=50', '--n_test=5', f'--out_dir={d}/file/out'],
-     lambda d: write(d / 'file', 'x'), r'cannot write to .*file/out \(Not a directory\): set --out_dir'),
-    ('full disk', 'text', lambda d: args(d, 'a.txt'), full_disk,
-     r'cannot write to .*out \(File too large\): free space on its disk, or set --out_dir to a folder on another'),
-    ('synthetic full disk', 'addition', lambda d: ['--n_train=500', '--n_test=50', f'--out_dir={d / "out"}'],
-     full_disk, r'cannot write to .*out \(File too large\): free space on its disk'),
-    ('input that cannot be read', 'yelp', lambda d: args(d, 'csv'),
-     lambda d: (make_yelp(d / 'csv'), (d / 'csv' / 'train.csv').unlink(), (d / 'csv' / 'train.csv').mkdir()),
-     r'cannot read .*csv/train.csv \(Is a directory\): give --input files you can read'),
+    (
+        'out_dir inside a file',
+        'text',
+        lambda d: args(d, 'a.txt', out='file/out'),
+        lambda d: (write(d / 'a.txt', 'Hello.\n' * 50), write(d / 'file', 'x')),
+        r'cannot write to .*file/out \(Not a directory\): set --out_dir to a folder you can write',
+    ),
+    (
+        'synthetic out_dir inside a file',
+        'addition',
+        lambda d: ['--n_train=50', '--n_test=5', f'--out_dir={d}/file/out'],
+        lambda d: write(d / 'file', 'x'),
+        r'cannot write to .*file/out \(Not a directory\): set --out_dir',
+    ),
+    (
+        'full disk',
+        'text',
+        lambda d: args(d, 'a.txt'),
+        full_disk,
+        r'cannot write to .*out \(File too large\): free space on its disk, or set --out_dir to a folder on another',
+    ),
+    (
+        'synthetic full disk',
+        'addition',
+        lambda d: ['--n_train=500', '--n_test=50', f'--out_dir={d / "out"}'],
+        full_disk,
+        r'cannot write to .*out \(File too large\): free space on its disk',
+    ),
+    (
+        'input that cannot be read',
+        'yelp',
+        lambda d: args(d, 'csv'),
+        lambda d: (
+            make_yelp(d / 'csv'),
+            (d / 'csv' / 'train.csv').unlink(),
+            (d / 'csv' / 'train.csv').mkdir(),
+        ),
+        r'cannot read .*csv/train.csv \(Is a directory\): give --input files you can read',
+    ),
     # 7. text that is not UTF-8
-    ('JSONL not UTF-8', 'fineweb_edu', lambda d: args(d, 'in.jsonl', *FEW),
-     lambda d: write(d / 'in.jsonl', b'{"text": "fine"}\n{"text": "' + LATIN1 + b'"}\n'),
-     r'in.jsonl:2 is not UTF-8 text \(invalid continuation byte\): convert it first, e.g. iconv -f latin1 -t utf-8'),
-    ('WikiText not UTF-8', 'wikitext', lambda d: args(d, 'raw'),
-     lambda d: (make_wikitext(d / 'raw'), write(d / 'raw' / 'wiki.valid.raw', b' \n = T = \n ' + LATIN1 + b' \n')),
-     r'raw/wiki.valid.raw:3 is not UTF-8 text \(invalid continuation byte\): convert it first'),
-    ('Yelp CSV not UTF-8', 'yelp', lambda d: args(d, 'csv'),
-     lambda d: yelp_with(d, b'"2","Fine."\n"1","' + LATIN1 + b'"\n'), r'csv/train.csv:2 is not UTF-8 text'),
-    ('text not UTF-8', 'text', lambda d: args(d, 'a.txt'), lambda d: write(d / 'a.txt', LATIN1),
-     r'a.txt is not UTF-8 text \(invalid continuation byte\): convert it first'),
+    (
+        'JSONL not UTF-8',
+        'fineweb_edu',
+        lambda d: args(d, 'in.jsonl', *FEW),
+        lambda d: write(d / 'in.jsonl', b'{"text": "fine"}\n{"text": "' + LATIN1 + b'"}\n'),
+        r'in.jsonl:2 is not UTF-8 text \(invalid continuation byte\): convert it first, e.g. iconv -f latin1 -t utf-8',
+    ),
+    (
+        'WikiText not UTF-8',
+        'wikitext',
+        lambda d: args(d, 'raw'),
+        lambda d: (
+            make_wikitext(d / 'raw'),
+            write(d / 'raw' / 'wiki.valid.raw', b' \n = T = \n ' + LATIN1 + b' \n'),
+        ),
+        r'raw/wiki.valid.raw:3 is not UTF-8 text \(invalid continuation byte\): convert it first',
+    ),
+    (
+        'Yelp CSV not UTF-8',
+        'yelp',
+        lambda d: args(d, 'csv'),
+        lambda d: yelp_with(d, b'"2","Fine."\n"1","' + LATIN1 + b'"\n'),
+        r'csv/train.csv:2 is not UTF-8 text',
+    ),
+    (
+        'text not UTF-8',
+        'text',
+        lambda d: args(d, 'a.txt'),
+        lambda d: write(d / 'a.txt', LATIN1),
+        r'a.txt is not UTF-8 text \(invalid continuation byte\): convert it first',
+    ),
 ]
 
 
@@ -395,7 +628,9 @@ def good_out(tmp_path_factory):
     return corpus.prepare('text', {'encoding': 'bytes'}, d / 'a.txt', d / 'out')[0]
 
 
-@pytest.mark.parametrize('script, argv, setup, message', [c[1:] for c in BAD_INPUT], ids=[c[0] for c in BAD_INPUT])
+@pytest.mark.parametrize(
+    'script, argv, setup, message', [c[1:] for c in BAD_INPUT], ids=[c[0] for c in BAD_INPUT]
+)
 def test_bad_input_is_one_line_with_exit_code_2(good_out, tmp_path, script, argv, setup, message):
     """The real command line: one line on stderr, exit status 2, and nothing written: every file of the case's folder
     (the input, d/out's earlier data) as it was, no temporary file left."""
@@ -403,10 +638,17 @@ def test_bad_input_is_one_line_with_exit_code_2(good_out, tmp_path, script, argv
     shutil.copytree(good_out, d / 'out')
     options = setup(d)
     before = {p: p.read_bytes() for p in d.rglob('*') if p.is_file()}
-    r = subprocess.run([sys.executable, f'data/{script}/prepare.py', *map(str, argv(d))], cwd=ROOT,
-                       capture_output=True, text=True, **(options if isinstance(options, dict) else {}))
+    r = subprocess.run(
+        [sys.executable, f'data/{script}/prepare.py', *map(str, argv(d))],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        **(options if isinstance(options, dict) else {}),
+    )
     assert r.returncode == 2, r.stderr
-    assert r.stderr.startswith('error: ') and r.stderr.count('\n') == 1 and 'Traceback' not in r.stderr, r.stderr
+    assert (
+        r.stderr.startswith('error: ') and r.stderr.count('\n') == 1 and 'Traceback' not in r.stderr
+    ), r.stderr
     assert re.search(message, r.stderr), r.stderr
     assert {p: p.read_bytes() for p in d.rglob('*') if p.is_file()} == before, 'nothing written'
     assert not [p for p in d.rglob('*.tmp*')]
@@ -414,11 +656,14 @@ def test_bad_input_is_one_line_with_exit_code_2(good_out, tmp_path, script, argv
 
 # ----------------------------------------------------------------------------- train.py on a corpus
 
+
 @pytest.fixture(scope='module')
 def text_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp('text')
     rng = random.Random(3)
-    (d / 'book.txt').write_text(''.join(random_text(rng, 20) + '\n' for _ in range(300)), encoding='utf-8')
+    (d / 'book.txt').write_text(
+        ''.join(random_text(rng, 20) + '\n' for _ in range(300)), encoding='utf-8'
+    )
     out, _ = corpus.prepare('text', {'encoding': 'bytes'}, d / 'book.txt', d / 'data')
     return out
 
@@ -429,7 +674,9 @@ def test_eval_windows_cover_every_token_once():
     assert x.shape == y.shape == (7, 16)
     scored = y != -1
     assert y[scored].tolist() == list(range(1, 100)) and x[scored].tolist() == list(range(99))
-    assert (x[:, 1:][scored[:, 1:]] == y[:, :-1][scored[:, 1:]]).all(), 'x is y shifted within a window'
+    assert (x[:, 1:][scored[:, 1:]] == y[:, :-1][scored[:, 1:]]).all(), (
+        'x is y shifted within a window'
+    )
 
 
 def test_token_batches_are_a_function_of_seed_and_step(text_dir):
@@ -440,8 +687,8 @@ def test_token_batches_are_a_function_of_seed_and_step(text_dir):
     assert not torch.equal(x, get_batch(tokens, 6, 8, 32, seed=0)[0])
     whole = torch.from_numpy(tokens.astype(np.int64))
     for row in x:  # every window is a stretch of the stream
-        starts = (whole[:len(whole) - 32] == row[0]).nonzero().flatten()
-        assert any(torch.equal(whole[s:s + 32], row) for s in starts)
+        starts = (whole[: len(whole) - 32] == row[0]).nonzero().flatten()
+        assert any(torch.equal(whole[s : s + 32], row) for s in starts)
 
 
 def test_corpus_training_reports_the_log_perplexity_of_the_whole_split(tmp_path, text_dir):
@@ -452,9 +699,11 @@ def test_corpus_training_reports_the_log_perplexity_of_the_whole_split(tmp_path,
     model.eval()
     val = torch.from_numpy(np.fromfile(text_dir / 'val.bin', dtype=np.uint16).astype(np.int64))
     total, count = 0.0, 0
-    with torch.no_grad():  # reference: window by window, one after the other, the short last one too
+    with (
+        torch.no_grad()
+    ):  # reference: window by window, one after the other, the short last one too
         for start in range(0, len(val) - 1, 32):
-            chunk = val[start:start + 33]
+            chunk = val[start : start + 33]
             logits, _ = model(chunk[:-1][None], chunk[1:][None])
             total += F.cross_entropy(logits[0], chunk[1:], reduction='sum').item()
             count += len(chunk) - 1
@@ -463,11 +712,17 @@ def test_corpus_training_reports_the_log_perplexity_of_the_whole_split(tmp_path,
 
 
 def test_corpus_resume_is_exact(tmp_path, text_dir):
-    run = lambda **kw: train(dict(TINY, task='text', data_dir=str(text_dir), out_dir=str(tmp_path), **kw))
+    run = lambda **kw: train(
+        dict(TINY, task='text', data_dir=str(text_dir), out_dir=str(tmp_path), **kw)
+    )
     run(run_name='whole')
-    run(run_name='split', max_iters=3, eval_interval=3, lr_decay_iters=6)  # the same schedule as 'whole'
+    run(
+        run_name='split', max_iters=3, eval_interval=3, lr_decay_iters=6
+    )  # the same schedule as 'whole'
     run(run_name='split', resume=True)
-    a, b = (torch.load(tmp_path / n / 'ckpt.pt', weights_only=True)['model'] for n in ('whole', 'split'))
+    a, b = (
+        torch.load(tmp_path / n / 'ckpt.pt', weights_only=True)['model'] for n in ('whole', 'split')
+    )
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
@@ -477,7 +732,9 @@ def test_sampling_from_a_checkpoint(tmp_path, text_dir, variant):
     train(keys)
     texts = sample_text(dict(keys, prompt='the naïve', num_samples=2, max_new_tokens=10))
     assert len(texts) == 2 and all(t.startswith('the naïve') for t in texts)
-    assert sample_text(dict(keys, prompt='the naïve', num_samples=2, max_new_tokens=10)) == texts, 'seeded'
+    assert sample_text(dict(keys, prompt='the naïve', num_samples=2, max_new_tokens=10)) == texts, (
+        'seeded'
+    )
     with pytest.raises(ConfigError, match='block_size=32'):
         sample_text(dict(keys, prompt='x' * 33))
 
@@ -494,7 +751,9 @@ def test_yelp_accuracy_is_over_the_whole_test_split(tmp_path):
         logits, _ = model.eval()(x, y)
     sep = (y != -1).int().argmax(1)
     right = logits[torch.arange(len(x)), sep].argmax(-1) == y[torch.arange(len(x)), sep]
-    assert metrics['eval_split'] == 'test' and metrics['val_acc'] == pytest.approx(right.float().mean().item())
+    assert metrics['eval_split'] == 'test' and metrics['val_acc'] == pytest.approx(
+        right.float().mean().item()
+    )
 
 
 def test_yelp_as_a_classifier(tmp_path, text_dir):
@@ -505,18 +764,30 @@ def test_yelp_as_a_classifier(tmp_path, text_dir):
     example. Data without classes is refused."""
     rows = make_yelp(tmp_path / 'csv')
     out, _ = corpus.prepare('yelp', {'encoding': 'bytes'}, tmp_path / 'csv', tmp_path / 'data')
-    keys = dict(TINY, task='yelp', data_dir=str(out), out_dir=str(tmp_path / 'out'), block_size=0, classify=True)
+    keys = dict(
+        TINY,
+        task='yelp',
+        data_dir=str(out),
+        out_dir=str(tmp_path / 'out'),
+        block_size=0,
+        classify=True,
+    )
     meta, (x_train, y_train), (x_test, y_test), T = load_data(resolve(keys))
     for split, y in (('train', y_train), ('test', y_test)):
         x_raw, y_raw = load_split(out, split)
         sep = torch.from_numpy(y_raw != -1).int().argmax(1)
-        assert (y != -1).int().argmax(1).equal(sep - 1), 'one scored position per review, before its separator'
+        assert (y != -1).int().argmax(1).equal(sep - 1), (
+            'one scored position per review, before its separator'
+        )
         assert y[y != -1].tolist() == [int(label) - 1 for label, _ in rows[split]]
     metrics = train(keys)
     assert Path(metrics['run_dir']).name.startswith('yelp-standard,classify=True')
     ckpt = torch.load(Path(metrics['run_dir']) / 'ckpt.pt', weights_only=True)
     assert ckpt['model_args']['n_classes'] == 2 and ckpt['model_args']['causal'] is True
-    assert ckpt['model_args']['pad_token'] == meta['sep'] and ckpt['model']['wte.weight'][meta['sep']].eq(0).all()
+    assert (
+        ckpt['model_args']['pad_token'] == meta['sep']
+        and ckpt['model']['wte.weight'][meta['sep']].eq(0).all()
+    )
     model = GPT(GPTConfig(**ckpt['model_args']))
     model.load_state_dict(ckpt['model'])
     model.eval()
@@ -527,19 +798,38 @@ def test_yelp_as_a_classifier(tmp_path, text_dir):
         logits, _ = model(x_test, y_test)
         short = rows_[read < 254]  # reviews with padding after the separator
         later = x_test.clone()
-        later[short, read[short] + 2] = BYTES.encode_single_token('x')  # a token after the separator
+        later[short, read[short] + 2] = BYTES.encode_single_token(
+            'x'
+        )  # a token after the separator
         changed = model(later, y_test)[0][short, read[short]]
     assert logits.shape == (len(x_test), 256, 2) and len(short)
-    assert torch.equal(changed, logits[short, read[short]]), 'causal: the read position sees no later token'
+    assert torch.equal(changed, logits[short, read[short]]), (
+        'causal: the read position sees no later token'
+    )
     right = logits[rows_, read].argmax(-1) == y_test[rows_, read]
-    assert 0 <= metrics['val_acc'] <= 1 and metrics['val_acc'] == pytest.approx(right.float().mean().item())
+    assert 0 <= metrics['val_acc'] <= 1 and metrics['val_acc'] == pytest.approx(
+        right.float().mean().item()
+    )
     meta_path = out / 'meta.json'  # data prepared before meta.json listed its classes
     meta_path.write_text(json.dumps({k: v for k, v in meta.items() if k != 'classes'}))
-    with pytest.raises(ConfigError, match='lists no classes .made by an older prepare.py.: run python '
-                                          'data/yelp/prepare.py again'):
+    with pytest.raises(
+        ConfigError,
+        match='lists no classes .made by an older prepare.py.: run python '
+        'data/yelp/prepare.py again',
+    ):
         train({**keys, 'run_name': 'old'})
-    with pytest.raises(ConfigError, match='needs a task whose meta.json lists its classes .yelp.; text has none'):
-        train(dict(TINY, task='text', data_dir=str(text_dir), out_dir=str(tmp_path / 'out'), classify=True))
+    with pytest.raises(
+        ConfigError, match='needs a task whose meta.json lists its classes .yelp.; text has none'
+    ):
+        train(
+            dict(
+                TINY,
+                task='text',
+                data_dir=str(text_dir),
+                out_dir=str(tmp_path / 'out'),
+                classify=True,
+            )
+        )
 
 
 def test_missing_or_damaged_corpus_says_what_to_run(tmp_path, text_dir):
@@ -559,6 +849,7 @@ def test_missing_or_damaged_corpus_says_what_to_run(tmp_path, text_dir):
 # serves rows (or the archive) in the real source's format; the tests check that the scripts ask for
 # the real dataset names and write exactly the stand-in's documents.
 
+
 def fake_datasets(monkeypatch, rows):
     """Installs a stand-in for Hugging Face's `datasets` whose load_dataset yields rows[split] one at a
     time; -> its calls, each a dict of the arguments and of how many rows were read."""
@@ -572,7 +863,9 @@ def fake_datasets(monkeypatch, rows):
             for row in rows[split]:
                 call['read'] += 1
                 yield row
+
         return stream()
+
     fake = types.ModuleType('datasets')
     fake.load_dataset = load_dataset
     monkeypatch.setitem(sys.modules, 'datasets', fake)
@@ -593,24 +886,58 @@ def test_wikitext_download(tmp_path, monkeypatch):
     rows = {}
     for split, name in {'train': 'train', 'validation': 'valid', 'test': 'test'}.items():
         lines = io.StringIO((tmp_path / 'raw' / f'wiki.{name}.raw').read_text(encoding='utf-8'))
-        rows[split] = [{'text': line if line.strip() else ''} for line in lines]  # the Hub's blank lines are ''
+        rows[split] = [
+            {'text': line if line.strip() else ''} for line in lines
+        ]  # the Hub's blank lines are ''
     calls = fake_datasets(monkeypatch, rows)
     out, _ = prepared('wikitext', tmp_path, None)
-    assert calls == [dict(path='Salesforce/wikitext', name='wikitext-103-raw-v1', split=split, streaming=False,
-                          read=len(rows[split])) for split in ('train', 'validation', 'test')]
+    assert calls == [
+        dict(
+            path='Salesforce/wikitext',
+            name='wikitext-103-raw-v1',
+            split=split,
+            streaming=False,
+            read=len(rows[split]),
+        )
+        for split in ('train', 'validation', 'test')
+    ]
     for split in ('train', 'val', 'test'):
-        expected = [' \n' + arts[split][0], *arts[split][1:]]  # as from the released files: blank lines kept
+        expected = [
+            ' \n' + arts[split][0],
+            *arts[split][1:],
+        ]  # as from the released files: blank lines kept
         assert tokens_of(out / f'{split}.bin') == byte_stream(expected)
 
 
 def test_fineweb_download(tmp_path, monkeypatch):
-    texts = [f'Lesson {i}.\n\nPhotosynthesis: 6 CO₂ + 6 H₂O → C₆H₁₂O₆ + 6 O₂. ' * (i + 1) for i in range(8)]
-    rows = [dict(text=t, id=f'<urn:uuid:{i}>', dump='CC-MAIN-2024-10', url=f'https://example.org/{i}',
-                 language='en', score=3.2, int_score=3) for i, t in enumerate(texts)]
+    texts = [
+        f'Lesson {i}.\n\nPhotosynthesis: 6 CO₂ + 6 H₂O → C₆H₁₂O₆ + 6 O₂. ' * (i + 1)
+        for i in range(8)
+    ]
+    rows = [
+        dict(
+            text=t,
+            id=f'<urn:uuid:{i}>',
+            dump='CC-MAIN-2024-10',
+            url=f'https://example.org/{i}',
+            language='en',
+            score=3.2,
+            int_score=3,
+        )
+        for i, t in enumerate(texts)
+    ]
     calls = fake_datasets(monkeypatch, {'train': rows})
     out, _ = prepared('fineweb_edu', tmp_path, None, n_val_docs=2, n_train_docs=4)
     # sample-10BT is far larger than any run needs: the stream is read only as far as the documents kept
-    assert calls == [dict(path='HuggingFaceFW/fineweb-edu', name='sample-10BT', split='train', streaming=True, read=6)]
+    assert calls == [
+        dict(
+            path='HuggingFaceFW/fineweb-edu',
+            name='sample-10BT',
+            split='train',
+            streaming=True,
+            read=6,
+        )
+    ]
     assert tokens_of(out / 'val.bin') == byte_stream(texts[:2])
     assert tokens_of(out / 'train.bin') == byte_stream(texts[2:6])
 
@@ -619,14 +946,18 @@ def test_openwebtext_download(tmp_path, monkeypatch):
     texts = [f'Page {i}\n\nA “quoted” line — and an emoji 😀.\n' * (i + 1) for i in range(9)]
     calls = fake_datasets(monkeypatch, {'train': [{'text': t} for t in texts]})
     out, _ = prepared('openwebtext', tmp_path, None, val_fraction=0.25)
-    assert calls == [dict(path='Skylion007/openwebtext', name=None, split='train', streaming=True, read=9)]
+    assert calls == [
+        dict(path='Skylion007/openwebtext', name=None, split='train', streaming=True, read=9)
+    ]
     assert tokens_of(out / 'val.bin') == byte_stream(texts[0::4])
     assert tokens_of(out / 'train.bin') == byte_stream([t for i, t in enumerate(texts) if i % 4])
 
 
 @pytest.mark.parametrize('task', ['wikitext', 'fineweb_edu', 'openwebtext'])
 def test_download_without_datasets_says_what_to_install(tmp_path, monkeypatch, task):
-    monkeypatch.setitem(sys.modules, 'datasets', None)  # `import datasets` raises ImportError, as when not installed
+    monkeypatch.setitem(
+        sys.modules, 'datasets', None
+    )  # `import datasets` raises ImportError, as when not installed
     with pytest.raises(ValueError, match=r'pip install datasets\); or give --input'):
         prepared(task, tmp_path, None)
 
@@ -667,12 +998,16 @@ def http_server(directory):
 
 def test_yelp_download(tmp_path, monkeypatch):
     rows = make_yelp(tmp_path / 'yelp_review_polarity_csv')
-    (tmp_path / 'yelp_review_polarity_csv' / 'readme.txt').write_text('The release has a readme too.\n')
+    (tmp_path / 'yelp_review_polarity_csv' / 'readme.txt').write_text(
+        'The release has a readme too.\n'
+    )
     (tmp_path / 'srv').mkdir()
     archive = tmp_path / 'srv' / 'yelp_review_polarity_csv.tgz'
     with tarfile.open(archive, 'w:gz') as tar:
         tar.add(tmp_path / 'yelp_review_polarity_csv', 'yelp_review_polarity_csv')
-    monkeypatch.setenv('no_proxy', '127.0.0.1')  # a proxy configured on the machine would get the request instead
+    monkeypatch.setenv(
+        'no_proxy', '127.0.0.1'
+    )  # a proxy configured on the machine would get the request instead
     with http_server(tmp_path / 'srv') as (base, requested):
         monkeypatch.setenv('YELP_URL', f'{base}/{archive.name}')
         monkeypatch.setenv('YELP_CACHE', str(tmp_path / 'cache'))
@@ -680,28 +1015,45 @@ def test_yelp_download(tmp_path, monkeypatch):
         prepared('yelp', tmp_path, None, name='again')
         assert requested == [f'/{archive.name}'], 'fetched once, then read from the cache'
         assert meta['source'] == f'{base}/{archive.name}'
-        assert [p.name for p in (tmp_path / 'cache').iterdir()] == [archive.name], 'no temporary file left'
+        assert [p.name for p in (tmp_path / 'cache').iterdir()] == [archive.name], (
+            'no temporary file left'
+        )
         assert (tmp_path / 'cache' / archive.name).read_bytes() == archive.read_bytes()
         # a download cut short: an error that says what to do instead, and nothing kept to be mistaken for the file
         monkeypatch.setenv('YELP_URL', f'{base}/cut/{archive.name}')
         monkeypatch.setenv('YELP_CACHE', str(tmp_path / 'cut_cache'))
         with pytest.raises(ValueError, match='could not download .*retrieval incomplete.*--input'):
             prepared('yelp', tmp_path, None, name='cut')
-        assert not (tmp_path / 'cut_cache').exists(), 'nothing kept, not even the cache folder it made'
+        assert not (tmp_path / 'cut_cache').exists(), (
+            'nothing kept, not even the cache folder it made'
+        )
     for split in ('train', 'test'):
         x, y = load_split(out, split)
         assert len(x) == len(rows[split])
         for (label, text), xi, yi in zip(rows[split], x, y):
             ids = list(text.replace('\\n', '\n').encode('utf-8'))[:255]
-            assert xi[:len(ids)].tolist() == ids and (xi[len(ids):] == EOT).all()
-            assert np.flatnonzero(yi != -1).tolist() == [len(ids)] and yi[len(ids)] == ord('-+'[label == '2'])
+            assert xi[: len(ids)].tolist() == ids and (xi[len(ids) :] == EOT).all()
+            assert np.flatnonzero(yi != -1).tolist() == [len(ids)] and yi[len(ids)] == ord(
+                '-+'[label == '2']
+            )
 
 
 # ----------------------------------------------------------------------------- interrupted prepares
 
+
 def text_prepare(source, out):
-    return subprocess.Popen([sys.executable, 'data/text/prepare.py', f'--input={source}', '--encoding=bytes',
-                             f'--out_dir={out}'], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            'data/text/prepare.py',
+            f'--input={source}',
+            '--encoding=bytes',
+            f'--out_dir={out}',
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
 
 
 def complete_data(d):
@@ -720,8 +1072,12 @@ def test_a_killed_prepare_leaves_the_old_data_or_the_new(tmp_path):
     rng = random.Random(0)
     words = [''.join(rng.choices('abcdefgh ', k=rng.randint(1, 9))) for _ in range(2000)]
     duration, versions = float('inf'), {}
-    for v in 'ab':  # two different texts of 3.6 MB, prepared to completion: the two complete versions
-        (tmp_path / f'{v}.txt').write_text('\n'.join(' '.join(rng.choices(words, k=20)) for _ in range(30_000)))
+    for (
+        v
+    ) in 'ab':  # two different texts of 3.6 MB, prepared to completion: the two complete versions
+        (tmp_path / f'{v}.txt').write_text(
+            '\n'.join(' '.join(rng.choices(words, k=20)) for _ in range(30_000))
+        )
         start = time.perf_counter()
         assert text_prepare(tmp_path / f'{v}.txt', tmp_path / v).wait() == 0
         duration = min(duration, time.perf_counter() - start)
@@ -741,7 +1097,9 @@ def test_a_killed_prepare_leaves_the_old_data_or_the_new(tmp_path):
         assert not [f.name for f in out.rglob('*') if '.tmp' in f.name], kills
         now = complete_data(out)
         assert now in (versions[have], versions[want]), f'neither complete version: {kills}'
-        assert p.returncode != 0 or now == versions[want], err  # exit 0 only if it finished before the signal
+        assert p.returncode != 0 or now == versions[want], (
+            err
+        )  # exit 0 only if it finished before the signal
         have = want if now == versions[want] else have
         kills[-1] += (have,)
     assert {k[0] for k in kills} == {'SIGINT', 'SIGTERM'}

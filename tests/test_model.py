@@ -12,8 +12,12 @@ SMALL = dict(vocab_size=50, block_size=16, n_layer=2, n_head=4, n_embd=32)
 
 def build(variant, **kw):
     cfg = {**VARIANTS[variant], **SMALL, **kw}
-    if cfg.get('universal') == 'sparse':  # its width is the construction's (tests/test_universal.py)
-        cfg['n_embd'] = universal_dim(cfg['n_head'], cfg['n_layer'], cfg['vocab_size'] + cfg['block_size'], 4)
+    if (
+        cfg.get('universal') == 'sparse'
+    ):  # its width is the construction's (tests/test_universal.py)
+        cfg['n_embd'] = universal_dim(
+            cfg['n_head'], cfg['n_layer'], cfg['vocab_size'] + cfg['block_size'], 4
+        )
     return GPT(GPTConfig(**cfg))
 
 
@@ -30,9 +34,9 @@ def test_causal(variant):
     base = full_logits(model, idx)
     for t in (0, 5, 14):
         changed = idx.clone()
-        changed[:, t + 1:] = torch.randint(0, 50, (3, 15 - t), generator=g)
-        assert torch.equal(full_logits(model, changed)[:, :t + 1], base[:, :t + 1])
-        assert not torch.allclose(full_logits(model, changed)[:, t + 1:], base[:, t + 1:])
+        changed[:, t + 1 :] = torch.randint(0, 50, (3, 15 - t), generator=g)
+        assert torch.equal(full_logits(model, changed)[:, : t + 1], base[:, : t + 1])
+        assert not torch.allclose(full_logits(model, changed)[:, t + 1 :], base[:, t + 1 :])
 
 
 @pytest.mark.parametrize('variant', VARIANTS)
@@ -43,7 +47,9 @@ def test_shorter_sequences_and_generation(variant):
     idx = torch.randint(0, 50, (2, 16), generator=torch.Generator().manual_seed(1))
     full = full_logits(model, idx)
     for T in (1, 7):
-        torch.testing.assert_close(full_logits(model, idx[:, :T]), full[:, :T], rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(
+            full_logits(model, idx[:, :T]), full[:, :T], rtol=1e-5, atol=1e-5
+        )
     out = model.generate(idx[:, :3], max_new_tokens=20, top_k=5)
     assert out.shape == (2, 23) and torch.equal(out[:, :3], idx[:, :3])
 
@@ -52,7 +58,15 @@ def test_table4_parameter_counts():
     """Seed Table 4: trainable parameters at the memorization setting."""
     expected = dict(standard=790400, frozen_mlp=394880, frozen_qk=724352, mixit=724736)
     for variant, count in expected.items():
-        cfg = GPTConfig(**VARIANTS[variant], vocab_size=1024, block_size=3, n_layer=2, n_head=4, n_embd=128, bias=True)
+        cfg = GPTConfig(
+            **VARIANTS[variant],
+            vocab_size=1024,
+            block_size=3,
+            n_layer=2,
+            n_head=4,
+            n_embd=128,
+            bias=True,
+        )
         model = GPT(cfg)
         assert sum(p.numel() for p in model.parameters() if p.requires_grad) == count, variant
 
@@ -63,7 +77,9 @@ def test_random_variant_trains_only_embeddings():
     assert trained == {'wte.weight', 'wpe.weight', 'lm_head.weight'}
 
 
-@pytest.mark.parametrize('variant', ['frozen_qk', 'frozen_mlp', 'mixit', 'random', 'identity_query'])
+@pytest.mark.parametrize(
+    'variant', ['frozen_qk', 'frozen_mlp', 'mixit', 'random', 'identity_query']
+)
 def test_frozen_weights_unchanged_by_training(variant):
     """Frozen weights are bit-identical after AdamW steps with weight decay; trained ones move."""
     model = build(variant, bias=True)
@@ -95,7 +111,9 @@ def test_frozen_qk_freezes_exactly_q_k_weights_and_biases():
     model = build('frozen_qk', bias=True)
     frozen = {n for n, p in model.named_parameters() if not p.requires_grad}
     assert frozen == {f'h.{i}.attn.qk_proj.{t}' for i in range(2) for t in ('weight', 'bias')}
-    assert sum(p.requires_grad for n, p in model.named_parameters() if '.v_proj.' in n) == 4  # weight, bias; 2 layers
+    assert (
+        sum(p.requires_grad for n, p in model.named_parameters() if '.v_proj.' in n) == 4
+    )  # weight, bias; 2 layers
     assert all(p.requires_grad for p in build('standard', bias=True).parameters())
 
 
@@ -107,15 +125,23 @@ def test_fused_projections_draw_and_compute_as_apart(variant):
     one of three separate projections (reference_attention applies each part on its own)."""
     model, n = build(variant, bias=True), 32
     attn = model.h[1].attn
-    rows = lambda a: {x: getattr(a, f'{g}_proj').weight[i * n:(i + 1) * n] for g in a.groups for i, x in enumerate(g)}
+    rows = lambda a: {
+        x: getattr(a, f'{g}_proj').weight[i * n : (i + 1) * n]
+        for g in a.groups
+        for i, x in enumerate(g)
+    }
     for x, weight in rows(attn).items():
-        assert torch.equal(weight, torch.randn(n, n, generator=seeded(0, f'h.1.attn.{x}_proj.weight')) * 0.02), x
+        assert torch.equal(
+            weight, torch.randn(n, n, generator=seeded(0, f'h.1.attn.{x}_proj.weight')) * 0.02
+        ), x
     with torch.no_grad():
         for p in model.parameters():
             p.copy_(torch.randn(p.shape, generator=torch.Generator().manual_seed(p.numel())))
     x = torch.randn(2, 16, n, generator=torch.Generator().manual_seed(4))
     rope = (model.rope_cos, model.rope_sin)
-    torch.testing.assert_close(attn(x, rope), reference_attention(attn, x, rope, variant == 'identity_query'))
+    torch.testing.assert_close(
+        attn(x, rope), reference_attention(attn, x, rope, variant == 'identity_query')
+    )
 
 
 def test_frozen_flags_compose():
@@ -123,21 +149,38 @@ def test_frozen_flags_compose():
     W_K alone; frozen_qk plus frozen_mlp freezes both sets; tied embeddings stay trained under frozen_blocks
     (they are the LM head)."""
     frozen = lambda model: {n for n, p in model.named_parameters() if not p.requires_grad}
-    assert frozen(build('identity_query', frozen_qk=True)) == {f'h.{i}.attn.k_proj.weight' for i in range(2)}
+    assert frozen(build('identity_query', frozen_qk=True)) == {
+        f'h.{i}.attn.k_proj.weight' for i in range(2)
+    }
     both = frozen(build('frozen_qk', frozen_mlp=True))
-    assert both == frozen(build('frozen_qk')) | frozen(build('frozen_mlp')) and frozen(build('frozen_mlp'))
+    assert both == frozen(build('frozen_qk')) | frozen(build('frozen_mlp')) and frozen(
+        build('frozen_mlp')
+    )
     tied = build('random', tie_embeddings=True)
-    assert {n for n, p in tied.named_parameters() if p.requires_grad} == {'wte.weight', 'wpe.weight'}
+    assert {n for n, p in tied.named_parameters() if p.requires_grad} == {
+        'wte.weight',
+        'wpe.weight',
+    }
     assert frozen(tied) == {n for n, _ in tied.named_parameters()} - {'wte.weight', 'wpe.weight'}
 
 
 def test_same_seed_same_weights_shared_across_variants():
     """Weights are a function of (seed, name): the same seed rebuilds the same model; frozen_qk starts
     from exactly the standard model's weights; another seed gives other weights."""
-    def by_unfused_name(model):  # every parameter, a fused q, k, v split into the parts it draws by name
-        return {part: t for name, p in model.named_parameters()
-                for part, t in zip(unfused_names(name), p.chunk(len(unfused_names(name))))}
-    a, b, c = (by_unfused_name(m) for m in (build('standard'), build('frozen_qk'), build('standard', seed=1)))
+
+    def by_unfused_name(
+        model,
+    ):  # every parameter, a fused q, k, v split into the parts it draws by name
+        return {
+            part: t
+            for name, p in model.named_parameters()
+            for part, t in zip(unfused_names(name), p.chunk(len(unfused_names(name))))
+        }
+
+    a, b, c = (
+        by_unfused_name(m)
+        for m in (build('standard'), build('frozen_qk'), build('standard', seed=1))
+    )
     assert a.keys() == b.keys() == c.keys()
     for n, p in a.items():
         assert torch.equal(p, b[n])
@@ -155,7 +198,7 @@ def test_mixit_matrix_rows_sum_to_one_and_causal():
     M = torch.randn(3, 12, 12, generator=torch.Generator().manual_seed(0)) * std.view(3, 1, 1)
     for i in range(12):
         for j in range(i + 1):
-            ref = (i == j) + M[:, i, j] - M[:, i, :i + 1].mean(-1)
+            ref = (i == j) + M[:, i, j] - M[:, i, : i + 1].mean(-1)
             torch.testing.assert_close(A[:, i, j], ref, rtol=0, atol=1e-6)
     for T in (1, 5):  # the top-left block is itself a valid mixing matrix
         torch.testing.assert_close(A[:, :T, :T].sum(-1), torch.ones(3, T), rtol=0, atol=1e-6)
@@ -175,7 +218,9 @@ def test_mixit_sink_is_the_authors_head_zero():
     ref16 = 0.5 * torch.eye(16)
     ref16[:, 0] = 0.5
     assert torch.equal(build('mixit').h[1].attn.mix[0], ref16)  # in every layer, by default
-    assert not torch.equal(build('mixit', mixit_sink=False).h[1].attn.mix[0][:, 0], torch.full((16,), 0.5))
+    assert not torch.equal(
+        build('mixit', mixit_sink=False).h[1].attn.mix[0][:, 0], torch.full((16,), 0.5)
+    )
 
 
 def test_mixit_bidirectional_matrix_is_the_authors_formula():
@@ -185,7 +230,9 @@ def test_mixit_bidirectional_matrix_is_the_authors_formula():
     M = torch.randn(2, 6, 6, generator=torch.Generator().manual_seed(1)) * std.view(2, 1, 1)
     for i in range(6):
         for j in range(6):
-            torch.testing.assert_close(A[:, i, j], (i == j) + M[:, i, j] - M[:, i].sum(-1) / (i + 1))
+            torch.testing.assert_close(
+                A[:, i, j], (i == j) + M[:, i, j] - M[:, i].sum(-1) / (i + 1)
+            )
     assert (A[:, ~torch.ones(6, 6).tril().bool()] != 0).all()  # above the diagonal too
     model = build('mixit', causal=False)
     with pytest.raises(ValueError, match='exactly block_size'):
@@ -193,7 +240,9 @@ def test_mixit_bidirectional_matrix_is_the_authors_formula():
     idx = torch.randint(0, 50, (1, 16), generator=torch.Generator().manual_seed(0))
     changed = idx.clone()
     changed[0, -1] = (idx[0, -1] + 1) % 50
-    assert not torch.allclose(full_logits(model, idx)[0, 0], full_logits(model, changed)[0, 0])  # sees the future
+    assert not torch.allclose(
+        full_logits(model, idx)[0, 0], full_logits(model, changed)[0, 0]
+    )  # sees the future
 
 
 def test_mixit_per_head_std_range_and_checkpoint_round_trip():
@@ -201,12 +250,18 @@ def test_mixit_per_head_std_range_and_checkpoint_round_trip():
     and the matrix's off-diagonal entries have about that std; mixit_std fixes one std for all heads."""
     m, hd = 16, 8
     low, high = 1 / math.sqrt(m * hd), 1 / math.sqrt(m)
-    stds = torch.cat([build('mixit', seed=s, n_head=32, n_embd=256, mixit_sink=False).h[0].attn.std
-                      for s in range(4)])
+    stds = torch.cat(
+        [
+            build('mixit', seed=s, n_head=32, n_embd=256, mixit_sink=False).h[0].attn.std
+            for s in range(4)
+        ]
+    )
     hd = 256 // 32
     low, high = 1 / math.sqrt(m * hd), 1 / math.sqrt(m)
     assert low <= stds.min() and stds.max() <= high
-    assert stds.min() < low + 0.1 * (high - low) and stds.max() > high - 0.1 * (high - low)  # fills the range
+    assert stds.min() < low + 0.1 * (high - low) and stds.max() > high - 0.1 * (
+        high - low
+    )  # fills the range
     model = build('mixit', n_head=32, n_embd=256, mixit_sink=False)
     for h in (0, 7):
         M = (model.h[0].attn.mix[h] - torch.eye(m)).tril(-1)
@@ -215,7 +270,9 @@ def test_mixit_per_head_std_range_and_checkpoint_round_trip():
     assert torch.equal(fixed, torch.full((4,), 0.05))
     model = build('mixit')
     assert not torch.equal(model.h[0].attn.mix, model.h[1].attn.mix)
-    assert torch.equal(build('mixit').h[1].attn.mix, model.h[1].attn.mix)  # same seed, same matrices
+    assert torch.equal(
+        build('mixit').h[1].attn.mix, model.h[1].attn.mix
+    )  # same seed, same matrices
     assert not torch.equal(build('mixit', seed=3).h[1].attn.mix, model.h[1].attn.mix)
     buf = io.BytesIO()
     torch.save(model.state_dict(), buf)
@@ -232,7 +289,7 @@ def test_mixit_block_options_against_their_formulas():
     # the gate: gain * LeakyReLU(slope) with slope 1 + c/sqrt(n), gain = sqrt(2 / (1 + slope^2))
     mlp = build('mixit', shaped_gate=-1.0).h[0].mlp
     slope = 1 - 1 / math.sqrt(32)
-    gain = math.sqrt(2 / (1 + slope ** 2))
+    gain = math.sqrt(2 / (1 + slope**2))
     g = mlp.gate_proj(x)
     ref = mlp.down_proj(gain * torch.where(g > 0, g, slope * g) * mlp.up_proj(x))
     torch.testing.assert_close(mlp(x), ref)
@@ -242,7 +299,13 @@ def test_mixit_block_options_against_their_formulas():
     torch.testing.assert_close(block(x), 0.6 * h + 0.8 * block.mlp(block.norm2(h)))
     # width multipliers: every linear's output times sqrt(base / fan_in); down_proj's base is 1
     wide, plain = build('mixit', base_width=512, bias=True), build('mixit', bias=True)
-    for name in ('h.0.attn.v_proj', 'h.0.attn.o_proj', 'h.1.mlp.gate_proj', 'h.1.mlp.up_proj', 'lm_head'):
+    for name in (
+        'h.0.attn.v_proj',
+        'h.0.attn.o_proj',
+        'h.1.mlp.gate_proj',
+        'h.1.mlp.up_proj',
+        'lm_head',
+    ):
         a, b = wide.get_submodule(name), plain.get_submodule(name)
         torch.testing.assert_close(a(x), math.sqrt(512 / 32) * b(x))
     a, b = wide.get_submodule('h.0.mlp.down_proj'), plain.get_submodule('h.0.mlp.down_proj')
@@ -250,10 +313,15 @@ def test_mixit_block_options_against_their_formulas():
     torch.testing.assert_close(a(u), b(u) / math.sqrt(128))
     # base = fan_in (n = 32): no multiply by 1 on the hot path; down_proj alone keeps its 1/sqrt(4n)
     same = build('mixit', base_width=32, bias=True)
-    assert {n for n, m in same.named_modules() if isinstance(m, torch.nn.Linear) and type(m) is not torch.nn.Linear} == \
-        {f'h.{i}.mlp.down_proj' for i in range(2)}
+    assert {
+        n
+        for n, m in same.named_modules()
+        if isinstance(m, torch.nn.Linear) and type(m) is not torch.nn.Linear
+    } == {f'h.{i}.mlp.down_proj' for i in range(2)}
     for name in ('h.0.attn.v_proj', 'h.1.mlp.up_proj', 'lm_head'):
-        torch.testing.assert_close(same.get_submodule(name)(x), plain.get_submodule(name)(x), rtol=0, atol=0)
+        torch.testing.assert_close(
+            same.get_submodule(name)(x), plain.get_submodule(name)(x), rtol=0, atol=0
+        )
     # init: scaled_init=False draws o_proj and down_proj with std 0.02 like every other weight
     for flag, std in ((True, 0.02 / math.sqrt(4)), (False, 0.02)):
         w = build('mixit', n_embd=256, n_head=4, scaled_init=flag).h[0].mlp.down_proj.weight
@@ -292,7 +360,7 @@ def reference_attention(attn, x, rope=None, identity_query=False, causal=True):
     assert identity_query == attn.identity_query
     outs = []
     for h in range(H):
-        qh, kh, vh = (t[..., h * hd:(h + 1) * hd] for t in (q, k, v))
+        qh, kh, vh = (t[..., h * hd : (h + 1) * hd] for t in (q, k, v))
         if rope is not None:
             qh, kh = apply_rope(qh, *rope), apply_rope(kh, *rope)
         scores = qh @ kh.transpose(-1, -2) * attn.scale
@@ -308,7 +376,9 @@ def test_attention_against_reference(variant):
     attn = model.h[0].attn
     x = torch.randn(2, 16, 32, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
     rope = (model.rope_cos.double(), model.rope_sin.double())
-    torch.testing.assert_close(attn(x, rope), reference_attention(attn, x, rope, variant == 'identity_query'))
+    torch.testing.assert_close(
+        attn(x, rope), reference_attention(attn, x, rope, variant == 'identity_query')
+    )
 
 
 def test_identity_query_has_no_query_projection():
@@ -324,11 +394,25 @@ def classifier_args(variant, **given):
     """train.py's GPTConfig of a classify=True run of `variant` (the authors' Yelp classifier): a task of 50 tokens with
     2 classes, examples of 16 tokens, token 0 the end of text (the separator and the padding, meta's sep)."""
     from train import model_args_of, resolve
-    cfg = resolve(dict(task='dyck', variant=variant, classify=True, n_layer=2, n_head=4, n_embd=32, bias=True, **given))
+
+    cfg = resolve(
+        dict(
+            task='dyck',
+            variant=variant,
+            classify=True,
+            n_layer=2,
+            n_head=4,
+            n_embd=32,
+            bias=True,
+            **given,
+        )
+    )
     return model_args_of(cfg, dict(vocab_size=50, classes=[7, 8], sep=0), 16)
 
 
-@pytest.mark.parametrize('variant', ['standard', 'frozen_qk', 'frozen_mlp', 'identity_query', 'mixit'])
+@pytest.mark.parametrize(
+    'variant', ['standard', 'frozen_qk', 'frozen_mlp', 'identity_query', 'mixit']
+)
 def test_classifier_attention_as_the_authors_code_ran(variant):
     """classify=True: softmax attention stays causal, as the authors' classifier ran (trainer_classifier.py passes
     is_causal=False, which the SDPA path of transformers 4.50-4.52 never reads); MixiT mixes both ways. causal=False
@@ -357,14 +441,22 @@ def test_classifier_attention_as_the_authors_code_ran(variant):
             for h in range(4):
                 for i in range(16):
                     for j in range(16):
-                        ref[:, i, h * hd:(h + 1) * hd] += attn.mix[h, i, j] * v[:, j, h * hd:(h + 1) * hd]
+                        ref[:, i, h * hd : (h + 1) * hd] += (
+                            attn.mix[h, i, j] * v[:, j, h * hd : (h + 1) * hd]
+                        )
             torch.testing.assert_close(attn(x), attn.o_proj(ref))
             upper = torch.triu_indices(16, 16, 1)
-            assert attn.mix[1:, upper[0], upper[1]].ne(0).all(), 'every head but the sink mixes later positions'
+            assert attn.mix[1:, upper[0], upper[1]].ne(0).all(), (
+                'every head but the sink mixes later positions'
+            )
         else:
             rope = (model.rope_cos.double(), model.rope_sin.double())
-            torch.testing.assert_close(attn(x, rope), reference_attention(attn, x, rope, variant == 'identity_query',
-                                                                          causal=not bidirectional))
+            torch.testing.assert_close(
+                attn(x, rope),
+                reference_attention(
+                    attn, x, rope, variant == 'identity_query', causal=not bidirectional
+                ),
+            )
 
 
 def test_classifier_padding_row_zero_and_untrained():
@@ -372,7 +464,9 @@ def test_classifier_padding_row_zero_and_untrained():
     row is zero at init and gets no gradient, so that AdamW (weight decay included) leaves it exactly zero, as the
     authors' nn.Embedding(padding_idx=pad_token_id) with pad_token = eos_token; every other row used trains.
     pad_token=-1 given: the row is drawn and trained like any other (the repository's earlier classifier)."""
-    idx = torch.tensor([[5, 6, 9] + [0] * 13, [3, 4, 5, 6, 7, 8, 9, 11] + [0] * 8])  # reviews, then padding
+    idx = torch.tensor(
+        [[5, 6, 9] + [0] * 13, [3, 4, 5, 6, 7, 8, 9, 11] + [0] * 8]
+    )  # reviews, then padding
     y = torch.full_like(idx, -1)
     y[0, 3], y[1, 8] = 1, 0  # the separators
     for variant in ('standard', 'mixit'):
@@ -388,7 +482,9 @@ def test_classifier_padding_row_zero_and_untrained():
             assert bool(w.grad[0].eq(0).all()) is padded and w.grad[[3, 5, 9]].ne(0).any(1).all()
             opt.step()
             assert torch.equal(w[0], before[0]) is padded and bool(w[0].eq(0).all()) is padded
-            assert w[[3, 5, 9]].ne(before[[3, 5, 9]]).any(1).all() and torch.equal(w[20:], before[20:] * (1 - 1e-3))
+            assert w[[3, 5, 9]].ne(before[[3, 5, 9]]).any(1).all() and torch.equal(
+                w[20:], before[20:] * (1 - 1e-3)
+            )
     assert build('standard').wte.padding_idx is None, 'language models train every row'
     with pytest.raises(ValueError, match='pad_token=50 must be a token id below vocab_size=50'):
         build('standard', pad_token=50)
@@ -406,7 +502,7 @@ def test_mixit_attention_against_reference():
     for h in range(4):
         for i in range(9):
             for j in range(i + 1):
-                ref[:, i, h * hd:(h + 1) * hd] += A[h, i, j] * v[:, j, h * hd:(h + 1) * hd]
+                ref[:, i, h * hd : (h + 1) * hd] += A[h, i, j] * v[:, j, h * hd : (h + 1) * hd]
     torch.testing.assert_close(attn(x), attn.o_proj(ref))
     assert not hasattr(attn, 'q_proj') and not hasattr(attn, 'k_proj')
 
@@ -417,13 +513,23 @@ def test_flops_count_what_each_variant_does():
     query-key pair; the causal kernels compute only the pairs j <= i, bidirectional ones all of them.
     MixiT has no W_Q, W_K and instead of the scores one dense (T, T) matmul and its value gradient."""
     base, n, T, L = build('standard'), 32, 16, 2
-    qk = sum(p.numel() * 2 // 3 for name, p in base.named_parameters() if 'qkv_proj.w' in name)  # W_Q, W_K rows
-    mlp = sum(p.numel() for name, p in base.named_parameters() if '.mlp.' in name and name.endswith('weight'))
-    linears = sum(6 * p.numel() for name, p in base.named_parameters() if 'proj' in name or 'lm_head' in name)
+    qk = sum(
+        p.numel() * 2 // 3 for name, p in base.named_parameters() if 'qkv_proj.w' in name
+    )  # W_Q, W_K rows
+    mlp = sum(
+        p.numel()
+        for name, p in base.named_parameters()
+        if '.mlp.' in name and name.endswith('weight')
+    )
+    linears = sum(
+        6 * p.numel() for name, p in base.named_parameters() if 'proj' in name or 'lm_head' in name
+    )
     causal_pairs = sum(1 for i in range(T) for j in range(T) if j <= i)  # per head and sequence
     attention = L * 6 * 2 * n * causal_pairs / T  # per token
     assert base.flops_per_token() == pytest.approx(linears + attention)
-    assert build('standard', causal=False).flops_per_token() == pytest.approx(linears + L * 6 * 2 * n * T)
+    assert build('standard', causal=False).flops_per_token() == pytest.approx(
+        linears + L * 6 * 2 * n * T
+    )
     assert base.flops_per_token() - build('frozen_qk').flops_per_token() == 2 * qk
     assert base.flops_per_token() - build('frozen_mlp').flops_per_token() == 2 * mlp
     assert build('mixit').flops_per_token() == pytest.approx(linears - 6 * qk + L * 2 * 2 * n * T)
@@ -444,18 +550,27 @@ def test_bad_configs_say_what_to_do():
 
 def test_gpt2_flavour_and_bare_pieces():
     """LayerNorm + GELU + learned positions + tied embeddings; and attention-only without norm or residual."""
-    gpt2 = GPT(GPTConfig(**SMALL, norm='layernorm', mlp='gelu', pos='learned', tie_embeddings=True, bias=True))
+    gpt2 = GPT(
+        GPTConfig(
+            **SMALL, norm='layernorm', mlp='gelu', pos='learned', tie_embeddings=True, bias=True
+        )
+    )
     assert gpt2.lm_head.weight is gpt2.wte.weight
-    assert isinstance(gpt2.h[0].norm1, torch.nn.LayerNorm) and not hasattr(gpt2.h[0].mlp, 'gate_proj')
+    assert isinstance(gpt2.h[0].norm1, torch.nn.LayerNorm) and not hasattr(
+        gpt2.h[0].mlp, 'gate_proj'
+    )
     assert gpt2.lm_head.bias is None
     bare = GPT(GPTConfig(**SMALL, norm='none', mlp='none', residual=False, pos='none'))
-    assert not hasattr(bare.h[0], 'mlp') and not any('norm' in n for n, _ in bare.named_parameters())
+    assert not hasattr(bare.h[0], 'mlp') and not any(
+        'norm' in n for n, _ in bare.named_parameters()
+    )
     idx = torch.randint(0, 50, (2, 16))
     for m in (gpt2, bare):
         assert torch.isfinite(m(idx, idx)[1])
 
 
 # --- speed: what the compiled training step and the frozen parts cost
+
 
 @pytest.mark.parametrize('variant', VARIANTS)
 def test_compiles_without_graph_breaks(variant):
@@ -480,7 +595,9 @@ def test_fixed_matrices_cast_once_compute_the_same(variant):
     those of the uncast model, whose matmuls cast the same float32 matrices to bf16 at every step; and a
     checkpoint of the cast model rebuilds it exactly."""
     model, cast = build(variant), build(variant).fixed_to(torch.bfloat16)
-    assert all(b.dtype == torch.bfloat16 for b in cast.buffers()) and any(True for _ in cast.buffers())
+    assert all(b.dtype == torch.bfloat16 for b in cast.buffers()) and any(
+        True for _ in cast.buffers()
+    )
     assert all(p.dtype == torch.float32 for p in cast.parameters())
     idx = torch.randint(0, 50, (3, 16), generator=torch.Generator().manual_seed(5))
     with torch.autocast('cpu', dtype=torch.bfloat16):
@@ -504,8 +621,10 @@ def test_mixit_backward_keeps_no_copy_of_the_matrix_per_example():
         def pack(t):
             seen[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
             return t
+
         with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
             model.h[0].attn(torch.randn(B, T, n))
         return sum(seen.values())
+
     per_example = (saved_bytes(16) - saved_bytes(8)) / 8
     assert per_example < n_head * T * T * 4 / 4  # the matrices alone would be 64 KiB per example

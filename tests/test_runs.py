@@ -1,6 +1,7 @@
 """Runs a researcher can trust: every input a user can type and every damaged file under out/ or data/ ends in one
 line 'error: ...' with exit code 2 and nothing written; checkpoints run no code; resume keeps its run; run folders
 are per config, locked, and never replace another run."""
+
 import contextlib
 import io
 import json
@@ -38,7 +39,10 @@ def base(tmp_path_factory):
 
 
 def flags(d, **kw):
-    return [f'--{k}={v}' for k, v in {**TINY, 'out_dir': d / 'out', 'data_dir': d / 'data', **kw}.items()]
+    return [
+        f'--{k}={v}'
+        for k, v in {**TINY, 'out_dir': d / 'out', 'data_dir': d / 'data', **kw}.items()
+    ]
 
 
 def done(d, *more):
@@ -49,6 +53,7 @@ def done(d, *more):
 def yelp_data(d):
     """Yelp, the one task a model may read both ways, from a stand-in of its CSVs."""
     from test_corpora import make_yelp
+
     make_yelp(d / 'csv')
     with contextlib.redirect_stderr(io.StringIO()):  # its progress bar: the case reads stderr
         corpus.prepare('yelp', {'encoding': 'bytes'}, d / 'csv', d / 'yelp')
@@ -57,20 +62,26 @@ def yelp_data(d):
 def recrafted(**model_args):
     """A setup that rewrites the finished run's checkpoint with these model_args and a checksum made again: a file
     from elsewhere, whose checksum proves nothing."""
+
     def setup(d):
         path = d / 'out/done/ckpt.pt'
         ckpt = {k: v for k, v in load_checkpoint(path).items() if k not in ('sha256', 'file')}
-        checkpoint.save_checkpoint({**ckpt, 'model_args': {**ckpt['model_args'], **model_args}}, path)
+        checkpoint.save_checkpoint(
+            {**ckpt, 'model_args': {**ckpt['model_args'], **model_args}}, path
+        )
+
     return setup
 
 
 def crafted(change):
     """A setup that rewrites the finished run's checkpoint with change(ckpt) applied and a checksum made again."""
+
     def setup(d):
         path = d / 'out/done/ckpt.pt'
         ckpt = {k: v for k, v in load_checkpoint(path).items() if k not in ('sha256', 'file')}
         change(ckpt)
         checkpoint.save_checkpoint(ckpt, path)
+
     return setup
 
 
@@ -80,26 +91,33 @@ def optimizer_state(ckpt):
 
 def bin_file(split, content):
     """A setup that prepares the byte-level text task in d/text and replaces <split>.bin by `content` (bytes)."""
+
     def setup(d):
         text_corpus(d, cut=False)
         (d / 'text' / f'{split}.bin').write_bytes(content)
+
     return setup
 
 
 def npz(change, compressed=False):
     """A setup that writes data/train.npz again with change(x, y) -> (x, y), as np.savez would (or compressed)."""
+
     def setup(d):
         from data.synthetic import load_split
+
         x, y = change(*load_split(d / 'data', 'train'))
         (np.savez_compressed if compressed else np.savez)(d / 'data' / 'train.npz', x=x, y=y)
+
     return setup
 
 
 def meta_with(**changed):
     """A setup that changes keys of data/meta.json."""
+
     def setup(d):
         meta = json.loads((d / 'data/meta.json').read_text())
         (d / 'data/meta.json').write_text(json.dumps({**meta, **changed}))
+
     return setup
 
 
@@ -141,225 +159,698 @@ def text_corpus(d, cut=True):
 
 def text_token(split, value):
     """A setup that prepares the byte-level text task in d/text and writes one token id `value` into <split>.bin."""
+
     def setup(d):
         text_corpus(d, cut=False)
         tokens = np.fromfile(d / 'text' / f'{split}.bin', dtype=np.uint16)
         tokens[len(tokens) // 2] = value
         tokens.tofile(d / 'text' / f'{split}.bin')
+
     return setup
 
 
 def symlinked(name):
     """A setup that makes the finished run's `name` (the folder itself: '') a symbolic link to a copy elsewhere."""
+
     def setup(d):
         path = d / 'out' / 'done' / name
         shutil.move(path, d / 'elsewhere')
         os.symlink(d / 'elsewhere', path)
+
     return setup
 
 
-TEXT = lambda d, *more: ['--task=text', '--encoding=bytes', f'--data_dir={d / "text"}', f'--out_dir={d / "out"}',
-                         '--n_layer=1', '--n_embd=32', '--block_size=16', '--max_iters=2', *more]
+TEXT = lambda d, *more: [
+    '--task=text',
+    '--encoding=bytes',
+    f'--data_dir={d / "text"}',
+    f'--out_dir={d / "out"}',
+    '--n_layer=1',
+    '--n_embd=32',
+    '--block_size=16',
+    '--max_iters=2',
+    *more,
+]
 
 # (case, argv from the case's folder d, what to break first, what the message must say)
 CASES = [
     # keys, names and types
     ('unknown key', lambda d: flags(d, lerning_rate=0.1), None, "did you mean 'learning_rate'"),
-    ('key of an older version', lambda d: ['--freeze_qk=True'], None, "unknown key 'freeze_qk'; did you mean 'frozen_qk'"),
+    (
+        'key of an older version',
+        lambda d: ['--freeze_qk=True'],
+        None,
+        "unknown key 'freeze_qk'; did you mean 'frozen_qk'",
+    ),
     ('unknown variant', lambda d: flags(d, variant='mixt'), None, "did you mean 'mixit'"),
     ('unknown task', lambda d: ['--task=adition'], None, "did you mean 'addition'"),
-    ('wrong type', lambda d: flags(d, max_iters='ten'), None, 'max_iters=.ten. should be of type int'),
+    (
+        'wrong type',
+        lambda d: flags(d, max_iters='ten'),
+        None,
+        'max_iters=.ten. should be of type int',
+    ),
     ('bool for a size', lambda d: flags(d, batch_size=True), None, 'should be of type int'),
     ('not a flag', lambda d: ['foo'], None, 'neither --key=value nor'),
     # sizes and intervals
     ('zero layers', lambda d: flags(d, n_layer=0), None, 'n_layer=0 must be at least 1'),
     ('zero heads', lambda d: flags(d, n_head=0), None, 'n_head=0 must be at least 1'),
     ('negative width', lambda d: flags(d, n_embd=-8), None, 'n_embd=-8 must be at least 1'),
-    ('width not a multiple of heads', lambda d: flags(d, n_embd=30, n_head=4), None, 'multiple of n_head'),
+    (
+        'width not a multiple of heads',
+        lambda d: flags(d, n_embd=30, n_head=4),
+        None,
+        'multiple of n_head',
+    ),
     ('zero batch', lambda d: flags(d, batch_size=0), None, 'batch_size=0 must be at least 1'),
-    ('zero accumulation', lambda d: flags(d, gradient_accumulation_steps=0), None, 'must be at least 1'),
-    ('zero eval_interval', lambda d: flags(d, eval_interval=0), None, 'eval_interval=0 must be at least 1'),
-    ('negative log_interval', lambda d: flags(d, log_interval=-1), None, 'log_interval=-1 must be at least 1'),
-    ('negative max_iters', lambda d: flags(d, max_iters=-5), None, 'max_iters=-5 must be at least 0'),
-    ('negative block_size', lambda d: flags(d, block_size=-1), None, 'block_size=-1 must be at least 0'),
+    (
+        'zero accumulation',
+        lambda d: flags(d, gradient_accumulation_steps=0),
+        None,
+        'must be at least 1',
+    ),
+    (
+        'zero eval_interval',
+        lambda d: flags(d, eval_interval=0),
+        None,
+        'eval_interval=0 must be at least 1',
+    ),
+    (
+        'negative log_interval',
+        lambda d: flags(d, log_interval=-1),
+        None,
+        'log_interval=-1 must be at least 1',
+    ),
+    (
+        'negative max_iters',
+        lambda d: flags(d, max_iters=-5),
+        None,
+        'max_iters=-5 must be at least 0',
+    ),
+    (
+        'negative block_size',
+        lambda d: flags(d, block_size=-1),
+        None,
+        'block_size=-1 must be at least 0',
+    ),
     ('short block_size', lambda d: flags(d, block_size=4), None, 'block_size=4 is shorter'),
-    ('zero eval batch', lambda d: flags(d, eval_batch_size=0), None, 'eval_batch_size=0 must be at least 1'),
-    ('negative eval_examples', lambda d: flags(d, eval_examples=-1), None, 'eval_examples=-1 must be at least 0'),
-    ('negative warm-up', lambda d: flags(d, warmup_iters=-1), None, 'warmup_iters=-1 must be at least 0'),
+    (
+        'zero eval batch',
+        lambda d: flags(d, eval_batch_size=0),
+        None,
+        'eval_batch_size=0 must be at least 1',
+    ),
+    (
+        'negative eval_examples',
+        lambda d: flags(d, eval_examples=-1),
+        None,
+        'eval_examples=-1 must be at least 0',
+    ),
+    (
+        'negative warm-up',
+        lambda d: flags(d, warmup_iters=-1),
+        None,
+        'warmup_iters=-1 must be at least 0',
+    ),
     ('negative seed', lambda d: flags(d, seed=-1), None, 'seed=-1 must be at least 0'),
-    ('no training examples', lambda d: flags(d, n_train=0, data_dir=d / 'new'), None,
-     'n_train=0 and n_test=100 must both be at least 1'),
-    ('task setting out of range', lambda d: flags(d, digits=0, data_dir=d / 'new'), None, 'digits must be at least 1'),
+    (
+        'no training examples',
+        lambda d: flags(d, n_train=0, data_dir=d / 'new'),
+        None,
+        'n_train=0 and n_test=100 must both be at least 1',
+    ),
+    (
+        'task setting out of range',
+        lambda d: flags(d, digits=0, data_dir=d / 'new'),
+        None,
+        'digits must be at least 1',
+    ),
     ('small vocab_size', lambda d: flags(d, vocab_size=8), None, 'vocab_size=8 is smaller'),
-    ('a vocab_size of 10^10', lambda d: flags(d, vocab_size=10**10), None, r'the weights and optimizer state '
-     r'\(640,000,\d{3},\d{3} parameters\) would take [\d,.]+ GiB, and this cpu has [\d,.]+ GiB: at most [\d,]+ '
-     r'parameters fit'),  # the token embedding and the untied head: 2 x 10^10 x 32, and a few thousand more
-    ('a batch of 10^9', lambda d: flags(d, batch_size=10**9), None,
-     r'the weights and a batch of 1,000,000,000 examples would take .* GiB: about [\d,]+ examples fit: lower batch_size'),
-    ('an evaluation batch of 10^10', lambda d: flags(d, eval_batch_size=10**10), None,  # 10^9 would fit (no_grad)
-     r'the weights and an evaluation batch of 10,000,000,000 examples would take .* GiB: about [\d,]+ examples fit: '
-     r'lower eval_batch_size'),
-    ('zero mixit_std', lambda d: flags(d, variant='mixit', mixit_std=0.0), None, 'mixit_std=0.0 must be positive'),
+    (
+        'a vocab_size of 10^10',
+        lambda d: flags(d, vocab_size=10**10),
+        None,
+        r'the weights and optimizer state '
+        r'\(640,000,\d{3},\d{3} parameters\) would take [\d,.]+ GiB, and this cpu has [\d,.]+ GiB: at most [\d,]+ '
+        r'parameters fit',
+    ),  # the token embedding and the untied head: 2 x 10^10 x 32, and a few thousand more
+    (
+        'a batch of 10^9',
+        lambda d: flags(d, batch_size=10**9),
+        None,
+        r'the weights and a batch of 1,000,000,000 examples would take .* GiB: about [\d,]+ examples fit: lower batch_size',
+    ),
+    (
+        'an evaluation batch of 10^10',
+        lambda d: flags(d, eval_batch_size=10**10),
+        None,  # 10^9 would fit (no_grad)
+        r'the weights and an evaluation batch of 10,000,000,000 examples would take .* GiB: about [\d,]+ examples fit: '
+        r'lower eval_batch_size',
+    ),
+    (
+        'zero mixit_std',
+        lambda d: flags(d, variant='mixit', mixit_std=0.0),
+        None,
+        'mixit_std=0.0 must be positive',
+    ),
     # optimization
-    ('negative learning rate', lambda d: flags(d, learning_rate=-0.001), None, 'learning_rate=-0.001 must be at'),
-    ('an infinite learning rate', lambda d: flags(d, learning_rate='1e999'), None, 'learning_rate=inf must be a finite'),
-    ('a NaN from a config file', lambda d: [str(d / 'c.json'), f'--out_dir={d / "out"}'],
-     lambda d: write(d / 'c.json', '{"task": "addition", "weight_decay": NaN}'), 'weight_decay=nan must be a finite'),
-    ('a task of null in a config file', lambda d: [str(d / 'c.json')], lambda d: write(d / 'c.json', '{"task": null}'),
-     "unknown task 'None'"),
-    ('n_classes without classify', lambda d: flags(d, n_classes=5), None, 'n_classes is what classify=True sets'),
-    ('val_frac with an eval_split', lambda d: flags(d, val_frac=0.2, eval_split='train'), None,
-     'val_frac evaluates on the validation split it holds out: drop eval_split'),
-    ('negative grad_clip', lambda d: flags(d, grad_clip=-1.0), None, 'grad_clip=-1.0 must be at least 0'),
+    (
+        'negative learning rate',
+        lambda d: flags(d, learning_rate=-0.001),
+        None,
+        'learning_rate=-0.001 must be at',
+    ),
+    (
+        'an infinite learning rate',
+        lambda d: flags(d, learning_rate='1e999'),
+        None,
+        'learning_rate=inf must be a finite',
+    ),
+    (
+        'a NaN from a config file',
+        lambda d: [str(d / 'c.json'), f'--out_dir={d / "out"}'],
+        lambda d: write(d / 'c.json', '{"task": "addition", "weight_decay": NaN}'),
+        'weight_decay=nan must be a finite',
+    ),
+    (
+        'a task of null in a config file',
+        lambda d: [str(d / 'c.json')],
+        lambda d: write(d / 'c.json', '{"task": null}'),
+        "unknown task 'None'",
+    ),
+    (
+        'n_classes without classify',
+        lambda d: flags(d, n_classes=5),
+        None,
+        'n_classes is what classify=True sets',
+    ),
+    (
+        'val_frac with an eval_split',
+        lambda d: flags(d, val_frac=0.2, eval_split='train'),
+        None,
+        'val_frac evaluates on the validation split it holds out: drop eval_split',
+    ),
+    (
+        'negative grad_clip',
+        lambda d: flags(d, grad_clip=-1.0),
+        None,
+        'grad_clip=-1.0 must be at least 0',
+    ),
     ('dropout of one', lambda d: flags(d, dropout=1.0), None, r'dropout=1.0 must be in \[0, 1\)'),
     ('beta2 above one', lambda d: flags(d, beta2=1.5), None, r'beta2=1.5 must be in \[0, 1\)'),
-    ('unknown lr_schedule', lambda d: flags(d, lr_schedule='step'), None, "lr_schedule='step' is not one of"),
+    (
+        'unknown lr_schedule',
+        lambda d: flags(d, lr_schedule='step'),
+        None,
+        "lr_schedule='step' is not one of",
+    ),
     # classification
-    ('classify a task without classes', lambda d: flags(d, classify=True), None,
-     'classify=True needs a task whose meta.json lists its classes .yelp.; addition has none: drop classify'),
-    ('bidirectional MixiT longer than the examples', lambda d: [
-        f'--out_dir={d / "out"}', f'--data_dir={d / "yelp"}', '--task=yelp', '--encoding=bytes', '--variant=mixit',
-        '--causal=False', '--block_size=512'], yelp_data,
-     r'bidirectional MixiT mixes all block_size positions: set block_size=\d+ \(or 0\)'),
-    ('classify online', lambda d: flags(d, classify=True, online=True), None, 'has no generator: drop online=True'),
-    ('classify and sample', lambda d: done(d, '--sample', '--classify=True'), None, '--sample generates tokens'),
+    (
+        'classify a task without classes',
+        lambda d: flags(d, classify=True),
+        None,
+        'classify=True needs a task whose meta.json lists its classes .yelp.; addition has none: drop classify',
+    ),
+    (
+        'bidirectional MixiT longer than the examples',
+        lambda d: [
+            f'--out_dir={d / "out"}',
+            f'--data_dir={d / "yelp"}',
+            '--task=yelp',
+            '--encoding=bytes',
+            '--variant=mixit',
+            '--causal=False',
+            '--block_size=512',
+        ],
+        yelp_data,
+        r'bidirectional MixiT mixes all block_size positions: set block_size=\d+ \(or 0\)',
+    ),
+    (
+        'classify online',
+        lambda d: flags(d, classify=True, online=True),
+        None,
+        'has no generator: drop online=True',
+    ),
+    (
+        'classify and sample',
+        lambda d: done(d, '--sample', '--classify=True'),
+        None,
+        '--sample generates tokens',
+    ),
     # sampling
-    ('negative temperature', lambda d: done(d, '--sample', '--temperature=-1'), None, 'temperature=-1.0 must be'),
-    ('zero samples', lambda d: done(d, '--sample', '--num_samples=0'), None, 'num_samples=0 must be at least 1'),
-    ('negative top_k', lambda d: done(d, '--sample', '--top_k=-1'), None, 'top_k=-1 must be at least 0'),
-    ('no new tokens', lambda d: done(d, '--sample', '--max_new_tokens=0'), None, 'max_new_tokens=0 must be'),
-    ('10^9 samples', lambda d: done(d, '--sample', '--prompt=12', '--num_samples=1000000000'), None,
-     r'1,000,000,000 samples of \d+ tokens would take [\d,.]+ GiB, and this cpu has [\d,.]+ GiB: [\d,]+ such samples '
-     r'fit\n'),
-    ('samples of 10^12 tokens', lambda d: done(d, '--sample', '--prompt=12', f'--max_new_tokens={10**12}'), None,
-     r'3 samples of 1,000,000,000,\d+ tokens would take .* GiB: 0 such samples fit, or 3 of max_new_tokens=[1-9]'),
-    ('prompt outside the vocabulary', lambda d: done(d, '--sample', '--prompt=zz'), None, "the task's tokens"),
-    ('sample before training', lambda d: ['--sample', '--task=addition', f'--out_dir={d / "out"}'], None,
-     'cannot sample: no run in .* has a ckpt'),
+    (
+        'negative temperature',
+        lambda d: done(d, '--sample', '--temperature=-1'),
+        None,
+        'temperature=-1.0 must be',
+    ),
+    (
+        'zero samples',
+        lambda d: done(d, '--sample', '--num_samples=0'),
+        None,
+        'num_samples=0 must be at least 1',
+    ),
+    (
+        'negative top_k',
+        lambda d: done(d, '--sample', '--top_k=-1'),
+        None,
+        'top_k=-1 must be at least 0',
+    ),
+    (
+        'no new tokens',
+        lambda d: done(d, '--sample', '--max_new_tokens=0'),
+        None,
+        'max_new_tokens=0 must be',
+    ),
+    (
+        '10^9 samples',
+        lambda d: done(d, '--sample', '--prompt=12', '--num_samples=1000000000'),
+        None,
+        r'1,000,000,000 samples of \d+ tokens would take [\d,.]+ GiB, and this cpu has [\d,.]+ GiB: [\d,]+ such samples '
+        r'fit\n',
+    ),
+    (
+        'samples of 10^12 tokens',
+        lambda d: done(d, '--sample', '--prompt=12', f'--max_new_tokens={10**12}'),
+        None,
+        r'3 samples of 1,000,000,000,\d+ tokens would take .* GiB: 0 such samples fit, or 3 of max_new_tokens=[1-9]',
+    ),
+    (
+        'prompt outside the vocabulary',
+        lambda d: done(d, '--sample', '--prompt=zz'),
+        None,
+        "the task's tokens",
+    ),
+    (
+        'sample before training',
+        lambda d: ['--sample', '--task=addition', f'--out_dir={d / "out"}'],
+        None,
+        'cannot sample: no run in .* has a ckpt',
+    ),
     # devices and dtypes
     ('device gpu', lambda d: flags(d, device='gpu'), None, "device='gpu' is not one of"),
-    ('a GPU that is not there', lambda d: flags(d, device='cuda:99'), None, 'use device=auto or cpu'),
+    (
+        'a GPU that is not there',
+        lambda d: flags(d, device='cuda:99'),
+        None,
+        'use device=auto or cpu',
+    ),
     ('unknown dtype', lambda d: flags(d, dtype='float8'), None, "dtype='float8' is not one of"),
     # config files
-    ('malformed config file', lambda d: [str(d / 'c.json')], lambda d: write(d / 'c.json', '{"task": '), 'cannot read'),
-    ('config file not an object', lambda d: [str(d / 'c.json')], lambda d: write(d / 'c.json', '[1, 2]'), 'JSON list'),
-    ('missing config file', lambda d: [str(d / 'nope.json')], None, 'neither --key=value nor an existing'),
-    ('a config file that says overwrite=True', lambda d: [str(d / 'c.json'), f'--out_dir={d / "out"}',
-                                                          f'--data_dir={d / "data"}'],
-     lambda d: write(d / 'c.json', json.dumps({**json.loads((d / 'out/done/config.json').read_text()), 'seed': 1,
-                                               'overwrite': True})), r'holds another run \(seed=0 there, 1 here\)'),
+    (
+        'malformed config file',
+        lambda d: [str(d / 'c.json')],
+        lambda d: write(d / 'c.json', '{"task": '),
+        'cannot read',
+    ),
+    (
+        'config file not an object',
+        lambda d: [str(d / 'c.json')],
+        lambda d: write(d / 'c.json', '[1, 2]'),
+        'JSON list',
+    ),
+    (
+        'missing config file',
+        lambda d: [str(d / 'nope.json')],
+        None,
+        'neither --key=value nor an existing',
+    ),
+    (
+        'a config file that says overwrite=True',
+        lambda d: [str(d / 'c.json'), f'--out_dir={d / "out"}', f'--data_dir={d / "data"}'],
+        lambda d: write(
+            d / 'c.json',
+            json.dumps(
+                {
+                    **json.loads((d / 'out/done/config.json').read_text()),
+                    'seed': 1,
+                    'overwrite': True,
+                }
+            ),
+        ),
+        r'holds another run \(seed=0 there, 1 here\)',
+    ),
     # damaged or doctored files under out/
-    ('truncated checkpoint', lambda d: done(d, '--resume'),
-     lambda d: write(d / 'out/done/ckpt.pt', (d / 'out/done/ckpt.pt').read_bytes()[:2000]), 'is damaged'),
-    ('checkpoint of random bytes', lambda d: done(d, '--sample'),
-     lambda d: write(d / 'out/done/ckpt.pt', os.urandom(5000)), 'ckpt.pt'),
+    (
+        'truncated checkpoint',
+        lambda d: done(d, '--resume'),
+        lambda d: write(d / 'out/done/ckpt.pt', (d / 'out/done/ckpt.pt').read_bytes()[:2000]),
+        'is damaged',
+    ),
+    (
+        'checkpoint of random bytes',
+        lambda d: done(d, '--sample'),
+        lambda d: write(d / 'out/done/ckpt.pt', os.urandom(5000)),
+        'ckpt.pt',
+    ),
     ('doctored checkpoint, resume', lambda d: done(d, '--resume'), doctor, 'could run code'),
     ('doctored checkpoint, sample', lambda d: done(d, '--sample'), doctor, 'could run code'),
-    ('one weight changed', lambda d: done(d, '--resume'), change_one_weight, 'differ from the checksum'),
-    ('checkpoint with an unknown model key', lambda d: done(d, '--resume'), recrafted(n_experts=8),
-     'its model_args do not describe its tensors'),
-    ('checkpoint asking for 29 GB', lambda d: done(d, '--sample'), recrafted(block_size=10**9),
-     'its model_args do not describe its tensors'),
-    ('checkpoint of 10^9 layers', lambda d: done(d, '--resume'), recrafted(n_layer=10**9),
-     'its model_args do not describe its tensors'),
-    ('checkpoint of another width', lambda d: done(d, '--resume'), recrafted(n_embd=64, n_head=2),
-     'its model_args do not describe its tensors'),
-    ('damaged config.json', lambda d: flags(d, run_name='done', seed=1),
-     lambda d: write(d / 'out/done/config.json', '{"task"'), 'overwrite=True'),
-    ('out_dir inside a file', lambda d: flags(d, out_dir=d / 'file' / 'out'), lambda d: write(d / 'file', 'x'),
-     'cannot write to'),
+    (
+        'one weight changed',
+        lambda d: done(d, '--resume'),
+        change_one_weight,
+        'differ from the checksum',
+    ),
+    (
+        'checkpoint with an unknown model key',
+        lambda d: done(d, '--resume'),
+        recrafted(n_experts=8),
+        'its model_args do not describe its tensors',
+    ),
+    (
+        'checkpoint asking for 29 GB',
+        lambda d: done(d, '--sample'),
+        recrafted(block_size=10**9),
+        'its model_args do not describe its tensors',
+    ),
+    (
+        'checkpoint of 10^9 layers',
+        lambda d: done(d, '--resume'),
+        recrafted(n_layer=10**9),
+        'its model_args do not describe its tensors',
+    ),
+    (
+        'checkpoint of another width',
+        lambda d: done(d, '--resume'),
+        recrafted(n_embd=64, n_head=2),
+        'its model_args do not describe its tensors',
+    ),
+    (
+        'damaged config.json',
+        lambda d: flags(d, run_name='done', seed=1),
+        lambda d: write(d / 'out/done/config.json', '{"task"'),
+        'overwrite=True',
+    ),
+    (
+        'out_dir inside a file',
+        lambda d: flags(d, out_dir=d / 'file' / 'out'),
+        lambda d: write(d / 'file', 'x'),
+        'cannot write to',
+    ),
     # damaged files under data/
-    ('malformed meta.json', lambda d: flags(d), lambda d: write(d / 'data/meta.json', '{oops'), 'cannot read'),
-    ('meta.json not an object', lambda d: flags(d), lambda d: write(d / 'data/meta.json', '"x"'), 'JSON str'),
-    ('meta.json nested 10^5 deep', lambda d: flags(d), lambda d: write(d / 'data/meta.json', '[' * 100_000),
-     r'cannot read .*meta.json \(RecursionError\)'),
-    ('meta.json with a vocab_size of text', lambda d: flags(d), meta_with(vocab_size='many'),
-     "says vocab_size 'many', not a whole number from 1 to 65,536"),
-    ('meta.json with a negative size', lambda d: flags(d), meta_with(n_train=-5), 'says n_train -5, not a whole'),
-    ('meta.json with a size of 10^18', lambda d: flags(d), meta_with(block_size=10**18), 'says block_size 10'),
-    ('meta.json of another task', lambda d: ['--task=dyck', f'--data_dir={d / "dyck"}'],
-     lambda d: shutil.copytree(d / 'data', d / 'dyck'), 'not the meta.json of dyck data .it says task .addition.'),
-    ('damaged train.npz', lambda d: flags(d), lambda d: write(d / 'data/train.npz', b'PK\x03\x04garbage'),
-     'damaged .npz'),
-    ('train.npz of another setting under the same meta.json', lambda d: flags(d),
-     npz(lambda x, y: (x[:500], y[:500])),
-     r'train.npz holds x \(500, 9\) and y \(500, 9\), not the 600 examples of length 9 meta.json describes'),
-    ('x and y of different rows', lambda d: flags(d), npz(lambda x, y: (x, y[:599])), r'holds x \(600, 9\) and y'),
-    ('a token id beyond the vocabulary', lambda d: flags(d), npz(lambda x, y: (x + (np.arange(x.size) == 7).reshape(
-        x.shape) * 1000, y)), 'holds token ids outside the vocabulary of'),
-    ('a compressed train.npz', lambda d: flags(d), npz(lambda x, y: (x, y), compressed=True), 'damaged .npz'),
-    ('truncated train.bin', lambda d: ['--task=text', '--encoding=bytes', f'--data_dir={d / "text"}',
-                                       f'--out_dir={d / "out"}'], text_corpus, r'train.bin holds 100 bytes, not the [\d,]+ tokens of 2 bytes meta.json says'),
-    ('a token id beyond the vocabulary in train.bin', TEXT, text_token('train', 300),
-     r'train.bin holds token ids outside the vocabulary of 257'),
-    ('a token id beyond the vocabulary in val.bin', TEXT, text_token('val', 65535),
-     r'val.bin holds token ids outside the vocabulary of 257'),
-    ('a train.bin of an odd number of bytes', TEXT, bin_file('train', b'abc'),
-     r'train.bin holds 3 bytes, not the [\d,]+ tokens of 2 bytes meta.json says'),
+    (
+        'malformed meta.json',
+        lambda d: flags(d),
+        lambda d: write(d / 'data/meta.json', '{oops'),
+        'cannot read',
+    ),
+    (
+        'meta.json not an object',
+        lambda d: flags(d),
+        lambda d: write(d / 'data/meta.json', '"x"'),
+        'JSON str',
+    ),
+    (
+        'meta.json nested 10^5 deep',
+        lambda d: flags(d),
+        lambda d: write(d / 'data/meta.json', '[' * 100_000),
+        r'cannot read .*meta.json \(RecursionError\)',
+    ),
+    (
+        'meta.json with a vocab_size of text',
+        lambda d: flags(d),
+        meta_with(vocab_size='many'),
+        "says vocab_size 'many', not a whole number from 1 to 65,536",
+    ),
+    (
+        'meta.json with a negative size',
+        lambda d: flags(d),
+        meta_with(n_train=-5),
+        'says n_train -5, not a whole',
+    ),
+    (
+        'meta.json with a size of 10^18',
+        lambda d: flags(d),
+        meta_with(block_size=10**18),
+        'says block_size 10',
+    ),
+    (
+        'meta.json of another task',
+        lambda d: ['--task=dyck', f'--data_dir={d / "dyck"}'],
+        lambda d: shutil.copytree(d / 'data', d / 'dyck'),
+        'not the meta.json of dyck data .it says task .addition.',
+    ),
+    (
+        'damaged train.npz',
+        lambda d: flags(d),
+        lambda d: write(d / 'data/train.npz', b'PK\x03\x04garbage'),
+        'damaged .npz',
+    ),
+    (
+        'train.npz of another setting under the same meta.json',
+        lambda d: flags(d),
+        npz(lambda x, y: (x[:500], y[:500])),
+        r'train.npz holds x \(500, 9\) and y \(500, 9\), not the 600 examples of length 9 meta.json describes',
+    ),
+    (
+        'x and y of different rows',
+        lambda d: flags(d),
+        npz(lambda x, y: (x, y[:599])),
+        r'holds x \(600, 9\) and y',
+    ),
+    (
+        'a token id beyond the vocabulary',
+        lambda d: flags(d),
+        npz(lambda x, y: (x + (np.arange(x.size) == 7).reshape(x.shape) * 1000, y)),
+        'holds token ids outside the vocabulary of',
+    ),
+    (
+        'a compressed train.npz',
+        lambda d: flags(d),
+        npz(lambda x, y: (x, y), compressed=True),
+        'damaged .npz',
+    ),
+    (
+        'truncated train.bin',
+        lambda d: [
+            '--task=text',
+            '--encoding=bytes',
+            f'--data_dir={d / "text"}',
+            f'--out_dir={d / "out"}',
+        ],
+        text_corpus,
+        r'train.bin holds 100 bytes, not the [\d,]+ tokens of 2 bytes meta.json says',
+    ),
+    (
+        'a token id beyond the vocabulary in train.bin',
+        TEXT,
+        text_token('train', 300),
+        r'train.bin holds token ids outside the vocabulary of 257',
+    ),
+    (
+        'a token id beyond the vocabulary in val.bin',
+        TEXT,
+        text_token('val', 65535),
+        r'val.bin holds token ids outside the vocabulary of 257',
+    ),
+    (
+        'a train.bin of an odd number of bytes',
+        TEXT,
+        bin_file('train', b'abc'),
+        r'train.bin holds 3 bytes, not the [\d,]+ tokens of 2 bytes meta.json says',
+    ),
     ('an empty val.bin', TEXT, bin_file('val', b''), r'val.bin holds 0 bytes, not the'),
-    ('a val.bin that is a folder', TEXT, lambda d: (bin_file('val', b'')(d), (d / 'text/val.bin').unlink(),
-                                                    (d / 'text/val.bin').mkdir()), 'is missing or not a regular file'),
+    (
+        'a val.bin that is a folder',
+        TEXT,
+        lambda d: (
+            bin_file('val', b'')(d),
+            (d / 'text/val.bin').unlink(),
+            (d / 'text/val.bin').mkdir(),
+        ),
+        'is missing or not a regular file',
+    ),
     ('a train.npz of floats', lambda d: flags(d), npz(lambda x, y: (x + 0.7, y)), 'damaged .npz'),
-    ('a train.npz that scores nothing', lambda d: flags(d), npz(lambda x, y: (x, y * 0 - 1)),
-     r'train.npz scores no target \(every y is -1\)'),
-    ('meta.json with an itos too short', lambda d: flags(d), meta_with(itos=['0', '1']), 'its itos, sep or classes'),
-    ('meta.json whose eval_split has no files', lambda d: flags(d), meta_with(eval_split='test'),
-     r"its splits \['train', 'val'\] lack train or its eval_split"),
-    ('missing split', lambda d: flags(d, eval_split='test'), None, "no 'test' split .it has train, val."),
-    ('corpus not prepared', lambda d: ['--task=wikitext', f'--data_dir={d / "none"}'], None,
-     'python data/wikitext/prepare.py'),
+    (
+        'a train.npz that scores nothing',
+        lambda d: flags(d),
+        npz(lambda x, y: (x, y * 0 - 1)),
+        r'train.npz scores no target \(every y is -1\)',
+    ),
+    (
+        'meta.json with an itos too short',
+        lambda d: flags(d),
+        meta_with(itos=['0', '1']),
+        'its itos, sep or classes',
+    ),
+    (
+        'meta.json whose eval_split has no files',
+        lambda d: flags(d),
+        meta_with(eval_split='test'),
+        r"its splits \['train', 'val'\] lack train or its eval_split",
+    ),
+    (
+        'missing split',
+        lambda d: flags(d, eval_split='test'),
+        None,
+        "no 'test' split .it has train, val.",
+    ),
+    (
+        'corpus not prepared',
+        lambda d: ['--task=wikitext', f'--data_dir={d / "none"}'],
+        None,
+        'python data/wikitext/prepare.py',
+    ),
     # run folders
-    ('run_name up and out', lambda d: flags(d, run_name='../escape'), None, 'plain folder name inside out_dir'),
-    ('run_name with a NUL', lambda d: flags(d, run_name='a\0b'), None, 'plain folder name inside out_dir'),
+    (
+        'run_name up and out',
+        lambda d: flags(d, run_name='../escape'),
+        None,
+        'plain folder name inside out_dir',
+    ),
+    (
+        'run_name with a NUL',
+        lambda d: flags(d, run_name='a\0b'),
+        None,
+        'plain folder name inside out_dir',
+    ),
     ('run_name of 300 bytes', lambda d: flags(d, run_name='a' * 300), None, 'at most 200 bytes'),
-    ('an empty out_dir', lambda d: [*flags(d)[:-2], '--out_dir=', f'--data_dir={d / "data"}'], None,
-     "out_dir='' names no folder"),
-    ('a fresh run where another left only its log', lambda d: flags(d, run_name='done', seed=1),
-     lambda d: [(d / 'out/done' / f).unlink() for f in ('ckpt.pt', 'config.json')], 'overwrite=True'),
-    ('absolute run_name', lambda d: flags(d, run_name='/tmp/x'), None, 'plain folder name inside out_dir'),
-    ('a run folder that is a symbolic link', lambda d: flags(d, run_name='done', max_iters=9), symlinked(''),
-     r'out/done is a symbolic link: remove it, or set out_dir'),
-    ("a run's log that is a symbolic link", lambda d: done(d, '--resume', '--max_iters=9'), symlinked('log.jsonl'),
-     r'log.jsonl is a symbolic link or not a regular file, and a run reads and writes its own files only'),
-    ('a task setting that climbs out of data/', lambda d: ['--task=dyck', '--format=../../escape',
-                                                           f'--out_dir={d / "out"}'], None,
-     r"format='../../escape' cannot be part of the data folder's name"),
-    ('another run in the folder', lambda d: flags(d, run_name='done', seed=1), None,
-     r'holds another run \(seed=0 there, 1 here\): --resume it, use another run_name, or set overwrite=True'),
+    (
+        'an empty out_dir',
+        lambda d: [*flags(d)[:-2], '--out_dir=', f'--data_dir={d / "data"}'],
+        None,
+        "out_dir='' names no folder",
+    ),
+    (
+        'a fresh run where another left only its log',
+        lambda d: flags(d, run_name='done', seed=1),
+        lambda d: [(d / 'out/done' / f).unlink() for f in ('ckpt.pt', 'config.json')],
+        'overwrite=True',
+    ),
+    (
+        'absolute run_name',
+        lambda d: flags(d, run_name='/tmp/x'),
+        None,
+        'plain folder name inside out_dir',
+    ),
+    (
+        'a run folder that is a symbolic link',
+        lambda d: flags(d, run_name='done', max_iters=9),
+        symlinked(''),
+        r'out/done is a symbolic link: remove it, or set out_dir',
+    ),
+    (
+        "a run's log that is a symbolic link",
+        lambda d: done(d, '--resume', '--max_iters=9'),
+        symlinked('log.jsonl'),
+        r'log.jsonl is a symbolic link or not a regular file, and a run reads and writes its own files only',
+    ),
+    (
+        'a task setting that climbs out of data/',
+        lambda d: ['--task=dyck', '--format=../../escape', f'--out_dir={d / "out"}'],
+        None,
+        r"format='../../escape' cannot be part of the data folder's name",
+    ),
+    (
+        'another run in the folder',
+        lambda d: flags(d, run_name='done', seed=1),
+        None,
+        r'holds another run \(seed=0 there, 1 here\): --resume it, use another run_name, or set overwrite=True',
+    ),
     # resume
-    ('resume as another variant', lambda d: done(d, '--resume', '--variant=mixit'), None,
-     "--resume cannot change variant .'standard' in the run, 'mixit' given."),
-    ('resume deeper', lambda d: done(d, '--resume', '--n_layer=3'), None, '--resume cannot change n_layer'),
-    ('resume with another batch', lambda d: done(d, '--resume', '--batch_size=8'), None, 'cannot change batch_size'),
-    ('resume on other task data', lambda d: done(d, '--resume', '--digits=3'), None, 'cannot change digits'),
-    ('resume what never ran', lambda d: flags(d, resume=True, run_name='never'), None, 'cannot resume: no run'),
-    ('resume where the checkpoint says the data is', lambda d: [f'--out_dir={d / "out"}', '--run_name=done',
-                                                                 '--resume'], None,
-     "this run read its data from data_dir=.*: give that data_dir again .a checkpoint does not choose"),
-    ('resume back to an earlier step', lambda d: done(d, '--resume', '--max_iters=2'), None,
-     r"max_iters=2 is below the run's step \d+: a run does not go back"),
-    ('a crafted checkpoint with a negative step', lambda d: done(d, '--resume', '--max_iters=9'),
-     crafted(lambda c: c.update(step=-5)), 'its step is missing or not a whole number from 0'),
-    ('a crafted checkpoint with a step of True', lambda d: done(d, '--resume', '--max_iters=9'),
-     crafted(lambda c: c.update(step=True)), 'its step is missing or not a whole number from 0'),
-    ('a crafted checkpoint without meta', lambda d: done(d, '--sample'), crafted(lambda c: c.pop('meta')),
-     'its meta is missing or not a dict'),
-    ("a crafted checkpoint whose meta's tokens cannot be decoded", lambda d: done(d, '--sample', '--prompt=12'),
-     crafted(lambda c: c['meta'].update(sep=5)), r"meta is damaged \(its itos, sep or classes"),
-    ('a crafted checkpoint with an empty optimizer state', lambda d: done(d, '--resume', '--max_iters=9'),
-     crafted(lambda c: c.update(optimizer={})), r"ckpt.pt is damaged: its state does not load into the model"),
-    ("a crafted checkpoint whose betas are not the config's", lambda d: done(d, '--resume', '--max_iters=9'),
-     crafted(lambda c: c['optimizer']['param_groups'][0].update(betas=(5.0, 0.5))),
-     "optimizer settings other than the config's"),
-    ('a crafted checkpoint with a moment of another shape', lambda d: done(d, '--resume', '--max_iters=9'),
-     crafted(lambda c: optimizer_state(c).update(exp_avg=torch.zeros(3, 3))), 'a tensor of another shape'),
-    ('a crafted checkpoint whose config train.py refuses', lambda d: done(d, '--resume', '--max_iters=9'),
-     crafted(lambda c: c['config'].pop('task')), r"holds a config train.py refuses \(unknown key 'digits'"),
-    ('a checkpoint that is a FIFO', lambda d: done(d, '--resume'),
-     lambda d: ((d / 'out/done/ckpt.pt').unlink(), os.mkfifo(d / 'out/done/ckpt.pt')), 'is not a regular file'),
+    (
+        'resume as another variant',
+        lambda d: done(d, '--resume', '--variant=mixit'),
+        None,
+        "--resume cannot change variant .'standard' in the run, 'mixit' given.",
+    ),
+    (
+        'resume deeper',
+        lambda d: done(d, '--resume', '--n_layer=3'),
+        None,
+        '--resume cannot change n_layer',
+    ),
+    (
+        'resume with another batch',
+        lambda d: done(d, '--resume', '--batch_size=8'),
+        None,
+        'cannot change batch_size',
+    ),
+    (
+        'resume on other task data',
+        lambda d: done(d, '--resume', '--digits=3'),
+        None,
+        'cannot change digits',
+    ),
+    (
+        'resume what never ran',
+        lambda d: flags(d, resume=True, run_name='never'),
+        None,
+        'cannot resume: no run',
+    ),
+    (
+        'resume where the checkpoint says the data is',
+        lambda d: [f'--out_dir={d / "out"}', '--run_name=done', '--resume'],
+        None,
+        'this run read its data from data_dir=.*: give that data_dir again .a checkpoint does not choose',
+    ),
+    (
+        'resume back to an earlier step',
+        lambda d: done(d, '--resume', '--max_iters=2'),
+        None,
+        r"max_iters=2 is below the run's step \d+: a run does not go back",
+    ),
+    (
+        'a crafted checkpoint with a negative step',
+        lambda d: done(d, '--resume', '--max_iters=9'),
+        crafted(lambda c: c.update(step=-5)),
+        'its step is missing or not a whole number from 0',
+    ),
+    (
+        'a crafted checkpoint with a step of True',
+        lambda d: done(d, '--resume', '--max_iters=9'),
+        crafted(lambda c: c.update(step=True)),
+        'its step is missing or not a whole number from 0',
+    ),
+    (
+        'a crafted checkpoint without meta',
+        lambda d: done(d, '--sample'),
+        crafted(lambda c: c.pop('meta')),
+        'its meta is missing or not a dict',
+    ),
+    (
+        "a crafted checkpoint whose meta's tokens cannot be decoded",
+        lambda d: done(d, '--sample', '--prompt=12'),
+        crafted(lambda c: c['meta'].update(sep=5)),
+        r'meta is damaged \(its itos, sep or classes',
+    ),
+    (
+        'a crafted checkpoint with an empty optimizer state',
+        lambda d: done(d, '--resume', '--max_iters=9'),
+        crafted(lambda c: c.update(optimizer={})),
+        r'ckpt.pt is damaged: its state does not load into the model',
+    ),
+    (
+        "a crafted checkpoint whose betas are not the config's",
+        lambda d: done(d, '--resume', '--max_iters=9'),
+        crafted(lambda c: c['optimizer']['param_groups'][0].update(betas=(5.0, 0.5))),
+        "optimizer settings other than the config's",
+    ),
+    (
+        'a crafted checkpoint with a moment of another shape',
+        lambda d: done(d, '--resume', '--max_iters=9'),
+        crafted(lambda c: optimizer_state(c).update(exp_avg=torch.zeros(3, 3))),
+        'a tensor of another shape',
+    ),
+    (
+        'a crafted checkpoint whose config train.py refuses',
+        lambda d: done(d, '--resume', '--max_iters=9'),
+        crafted(lambda c: c['config'].pop('task')),
+        r"holds a config train.py refuses \(unknown key 'digits'",
+    ),
+    (
+        'a checkpoint that is a FIFO',
+        lambda d: done(d, '--resume'),
+        lambda d: ((d / 'out/done/ckpt.pt').unlink(), os.mkfifo(d / 'out/done/ckpt.pt')),
+        'is not a regular file',
+    ),
     # a model that reads the future
-    ('bidirectional on a next-token task', lambda d: flags(d, causal=False), None,
-     'causal=False lets a position read what follows it, its targets in addition'),
+    (
+        'bidirectional on a next-token task',
+        lambda d: flags(d, causal=False),
+        None,
+        'causal=False lets a position read what follows it, its targets in addition',
+    ),
 ]
 
 
@@ -376,7 +867,9 @@ def test_bad_input_is_one_line_with_exit_code_2(base, tmp_path, capsys, argv, se
     assert exit_.value.code == 2
     assert err.startswith('error: ') and err.count('\n') == 1 and 'Traceback' not in out + err, err
     assert re.search(message, err), err
-    assert {p: p.read_bytes() for p in (d / 'out').rglob('*') if p.is_file()} == before, 'nothing written'
+    assert {p: p.read_bytes() for p in (d / 'out').rglob('*') if p.is_file()} == before, (
+        'nothing written'
+    )
     assert not (d / 'pwned').exists()
 
 
@@ -391,9 +884,17 @@ def test_the_process_exits_2_with_one_line(base, tmp_path):
     """The same through a real process: the exit code and stderr that a shell sees."""
     shutil.copytree(base, tmp_path / 'case')
     doctor(tmp_path / 'case')
-    for argv in (['--n_layer=0'], done(tmp_path / 'case', '--resume'), done(tmp_path / 'case', '--sample')):
-        r = subprocess.run([sys.executable, 'train.py', *map(str, argv)], cwd=ROOT, capture_output=True, text=True)
-        assert r.returncode == 2 and r.stderr.startswith('error: ') and r.stderr.count('\n') == 1, r.stderr
+    for argv in (
+        ['--n_layer=0'],
+        done(tmp_path / 'case', '--resume'),
+        done(tmp_path / 'case', '--sample'),
+    ):
+        r = subprocess.run(
+            [sys.executable, 'train.py', *map(str, argv)], cwd=ROOT, capture_output=True, text=True
+        )
+        assert r.returncode == 2 and r.stderr.startswith('error: ') and r.stderr.count('\n') == 1, (
+            r.stderr
+        )
     assert not (tmp_path / 'case' / 'pwned').exists()
 
 
@@ -401,26 +902,45 @@ def test_checkpoints_hold_only_tensors_and_plain_values(base):
     ckpt = load_checkpoint(base / 'out' / 'done' / 'ckpt.pt')
     with zipfile.ZipFile(base / 'out' / 'done' / 'ckpt.pt') as z:
         pickle = next(z.read(n) for n in z.namelist() if n.endswith('data.pkl'))
-    names = {arg for op, arg, _ in pickletools.genops(pickle) if op.name == 'GLOBAL'}  # what unpickling imports
-    assert names and all(n.split()[0] in ('collections', 'torch._utils', 'torch') for n in names), names
+    names = {
+        arg for op, arg, _ in pickletools.genops(pickle) if op.name == 'GLOBAL'
+    }  # what unpickling imports
+    assert names and all(n.split()[0] in ('collections', 'torch._utils', 'torch') for n in names), (
+        names
+    )
     assert ckpt['step'] == 6 and ckpt['model_args']['n_layer'] == 1
 
 
 def test_temperature_zero_is_greedy_and_a_number_is_a_prompt(base, capsys):
-    train_module.main(done(base, '--sample', '--temperature=0', '--prompt=12', '--num_samples=2',
-                           '--max_new_tokens=3'))
+    train_module.main(
+        done(
+            base,
+            '--sample',
+            '--temperature=0',
+            '--prompt=12',
+            '--num_samples=2',
+            '--max_new_tokens=3',
+        )
+    )
     a, b = capsys.readouterr().out.strip().split('\n---------------\n')
     assert a == b and a.startswith('12')  # greedy: both samples the same; --prompt=12 the text '12'
 
 
 def test_two_fresh_runs_that_differ_only_in_seed_keep_both(tmp_path):
-    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'max_iters': 3}
+    keys = {
+        **TINY,
+        'out_dir': str(tmp_path / 'out'),
+        'data_dir': str(tmp_path / 'data'),
+        'max_iters': 3,
+    }
     a, b = train({**keys, 'seed': 0}), train({**keys, 'seed': 1})
     assert a['run_dir'] != b['run_dir'] and Path(b['run_dir']).name.startswith('addition-standard,')
     assert 'seed=1' in Path(b['run_dir']).name
     seeds = [load_checkpoint(Path(m['run_dir']) / 'ckpt.pt')['config']['seed'] for m in (a, b)]
     assert seeds == [0, 1]
-    again = train({**keys, 'seed': 1})  # the same config again: its own folder, replaced by the same run
+    again = train(
+        {**keys, 'seed': 1}
+    )  # the same config again: its own folder, replaced by the same run
     assert again['run_dir'] == b['run_dir'] and again['val_loss'] == b['val_loss']
 
 
@@ -428,30 +948,61 @@ def test_resume_finds_an_extended_run_and_refuses_changes_before_writing(tmp_pat
     keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data')}
     first = train(keys)
     folder = Path(first['run_dir'])
-    extended = train({**keys, 'resume': True, 'max_iters': 9})  # another max_iters: found by its fixed keys
+    extended = train(
+        {**keys, 'resume': True, 'max_iters': 9}
+    )  # another max_iters: found by its fixed keys
     assert extended['run_dir'] == str(folder) and extended['step'] == 9
     assert json.loads((folder / 'config.json').read_text())['max_iters'] == 9
     before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
-    for named in ({'run_name': folder.name}, {}):  # found by its name, or as the run that differs in that key only
-        with pytest.raises(train_module.ConfigError, match="cannot change variant .'standard' in the run"):
+    for named in (
+        {'run_name': folder.name},
+        {},
+    ):  # found by its name, or as the run that differs in that key only
+        with pytest.raises(
+            train_module.ConfigError, match="cannot change variant .'standard' in the run"
+        ):
             train({**keys, 'resume': True, 'max_iters': 12, 'variant': 'mixit', **named})
-    with pytest.raises(train_module.ConfigError, match='cannot resume: no run'):  # n_layer, not given, differs
-        train({**{k: v for k, v in keys.items() if k != 'n_layer'}, 'resume': True, 'variant': 'mixit'})
+    with pytest.raises(
+        train_module.ConfigError, match='cannot resume: no run'
+    ):  # n_layer, not given, differs
+        train(
+            {
+                **{k: v for k, v in keys.items() if k != 'n_layer'},
+                'resume': True,
+                'variant': 'mixit',
+            }
+        )
     assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before
-    assert train({**keys, 'resume': True, 'max_iters': 12})['step'] == 12  # the refused key did not stick
+    assert (
+        train({**keys, 'resume': True, 'max_iters': 12})['step'] == 12
+    )  # the refused key did not stick
 
 
 def test_resume_refuses_data_that_changed_under_the_run(tmp_path):
-    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
+    keys = {
+        **TINY,
+        'out_dir': str(tmp_path / 'out'),
+        'data_dir': str(tmp_path / 'data'),
+        'run_name': 'r',
+    }
     train(keys)
     meta = json.loads((tmp_path / 'data' / 'meta.json').read_text())
-    (tmp_path / 'data' / 'meta.json').write_text(json.dumps({**meta, 'itos': meta['itos'][::-1]}))  # other tokens
-    with pytest.raises(train_module.ConfigError, match=r"not what this run trained on \(itos: \['0', "):
+    (tmp_path / 'data' / 'meta.json').write_text(
+        json.dumps({**meta, 'itos': meta['itos'][::-1]})
+    )  # other tokens
+    with pytest.raises(
+        train_module.ConfigError, match=r"not what this run trained on \(itos: \['0', "
+    ):
         train({**keys, 'resume': True, 'max_iters': 9})
 
 
 def test_overwrite_replaces_another_run_only_when_asked(tmp_path):
-    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
+    keys = {
+        **TINY,
+        'out_dir': str(tmp_path / 'out'),
+        'data_dir': str(tmp_path / 'data'),
+        'run_name': 'r',
+    }
     train(keys)
     with pytest.raises(train_module.ConfigError, match='holds another run'):
         train({**keys, 'seed': 1})
@@ -460,18 +1011,38 @@ def test_overwrite_replaces_another_run_only_when_asked(tmp_path):
 
 
 def test_a_second_process_on_a_run_folder_is_refused_and_the_first_stays_intact(tmp_path):
-    args = [f'--{k}={v}' for k, v in {**TINY, 'out_dir': tmp_path / 'out', 'data_dir': tmp_path / 'data',
-                                       'run_name': 'r', 'max_iters': 100_000, 'eval_interval': 5}.items()]
-    first = subprocess.Popen([sys.executable, 'train.py', *args], cwd=ROOT, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+    args = [
+        f'--{k}={v}'
+        for k, v in {
+            **TINY,
+            'out_dir': tmp_path / 'out',
+            'data_dir': tmp_path / 'data',
+            'run_name': 'r',
+            'max_iters': 100_000,
+            'eval_interval': 5,
+        }.items()
+    ]
+    first = subprocess.Popen(
+        [sys.executable, 'train.py', *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     log = tmp_path / 'out' / 'r' / 'log.jsonl'
     try:
         deadline = time.time() + 120
         while not (log.exists() and log.read_text().count('\n') >= 2) and time.time() < deadline:
             time.sleep(0.2)
-        second = subprocess.run([sys.executable, 'train.py', *args, '--seed=1'], cwd=ROOT, capture_output=True,
-                                text=True)
-        assert second.returncode == 2 and 'another process is running in' in second.stderr, second.stderr
+        second = subprocess.run(
+            [sys.executable, 'train.py', *args, '--seed=1'],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        assert second.returncode == 2 and 'another process is running in' in second.stderr, (
+            second.stderr
+        )
     finally:
         first.send_signal(signal.SIGTERM)
         try:
@@ -485,8 +1056,15 @@ def test_a_second_process_on_a_run_folder_is_refused_and_the_first_stays_intact(
     # evaluation ahead, which resume cuts back
     assert ckpt['config']['seed'] == 0 and ckpt['step'] in steps[-2:]
     assert not list((tmp_path / 'out' / 'r').glob('*.tmp*'))
-    resumed = train({'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r',
-                     'resume': True, 'max_iters': ckpt['step'] + 5})  # the lock went with the killed process
+    resumed = train(
+        {
+            'out_dir': str(tmp_path / 'out'),
+            'data_dir': str(tmp_path / 'data'),
+            'run_name': 'r',
+            'resume': True,
+            'max_iters': ckpt['step'] + 5,
+        }
+    )  # the lock went with the killed process
     assert resumed['step'] == ckpt['step'] + 5
     steps = [json.loads(line)['step'] for line in log.read_text().splitlines()]
     assert steps == list(range(5, ckpt['step'] + 6, 5))
@@ -501,14 +1079,29 @@ def test_wandb_logs_each_evaluation_when_asked(tmp_path, monkeypatch):
 
         def finish(self):
             calls.append(('finish',))
+
     fake = types.ModuleType('wandb')
-    fake.init = lambda **kw: calls.append(('init', kw['project'], kw['name'], kw['config']['seed'])) or Run()
+    fake.init = lambda **kw: (
+        calls.append(('init', kw['project'], kw['name'], kw['config']['seed'])) or Run()
+    )
     monkeypatch.setitem(sys.modules, 'wandb', fake)
-    m = train({**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'wandb_log': True,
-               'run_name': 'w'})
-    log = [json.loads(line) for line in (tmp_path / 'out' / 'w' / 'log.jsonl').read_text().splitlines()]
-    assert calls == [('init', 'frozen-transformers', 'w', 0), *[('log', e['step'], e['val_loss']) for e in log],
-                     ('finish',)]
+    m = train(
+        {
+            **TINY,
+            'out_dir': str(tmp_path / 'out'),
+            'data_dir': str(tmp_path / 'data'),
+            'wandb_log': True,
+            'run_name': 'w',
+        }
+    )
+    log = [
+        json.loads(line) for line in (tmp_path / 'out' / 'w' / 'log.jsonl').read_text().splitlines()
+    ]
+    assert calls == [
+        ('init', 'frozen-transformers', 'w', 0),
+        *[('log', e['step'], e['val_loss']) for e in log],
+        ('finish',),
+    ]
     assert log[-1]['val_loss'] == m['val_loss']
 
 
@@ -522,22 +1115,39 @@ def dead_pid():
 def test_temporaries_of_dead_processes_are_removed_by_the_next_run_and_prepare(tmp_path):
     """A kill -9 leaves <name>.tmp<pid>; the next run of the folder (or prepare of the data) removes those of processes
     that no longer run, of the names it writes there, and keeps a running process's and a user's own files."""
-    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
+    keys = {
+        **TINY,
+        'out_dir': str(tmp_path / 'out'),
+        'data_dir': str(tmp_path / 'data'),
+        'run_name': 'r',
+    }
     train(keys)
     run, data = tmp_path / 'out' / 'r', tmp_path / 'data'
-    dead, alive = dead_pid(), subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])
+    dead, alive = (
+        dead_pid(),
+        subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']),
+    )
     try:
         for folder, name in ((run, 'ckpt.pt'), (data, 'new')):
-            (folder / f'{name}.tmp{dead}').mkdir()  # a folder (a prepare's) or a file (a checkpoint's) alike
+            (
+                folder / f'{name}.tmp{dead}'
+            ).mkdir()  # a folder (a prepare's) or a file (a checkpoint's) alike
             (folder / f'{name}.tmp{dead}' / 'half').write_bytes(b'half')
             (folder / f'{name}.tmp{alive.pid}').write_bytes(b'a running process is writing it')
             (folder / f'notes.tmp{dead}').write_bytes(b"a user's own file")
         (run / f'log.jsonl.tmp{dead}').write_bytes(b'half')
         train({**keys, 'resume': True, 'max_iters': 9})
-        assert sorted(p.name for p in run.glob('*.tmp*')) == [f'ckpt.pt.tmp{alive.pid}', f'notes.tmp{dead}']
+        assert sorted(p.name for p in run.glob('*.tmp*')) == [
+            f'ckpt.pt.tmp{alive.pid}',
+            f'notes.tmp{dead}',
+        ]
         from data.synthetic import prepare
+
         prepare('addition', json.loads((data / 'meta.json').read_text())['args'], out_dir=data)
-        assert sorted(p.name for p in data.glob('*.tmp*')) == [f'new.tmp{alive.pid}', f'notes.tmp{dead}']
+        assert sorted(p.name for p in data.glob('*.tmp*')) == [
+            f'new.tmp{alive.pid}',
+            f'notes.tmp{dead}',
+        ]
     finally:
         alive.kill()
 
@@ -545,7 +1155,12 @@ def test_temporaries_of_dead_processes_are_removed_by_the_next_run_and_prepare(t
 def test_a_resume_refuses_a_checkpoint_replaced_after_it_read_it(tmp_path, monkeypatch):
     """Two resumes of one run: the second read ckpt.pt before the first, which held the lock, replaced it; once it
     holds the lock it sees that, and stops before it writes anything."""
-    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
+    keys = {
+        **TINY,
+        'out_dir': str(tmp_path / 'out'),
+        'data_dir': str(tmp_path / 'data'),
+        'run_name': 'r',
+    }
     train(keys)
     folder = tmp_path / 'out' / 'r'
 
@@ -554,9 +1169,13 @@ def test_a_resume_refuses_a_checkpoint_replaced_after_it_read_it(tmp_path, monke
         shutil.copy(path, folder / 'other')
         os.replace(folder / 'other', path)  # the first resume's next checkpoint: a new file
         return ckpt
+
     monkeypatch.setattr(train_module, 'load_checkpoint', read_then_replaced)
     before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
-    with pytest.raises(train_module.ConfigError, match='another process wrote .* after this one read its checkpoint'):
+    with pytest.raises(
+        train_module.ConfigError,
+        match='another process wrote .* after this one read its checkpoint',
+    ):
         train({**keys, 'resume': True, 'max_iters': 9})
     assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before
 
@@ -564,7 +1183,12 @@ def test_a_resume_refuses_a_checkpoint_replaced_after_it_read_it(tmp_path, monke
 def test_a_run_stops_when_its_folder_is_made_again(tmp_path, monkeypatch):
     """The lock guards the folder it was taken in: a folder removed and made again (where another process could take
     a new lock) stops the run at its next evaluation instead of two runs writing one folder."""
-    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
+    keys = {
+        **TINY,
+        'out_dir': str(tmp_path / 'out'),
+        'data_dir': str(tmp_path / 'data'),
+        'run_name': 'r',
+    }
     record = checkpoint.Run.record
 
     def remade(self, *args):
@@ -572,8 +1196,11 @@ def test_a_run_stops_when_its_folder_is_made_again(tmp_path, monkeypatch):
         self.folder.mkdir()
         (self.folder / '.lock').touch()
         return record(self, *args)
+
     monkeypatch.setattr(checkpoint.Run, 'record', remade)
-    with pytest.raises(train_module.ConfigError, match='removed or made again while this run wrote it'):
+    with pytest.raises(
+        train_module.ConfigError, match='removed or made again while this run wrote it'
+    ):
         train(keys)
     assert [p.name for p in (tmp_path / 'out' / 'r').iterdir()] == ['.lock']
 
@@ -582,14 +1209,30 @@ def two_processes(argv_of_rank, timeout=120):
     """Two processes of one run as torchrun starts them (its environment variables, gloo on the CPU), each with its own
     command line; -> [(exit status, stderr)] by rank."""
     import socket
+
     with socket.socket() as s:
         s.bind(('127.0.0.1', 0))
         port = s.getsockname()[1]
-    procs = [subprocess.Popen([sys.executable, 'train.py', *map(str, argv_of_rank(rank))], cwd=ROOT, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              env={**os.environ, 'RANK': str(rank), 'LOCAL_RANK': str(rank), 'WORLD_SIZE': '2',
-                                   'LOCAL_WORLD_SIZE': '2', 'MASTER_ADDR': '127.0.0.1', 'MASTER_PORT': str(port),
-                                   'OMP_NUM_THREADS': '1'}) for rank in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, 'train.py', *map(str, argv_of_rank(rank))],
+            cwd=ROOT,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={
+                **os.environ,
+                'RANK': str(rank),
+                'LOCAL_RANK': str(rank),
+                'WORLD_SIZE': '2',
+                'LOCAL_WORLD_SIZE': '2',
+                'MASTER_ADDR': '127.0.0.1',
+                'MASTER_PORT': str(port),
+                'OMP_NUM_THREADS': '1',
+            },
+        )
+        for rank in range(2)
+    ]
     try:
         return [(p.wait(timeout=timeout), p.communicate()[1]) for p in procs]
     finally:
@@ -598,18 +1241,39 @@ def two_processes(argv_of_rank, timeout=120):
 
 
 @pytest.mark.skipif(sys.platform != 'linux', reason='two gloo processes are exercised on Linux')
-@pytest.mark.parametrize('failing, message', [(0, r'cannot write to .*file/out/r \(Not a directory\)'),
-                                              (1, r'process 1 of the run: .*/elsewhere holds no addition data on this '
-                                                  r'machine: set data_dir to a folder that every process of the run')])
-def test_an_error_on_one_process_of_a_torchrun_stops_every_process_in_one_line(tmp_path, failing, message):
+@pytest.mark.parametrize(
+    'failing, message',
+    [
+        (0, r'cannot write to .*file/out/r \(Not a directory\)'),
+        (
+            1,
+            r'process 1 of the run: .*/elsewhere holds no addition data on this '
+            r'machine: set data_dir to a folder that every process of the run',
+        ),
+    ],
+)
+def test_an_error_on_one_process_of_a_torchrun_stops_every_process_in_one_line(
+    tmp_path, failing, message
+):
     """Rank 0 alone writes the run's folder, and each machine reads its own data: an error on one process (rank 0's
     out_dir inside a file; rank 1's data missing, its data_dir another machine's) stops both, with the failing one's
     message printed once, by rank 0, and exit status 2: no gloo traceback from a process left waiting for the other."""
     (tmp_path / 'file').write_text('x')
-    keys = {**TINY, 'out_dir': tmp_path / ('file' if failing == 0 else '') / 'out', 'data_dir': tmp_path / 'data',
-            'run_name': 'r', 'gradient_accumulation_steps': 2, 'device': 'cpu'}
-    argv = lambda rank: [f'--{k}={v}' for k, v in {**keys, **({'data_dir': tmp_path / 'elsewhere'}
-                                                               if rank == failing == 1 else {})}.items()]
+    keys = {
+        **TINY,
+        'out_dir': tmp_path / ('file' if failing == 0 else '') / 'out',
+        'data_dir': tmp_path / 'data',
+        'run_name': 'r',
+        'gradient_accumulation_steps': 2,
+        'device': 'cpu',
+    }
+    argv = lambda rank: [
+        f'--{k}={v}'
+        for k, v in {
+            **keys,
+            **({'data_dir': tmp_path / 'elsewhere'} if rank == failing == 1 else {}),
+        }.items()
+    ]
     (status0, err0), (status1, err1) = two_processes(argv)
     assert status0 == status1 == 2, (err0, err1)
     assert err0.startswith('error: ') and err0.count('\n') == 1 and re.search(message, err0), err0
@@ -621,14 +1285,27 @@ def test_a_train_bin_too_large_to_check_whole_is_checked_batch_by_batch(tmp_path
     """A train.bin above loader.CHECKED_WHOLE tokens (2^30; 0 here) is not read whole when loaded: its windows are
     checked as they are drawn, so a token id beyond the vocabulary stops the run at the first batch that holds one."""
     from data import loader
+
     text_corpus(tmp_path, cut=False)
     tokens = np.fromfile(tmp_path / 'text' / 'train.bin', dtype=np.uint16)
     tokens[::8] = 300  # in every window of 16
     tokens.tofile(tmp_path / 'text' / 'train.bin')
     monkeypatch.setattr(loader, 'CHECKED_WHOLE', 0)
-    keys = dict(task='text', encoding='bytes', data_dir=str(tmp_path / 'text'), out_dir=str(tmp_path / 'out'),
-                run_name='r', n_layer=1, n_embd=32, block_size=16, max_iters=5, progress=False)
-    with pytest.raises(train_module.ConfigError, match='train.bin holds token ids outside the vocabulary of 257'):
+    keys = dict(
+        task='text',
+        encoding='bytes',
+        data_dir=str(tmp_path / 'text'),
+        out_dir=str(tmp_path / 'out'),
+        run_name='r',
+        n_layer=1,
+        n_embd=32,
+        block_size=16,
+        max_iters=5,
+        progress=False,
+    )
+    with pytest.raises(
+        train_module.ConfigError, match='train.bin holds token ids outside the vocabulary of 257'
+    ):
         train(keys)
     assert not (tmp_path / 'out' / 'r' / 'ckpt.pt').exists(), 'stopped at the first batch'
 
@@ -636,32 +1313,62 @@ def test_a_train_bin_too_large_to_check_whole_is_checked_batch_by_batch(tmp_path
 def test_an_experiment_checks_its_device_before_it_generates_data(tmp_path):
     """fair.py reads a task's data (generated when missing) before train.py would check the device: the harness checks
     --device first, so a mistake ends in one line, exit status 2, and generates nothing."""
-    p = subprocess.run([sys.executable, 'experiments/algorithmic.py', '--smoke', '--device=gpu',
-                        f'--data_dir={tmp_path / "data"}', f'--out_dir={tmp_path / "out"}'], cwd=ROOT,
-                       capture_output=True, text=True, timeout=120)
-    assert p.returncode == 2 and p.stderr == "error: device='gpu' is not one of 'auto', 'cpu', 'cuda', 'cuda:N', " \
-        "'mps'\n", p.stderr
+    p = subprocess.run(
+        [
+            sys.executable,
+            'experiments/algorithmic.py',
+            '--smoke',
+            '--device=gpu',
+            f'--data_dir={tmp_path / "data"}',
+            f'--out_dir={tmp_path / "out"}',
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (
+        p.returncode == 2
+        and p.stderr == "error: device='gpu' is not one of 'auto', 'cpu', 'cuda', 'cuda:N', 'mps'\n"
+    ), p.stderr
     assert not (tmp_path / 'data').exists() and not (tmp_path / 'out').exists()
 
 
 def test_a_home_folder_is_expanded(tmp_path, monkeypatch):
     monkeypatch.setenv('HOME', str(tmp_path / 'home'))
     result = train({**TINY, 'out_dir': '~/out', 'data_dir': '~/data', 'run_name': 'r'})
-    assert result['run_dir'] == str(tmp_path / 'home' / 'out' / 'r') and (tmp_path / 'home' / 'data').is_dir()
+    assert (
+        result['run_dir'] == str(tmp_path / 'home' / 'out' / 'r')
+        and (tmp_path / 'home' / 'data').is_dir()
+    )
     assert not list(Path.cwd().glob('~'))
 
 
 def test_a_checkpoint_decides_neither_where_a_run_writes_nor_what_it_sends(tmp_path):
     """A checkpoint whose checksum was recomputed still cannot steer a resume: its config's out_dir, data_dir and
     wandb_* are not used (W&B would need the wandb package, not installed here, or would log to the network)."""
-    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
+    keys = {
+        **TINY,
+        'out_dir': str(tmp_path / 'out'),
+        'data_dir': str(tmp_path / 'data'),
+        'run_name': 'r',
+    }
     train(keys)
     path = tmp_path / 'out' / 'r' / 'ckpt.pt'
     ckpt = {k: v for k, v in load_checkpoint(path).items() if k not in ('sha256', 'file')}
-    ckpt['config'] = {**ckpt['config'], 'wandb_log': True, 'wandb_project': 'theirs', 'out_dir': str(tmp_path / 'x')}
+    ckpt['config'] = {
+        **ckpt['config'],
+        'wandb_log': True,
+        'wandb_project': 'theirs',
+        'out_dir': str(tmp_path / 'x'),
+    }
     checkpoint.save_checkpoint(ckpt, path)
     result = train({**keys, 'resume': True, 'max_iters': 9})
-    assert result['step'] == 9 and result['run_dir'] == str(path.parent) and not (tmp_path / 'x').exists()
+    assert (
+        result['step'] == 9
+        and result['run_dir'] == str(path.parent)
+        and not (tmp_path / 'x').exists()
+    )
     assert load_checkpoint(path)['config']['wandb_log'] is False
 
 
@@ -669,7 +1376,12 @@ def test_the_same_config_run_again_keeps_the_run_there_until_it_is_as_far(tmp_pa
     """A finished run's command typed again trains it anew, and its folder keeps the finished run (config.json,
     log.jsonl and ckpt.pt, byte for byte) until the new run reaches the finished one's step: stopped before that, it
     leaves the folder as it was and no temporary; run to the end, it takes the folder's place."""
-    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), 'run_name': 'r'}
+    keys = {
+        **TINY,
+        'out_dir': str(tmp_path / 'out'),
+        'data_dir': str(tmp_path / 'data'),
+        'run_name': 'r',
+    }
     train(keys)
     folder = tmp_path / 'out' / 'r'
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
@@ -677,55 +1389,107 @@ def test_the_same_config_run_again_keeps_the_run_there_until_it_is_as_far(tmp_pa
 
     def stopped(self, metrics, *args):
         record(self, metrics, *args)
-        raise RuntimeError('stopped')  # at the first evaluation, step 3 of the 6 the finished run has
+        raise RuntimeError(
+            'stopped'
+        )  # at the first evaluation, step 3 of the 6 the finished run has
+
     monkeypatch.setattr(checkpoint.Run, 'record', stopped)
     with pytest.raises(RuntimeError, match='stopped'):
         train(keys)
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
     monkeypatch.undo()
     assert train(keys)['step'] == 6
-    assert [json.loads(line)['step'] for line in (folder / 'log.jsonl').read_text().splitlines()] == [3, 6]
+    assert [
+        json.loads(line)['step'] for line in (folder / 'log.jsonl').read_text().splitlines()
+    ] == [3, 6]
     assert load_checkpoint(folder / 'ckpt.pt')['step'] == 6 and not list(folder.glob('*.tmp*'))
 
 
 def test_wandb_missing_is_refused_before_anything_is_written(base, tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, 'wandb', None)  # import wandb raises ImportError, installed or not
+    monkeypatch.setitem(
+        sys.modules, 'wandb', None
+    )  # import wandb raises ImportError, installed or not
     shutil.copytree(base, tmp_path / 'case')
     before = {p: p.read_bytes() for p in (tmp_path / 'case' / 'out').rglob('*') if p.is_file()}
     for keys in (dict(run_name='new'), dict(run_name='done', resume=True, max_iters=9)):
-        with pytest.raises(train_module.ConfigError, match='wandb_log=True needs the wandb package'):
-            train({**TINY, 'out_dir': str(tmp_path / 'case' / 'out'), 'data_dir': str(tmp_path / 'case' / 'data'),
-                   'wandb_log': True, **keys})
-    assert {p: p.read_bytes() for p in (tmp_path / 'case' / 'out').rglob('*') if p.is_file()} == before
+        with pytest.raises(
+            train_module.ConfigError, match='wandb_log=True needs the wandb package'
+        ):
+            train(
+                {
+                    **TINY,
+                    'out_dir': str(tmp_path / 'case' / 'out'),
+                    'data_dir': str(tmp_path / 'case' / 'data'),
+                    'wandb_log': True,
+                    **keys,
+                }
+            )
+    assert {
+        p: p.read_bytes() for p in (tmp_path / 'case' / 'out').rglob('*') if p.is_file()
+    } == before
 
 
-@pytest.mark.parametrize('command, message', [
-    ('experiments/trend.py ../train', "'../train' declares no TREND"),
-    ('experiments/depth.py --smoke --at=sample=True', 'sample is not a key of every run'),
-    ('experiments/compare_runs.py {run} --out={d}/figure.xyz', r'--out=.*figure.xyz: name a file ending in one of'),
-    ('experiments/compare_runs.py {run} --out={d}/file/figure.png', r'cannot write to .*/file \(a file stands where a '
-                                                                     r'folder goes\): set --out to a folder'),
-    ('data/text/prepare.py --input= --encoding=bytes', '--input= names no file'),
-    ('data/modular_addition/prepare.py --train_frac=nan --out_dir={d}/new', 'train_frac=nan must be a finite number'),
-    ('data/retrieval/prepare.py --vocab=200000 --out_dir={d}/new', 'at most 65,536 tokens'),
-    ('data/addition/prepare.py --n_train=1000000000000 --out_dir={d}/new', 'does not fit in memory'),
-])
+@pytest.mark.parametrize(
+    'command, message',
+    [
+        ('experiments/trend.py ../train', "'../train' declares no TREND"),
+        ('experiments/depth.py --smoke --at=sample=True', 'sample is not a key of every run'),
+        (
+            'experiments/compare_runs.py {run} --out={d}/figure.xyz',
+            r'--out=.*figure.xyz: name a file ending in one of',
+        ),
+        (
+            'experiments/compare_runs.py {run} --out={d}/file/figure.png',
+            r'cannot write to .*/file \(a file stands where a '
+            r'folder goes\): set --out to a folder',
+        ),
+        ('data/text/prepare.py --input= --encoding=bytes', '--input= names no file'),
+        (
+            'data/modular_addition/prepare.py --train_frac=nan --out_dir={d}/new',
+            'train_frac=nan must be a finite number',
+        ),
+        ('data/retrieval/prepare.py --vocab=200000 --out_dir={d}/new', 'at most 65,536 tokens'),
+        (
+            'data/addition/prepare.py --n_train=1000000000000 --out_dir={d}/new',
+            'does not fit in memory',
+        ),
+    ],
+)
 def test_other_command_lines_refuse_in_one_line(base, tmp_path, command, message):
     """The experiments' harness, trend.py, compare_runs.py and the prepare scripts: one line, exit status 2, and
     nothing made (no --out_dir folder)."""
     (tmp_path / 'file').write_text('x')
     argv = command.format(run=base / 'out' / 'done', d=tmp_path).split()
-    p = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert p.returncode == 2 and p.stderr.startswith('error: ') and p.stderr.count('\n') == 1, p.stderr
+    p = subprocess.run(
+        [sys.executable, *argv], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert p.returncode == 2 and p.stderr.startswith('error: ') and p.stderr.count('\n') == 1, (
+        p.stderr
+    )
     assert re.search(message, p.stderr), p.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ['file']
 
 
-@pytest.mark.parametrize('command', ['data/text/prepare.py', 'data/khop/prepare.py', 'experiments/depth.py',
-                                     'experiments/compare_runs.py out/x', 'experiments/trend.py depth'])
+@pytest.mark.parametrize(
+    'command',
+    [
+        'data/text/prepare.py',
+        'data/khop/prepare.py',
+        'experiments/depth.py',
+        'experiments/compare_runs.py out/x',
+        'experiments/trend.py depth',
+    ],
+)
 def test_a_flag_no_command_line_knows_is_one_line(command):
     """argparse's own errors, as every other error: 'error: ...' and exit status 2, without usage lines before it."""
-    p = subprocess.run([sys.executable, *command.split(), '--no_such_flag=1'], cwd=ROOT, capture_output=True,
-                       text=True, timeout=120)
-    assert p.returncode == 2 and p.stderr.startswith('error: ') and p.stderr.count('\n') == 1, p.stderr
+    p = subprocess.run(
+        [sys.executable, *command.split(), '--no_such_flag=1'],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 2 and p.stderr.startswith('error: ') and p.stderr.count('\n') == 1, (
+        p.stderr
+    )
     assert '--no_such_flag' in p.stderr and not p.stdout

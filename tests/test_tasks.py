@@ -2,6 +2,7 @@
 Checks of the synthetic tasks (data/<task>/prepare.py) at small settings: every task's rows are
 re-derived by a plain-Python reference, plus the split/determinism/CLI contract of data/synthetic.py.
 """
+
 import json
 import os
 import random
@@ -21,7 +22,9 @@ SMALL = {
     'addition': dict(digits=3, n_train=2000, n_test=300),
     'modular_addition': dict(p=23, n_train=300, n_test=100),
     'dyck': dict(length=20, n_train=1500, n_test=300),
-    'retrieval': dict(m_max=5, vocab=24, n_train=1500, n_test=300),  # authors' format: vocab/2 + 2*m_max <= vocab
+    'retrieval': dict(
+        m_max=5, vocab=24, n_train=1500, n_test=300
+    ),  # authors' format: vocab/2 + 2*m_max <= vocab
     'memorization': dict(size=16),
     'khop': dict(length=20, letters=3, max_hops=5, n_train=1500, n_test=100),
 }
@@ -71,7 +74,10 @@ def test_contract(prepared, task):
         train = {r.tobytes() for r in data['train'][0]}
         if excludes_held_out(load_task(task), meta['args']):
             assert not any(r.tobytes() in train for r in data['val'][0]), 'val input seen in train'
-        assert len(data['val'][0]) == SMALL[task]['n_test'] and len(data['train'][0]) == SMALL[task]['n_train']
+        assert (
+            len(data['val'][0]) == SMALL[task]['n_test']
+            and len(data['train'][0]) == SMALL[task]['n_train']
+        )
     assert not list(Path(d).glob('*.tmp'))
 
 
@@ -92,7 +98,7 @@ def addition_reference(a, b, digits, format):
 def check_addition(meta, x, y, digits, format):
     """Reads a and b off the row and compares the whole row with addition_reference; -> the sum's length."""
     a = int(''.join(map(str, x[:digits][::-1])))
-    b = int(''.join(map(str, x[digits + 1:2 * digits + 1][::-1])))
+    b = int(''.join(map(str, x[digits + 1 : 2 * digits + 1][::-1])))
     assert len(str(a)) == len(str(b)) == digits
     want_x, want_y = addition_reference(a, b, digits, format)
     assert x.tolist() == want_x and y.tolist() == want_y
@@ -109,7 +115,9 @@ def test_addition(prepared):
         assert (y != -1).sum() == digits + 1 and len(x) == 3 * digits + 3
     assert set(lengths) == {digits, digits + 1}  # both sum lengths occur
     itos = prepared['addition'][1]['itos']
-    assert len(set(itos)) == len(itos) == 24, 'sum digits need names of their own (prompts map names to ids)'
+    assert len(set(itos)) == len(itos) == 24, (
+        'sum digits need names of their own (prompts map names to ids)'
+    )
 
 
 def test_addition_text_format():
@@ -172,7 +180,9 @@ def test_dyck(prepared):
         assert len(x) == length + 2
         labels[check_dyck(meta, x, y, length)] += 1
     assert labels[')'] > 0.25 * sum(labels.values()) and labels['('] > 0.25 * sum(labels.values())
-    assert prepared['dyck'][1]['train_draws_rejected'] > 0  # the authors' exclusion of held-out strings
+    assert (
+        prepared['dyck'][1]['train_draws_rejected'] > 0
+    )  # the authors' exclusion of held-out strings
 
 
 def test_dyck_text_format():
@@ -187,6 +197,7 @@ def test_dyck_text_format():
 def authors_dyck(r, pairs):
     """One string of the authors' generator (task_dyckstream.py, gen_single up to the '?'), in plain
     Python with their draws from random.Random r."""
+
     def gen_balanced(t):
         if t == 0:
             return ''
@@ -196,6 +207,7 @@ def authors_dyck(r, pairs):
             return '(' + gen_balanced(t - 1) + ')'
         u = r.randint(1, t - 1)
         return gen_balanced(u) + gen_balanced(t - u)
+
     mutate = r.randint(0, 3)
     if r.randint(0, 2) == 0:
         s = [r.choice('()') for _ in range(r.randint(1, 2 * pairs))]
@@ -228,14 +240,19 @@ def test_dyck_authors_distribution():
     chi-square test against a plain-Python port at 3 pairs (all 126 strings of at most 6 brackets), and
     at their 40 pairs the balanced share, 52.6% (the port, 4,000,000 draws: 52.57%; 200,000 draws here
     give a standard error of 0.11 points)."""
-    module, n = load_task('dyck'), 200_000  # enough to see, e.g., swaps of any p != q instead of p < q
+    module, n = (
+        load_task('dyck'),
+        200_000,
+    )  # enough to see, e.g., swaps of any p != q instead of p < q
     r = random.Random(0)
     theirs = Counter(authors_dyck(r, 3) for _ in range(n))
     x = module.generate(np.random.default_rng(0), n, length=6)[0].tolist()
-    ours = Counter(''.join('?()'[t] for t in row[:row.index(3)]) for row in x)
+    ours = Counter(''.join('?()'[t] for t in row[: row.index(3)]) for row in x)
     chi2 = sum((theirs[s] - ours[s]) ** 2 / (theirs[s] + ours[s]) for s in theirs | ours)
     dof = len(theirs | ours) - 1
-    assert dof == 125 and chi2 < dof + 5 * (2 * dof) ** 0.5, chi2  # 5 standard deviations of chi2(dof)
+    assert dof == 125 and chi2 < dof + 5 * (2 * dof) ** 0.5, (
+        chi2
+    )  # 5 standard deviations of chi2(dof)
     y = module.generate(np.random.default_rng(1), 200_000, length=80)[1]
     assert abs((y[y != -1] == 2).mean() - 0.526) < 0.005
 
@@ -247,7 +264,9 @@ def test_splits_follow_the_generator(tmp_path):
     the generator's ~45%. Retrieval with 4 keys of 8 excludes held-out inputs; the share of examples with m
     pairs in train must be the generator's share among inputs outside the held-out set."""
     rng = np.random.default_rng(1)
-    d, meta = prepare('dyck', dict(length=12, format='text', n_train=5000, n_test=500), out_dir=tmp_path / 'dyck')
+    d, meta = prepare(
+        'dyck', dict(length=12, format='text', n_train=5000, n_test=500), out_dir=tmp_path / 'dyck'
+    )
     (train_x, train_y), (val_x, _) = load_split(d, 'train'), load_split(d, 'val')
     balanced = lambda y: (y[y != -1] == 2).mean()  # the answer ')' means balanced
     y = load_task('dyck').generate(rng, 50_000, length=12, format='text')[1]
@@ -262,9 +281,14 @@ def test_splits_follow_the_generator(tmp_path):
     assert not held_out & {r.tobytes() for r in train_x}
     x, y = load_task('retrieval').generate(rng, 50_000, m_max=4, vocab=16)
     outside = np.array([r.tobytes() not in held_out for r in x])
-    pairs = lambda y: np.bincount((y != -1).argmax(1), minlength=9) / len(y)  # the scored position is 2m
+    pairs = lambda y: (
+        np.bincount((y != -1).argmax(1), minlength=9) / len(y)
+    )  # the scored position is 2m
     assert np.abs(pairs(train_y) - pairs(y[outside])).max() < 0.02
-    assert abs(meta['train_draws_rejected'] - (1 - outside.mean())) < 0.02 and meta['train_draws_rejected'] > 0.05
+    assert (
+        abs(meta['train_draws_rejected'] - (1 - outside.mean())) < 0.02
+        and meta['train_draws_rejected'] > 0.05
+    )
 
 
 def test_dyck_words_uniform():
@@ -288,7 +312,9 @@ def check_retrieval(meta, x, y, m_max, vocab):
     assert all(0 <= k < m_max for k in keys) and all(1 <= v < vocab // 2 for v in values)
     stored = dict(zip(keys, values))
     assert int(query[1:]) in stored and int(answer) == stored[int(query[1:])]
-    assert np.flatnonzero(y != -1).tolist() == [len(pairs)] and y[len(pairs)] == stored[int(query[1:])]
+    assert (
+        np.flatnonzero(y != -1).tolist() == [len(pairs)] and y[len(pairs)] == stored[int(query[1:])]
+    )
     return values
 
 
@@ -318,19 +344,30 @@ def test_retrieval_text_format():
     assert x.shape[1] == 2 * m_max + 1
     for xi, yi in zip(x, y):
         toks = [t for t in decode(meta, xi).split(' ') if t != '_']
-        assert len(toks) == np.count_nonzero(xi) and toks == [meta['itos'][t] for t in xi[:len(toks)]]
+        assert len(toks) == np.count_nonzero(xi) and toks == [
+            meta['itos'][t] for t in xi[: len(toks)]
+        ]
         *pairs, kq = map(int, toks)
         keys, values = pairs[0::2], pairs[1::2]
         assert 1 <= len(keys) <= m_max and len(keys) == len(values) and len(set(keys)) == len(keys)
-        assert all(vocab // 2 <= k < vocab for k in keys) and all(1 <= v < vocab // 2 for v in values)
+        assert all(vocab // 2 <= k < vocab for k in keys) and all(
+            1 <= v < vocab // 2 for v in values
+        )
         assert kq in keys
-        assert np.flatnonzero(yi != -1).tolist() == [len(pairs)] and yi[len(pairs)] == values[keys.index(kq)]
+        assert (
+            np.flatnonzero(yi != -1).tolist() == [len(pairs)]
+            and yi[len(pairs)] == values[keys.index(kq)]
+        )
 
 
 def test_memorization(prepared):
     d, meta, data = prepared['memorization']
     n = SMALL['memorization']['size']
-    assert meta['eval_split'] == 'train' and not (d / 'val.npz').exists() and meta['vocab_size'] == 2 * n
+    assert (
+        meta['eval_split'] == 'train'
+        and not (d / 'val.npz').exists()
+        and meta['vocab_size'] == 2 * n
+    )
     x, y = data['train']
     pairs = Counter((int(a), int(b) - n) for a, b in x)
     assert set(pairs) == {(a, b) for a in range(n) for b in range(n)} and set(pairs.values()) == {1}
@@ -372,7 +409,7 @@ def test_khop(prepared):
     for meta, x, y in rows(prepared, 'khop'):
         assert len(x) == c['length'] - 1 and (y != -1).all()
         toks = decode(meta, x).split(' ')
-        k = int(toks[0][len('<k='):-1])
+        k = int(toks[0][len('<k=') : -1])
         X = [meta['itos'].index(t) for t in toks[1:]]
         assert all(0 <= t < L for t in X) and all(X[i] != X[i - 1] for i in range(1, len(X)))
         assert y[0] == blank
@@ -401,19 +438,27 @@ def test_errors(tmp_path):
         prepare('retrieval', dict(m_max=9, vocab=16, n_train=10, n_test=10), out_dir=tmp_path / 'b')
     with pytest.raises(ValueError, match='vocab'):
         prepare('retrieval', dict(m_max=1, vocab=3, n_train=10, n_test=10), out_dir=tmp_path / 'c')
-    with pytest.raises(ValueError, match='vocab/2 \\+ 2\\*m_max'):  # the authors' keys and query tokens
+    with pytest.raises(
+        ValueError, match='vocab/2 \\+ 2\\*m_max'
+    ):  # the authors' keys and query tokens
         prepare('retrieval', dict(m_max=5, vocab=16, n_train=10, n_test=10), out_dir=tmp_path / 'b')
     with pytest.raises(ValueError, match="format='paper' must be"):
         prepare('retrieval', dict(format='paper', n_train=10, n_test=10), out_dir=tmp_path / 'b')
     with pytest.raises(ValueError, match='give both'):
         prepare('modular_addition', dict(n_train=100), out_dir=tmp_path / 'a')
     with pytest.raises(ValueError, match='train_frac=0.5 splits the whole table'):
-        prepare('modular_addition', dict(p=7, train_frac=0.5, n_train=10, n_test=10), out_dir=tmp_path / 'a')
+        prepare(
+            'modular_addition',
+            dict(p=7, train_frac=0.5, n_train=10, n_test=10),
+            out_dir=tmp_path / 'a',
+        )
     with pytest.raises(ValueError, match='train_frac=1.0 leaves no'):
         prepare('modular_addition', dict(p=7, train_frac=1.0), out_dir=tmp_path / 'a')
     with pytest.raises(ValueError, match='length=7 must be even'):
         prepare('dyck', dict(length=7, n_train=10, n_test=10), out_dir=tmp_path / 'd')
-    prepare('dyck', dict(length=7, format='text', n_train=10, n_test=10), out_dir=tmp_path / 'd')  # any length
+    prepare(
+        'dyck', dict(length=7, format='text', n_train=10, n_test=10), out_dir=tmp_path / 'd'
+    )  # any length
     with pytest.raises(ValueError, match='n_train=0 and n_test=10 must both be at least 1'):
         prepare('addition', dict(digits=2, n_train=0, n_test=10), out_dir=tmp_path / 'e')
     with pytest.raises(ValueError, match='unknown task'):
@@ -423,32 +468,53 @@ def test_errors(tmp_path):
 
 @pytest.mark.parametrize('task', sorted(SMALL))
 def test_cli_help(task):
-    r = subprocess.run([sys.executable, f'data/{task}/prepare.py', '--help'], cwd=ROOT,
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, f'data/{task}/prepare.py', '--help'],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
-    assert '--seed' in r.stdout and '--out_dir' in r.stdout and all(f'--{k}' in r.stdout for k in SMALL[task])
+    assert (
+        '--seed' in r.stdout
+        and '--out_dir' in r.stdout
+        and all(f'--{k}' in r.stdout for k in SMALL[task])
+    )
 
 
 def test_cli_run(tmp_path):
     out = tmp_path / 'khop'
     args = ['--length=12', '--max_hops=3', '--n_train=200', '--n_test=20', f'--out_dir={out}']
     # from another directory: the script must find data.synthetic by itself
-    r = subprocess.run([sys.executable, str(ROOT / 'data/khop/prepare.py'), *args], cwd=tmp_path,
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / 'data/khop/prepare.py'), *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith('wrote')
     meta = json.loads((out / 'meta.json').read_text())
     assert meta['n_train'] == 200 and meta['n_val'] == 20 and meta['block_size'] == 11
     assert meta['args']['max_hops'] == 3 and meta['vocab_size'] == 4 + 2 + 4
-    bad = subprocess.run([sys.executable, 'data/retrieval/prepare.py', '--m_max=200', f'--out_dir={tmp_path / "r"}'],
-                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, 'data/retrieval/prepare.py', '--m_max=200', f'--out_dir={tmp_path / "r"}'],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2 and 'm_max' in bad.stderr
 
 
 def test_khop_fixed_k():
     """min_hops = max_hops fixes k: every row starts with the same <k=K> token (test_khop checks the targets)."""
     module = load_task('khop')
-    x, y = module.generate(np.random.default_rng(0), 200, length=12, letters=3, max_hops=2, min_hops=2)
+    x, y = module.generate(
+        np.random.default_rng(0), 200, length=12, letters=3, max_hops=2, min_hops=2
+    )
     assert (x[:, 0] == 3 + 2 + 2).all()
     with pytest.raises(ValueError, match='min_hops'):
         module.generate(np.random.default_rng(0), 2, length=12, letters=3, max_hops=1, min_hops=2)
@@ -462,9 +528,12 @@ def test_a_signal_during_the_commit_takes_effect_after_it(tmp_path, monkeypatch)
     replace = os.replace
 
     def interrupted_replace(src, dst):
-        if Path(dst).parent == out:  # moving a file in, not writing one in the directory of new files
+        if (
+            Path(dst).parent == out
+        ):  # moving a file in, not writing one in the directory of new files
             os.kill(os.getpid(), signal.SIGINT)
         replace(src, dst)
+
     monkeypatch.setattr(os, 'replace', interrupted_replace)
     # Ctrl-C's own handler: a shell starts a background job with SIGINT ignored, and Python keeps it so
     before = signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -474,7 +543,10 @@ def test_a_signal_during_the_commit_takes_effect_after_it(tmp_path, monkeypatch)
     finally:
         signal.signal(signal.SIGINT, before)
     assert sorted(p.name for p in out.iterdir()) == ['meta.json', 'train.npz', 'val.npz']
-    assert all((out / f).read_bytes() == (new / f).read_bytes() for f in ('meta.json', 'train.npz', 'val.npz'))
+    assert all(
+        (out / f).read_bytes() == (new / f).read_bytes()
+        for f in ('meta.json', 'train.npz', 'val.npz')
+    )
 
 
 # A lock taken in a Python-level __enter__, and a thread that needs it to end (as a thread pool's worker needs its
@@ -505,12 +577,17 @@ with Guard():
 
 
 @pytest.mark.parametrize('sig, status', [('SIGTERM', 143), ('SIGINT', 130), ('ignored', 0)])
-def test_a_signal_at_any_bytecode_ends_the_process_and_removes_its_temporaries(tmp_path, sig, status):
+def test_a_signal_at_any_bytecode_ends_the_process_and_removes_its_temporaries(
+    tmp_path, sig, status
+):
     """end_on_signal: the process ends at once with 128 + the signal's number and no temporary file, even where an
     exception raised by the signal would leave a lock held and hang the exit (raising SystemExit there did); a
     SIGINT the parent ignores stays ignored."""
-    p = subprocess.Popen([sys.executable, '-c', SIGNAL_INSIDE_ENTER, str(ROOT), str(tmp_path / 'data.bin'), sig],
-                         stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, '-c', SIGNAL_INSIDE_ENTER, str(ROOT), str(tmp_path / 'data.bin'), sig],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         err = p.communicate(timeout=60)[1]
     finally:
@@ -521,13 +598,29 @@ def test_a_signal_at_any_bytecode_ends_the_process_and_removes_its_temporaries(t
 
 def test_concurrent_prepares_of_the_same_data_both_succeed(tmp_path):
     args = dict(length=20, n_train=20_000, n_test=100)
-    procs = [subprocess.Popen([sys.executable, 'data/khop/prepare.py', *(f'--{k}={v}' for k, v in args.items()),
-                               f'--out_dir={tmp_path / "khop"}'], cwd=ROOT, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                'data/khop/prepare.py',
+                *(f'--{k}={v}' for k, v in args.items()),
+                f'--out_dir={tmp_path / "khop"}',
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     for p in procs:
         err = p.communicate(timeout=120)[1]
         assert p.returncode == 0, err
     reference, _ = prepare('khop', args, out_dir=tmp_path / 'reference')
-    assert sorted(p.name for p in (tmp_path / 'khop').iterdir()) == ['meta.json', 'train.npz', 'val.npz']
+    assert sorted(p.name for p in (tmp_path / 'khop').iterdir()) == [
+        'meta.json',
+        'train.npz',
+        'val.npz',
+    ]
     for f in reference.iterdir():
         assert (tmp_path / 'khop' / f.name).read_bytes() == f.read_bytes(), f.name

@@ -18,12 +18,25 @@ from model import GPT, GPTConfig
 from train import train
 
 ROOT = Path(__file__).resolve().parents[1]
-TINY = dict(task='addition', digits=2, n_train=600, n_test=100, n_layer=1, n_embd=32, batch_size=16,
-            max_iters=6, eval_interval=3, warmup_iters=2, progress=False)
+TINY = dict(
+    task='addition',
+    digits=2,
+    n_train=600,
+    n_test=100,
+    n_layer=1,
+    n_embd=32,
+    batch_size=16,
+    max_iters=6,
+    eval_interval=3,
+    warmup_iters=2,
+    progress=False,
+)
 
 
 def run(tmp_path, **kw):
-    return train({**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), **kw})
+    return train(
+        {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data'), **kw}
+    )
 
 
 def weights(tmp_path, run_name):
@@ -33,8 +46,12 @@ def weights(tmp_path, run_name):
 def test_batches_are_a_function_of_seed_and_step():
     """Each epoch is a permutation: every example appears once per epoch, batches straddle epochs."""
     n, batch = 10, 4
-    seen = torch.cat([batch_indices(n, step, batch, seed=0) for step in range(5)])  # 20 = two epochs
-    assert sorted(seen[:10].tolist()) == list(range(10)) and sorted(seen[10:].tolist()) == list(range(10))
+    seen = torch.cat(
+        [batch_indices(n, step, batch, seed=0) for step in range(5)]
+    )  # 20 = two epochs
+    assert sorted(seen[:10].tolist()) == list(range(10)) and sorted(seen[10:].tolist()) == list(
+        range(10)
+    )
     assert torch.equal(batch_indices(n, 3, batch, 0), batch_indices(n, 3, batch, 0))
     assert not torch.equal(torch.cat([batch_indices(n, s, batch, 1) for s in range(5)]), seen)
 
@@ -46,7 +63,10 @@ def test_run_writes_config_log_and_checkpoint(tmp_path):
     assert cfg['digits'] == 2 and cfg['variant'] == 'standard'
     log = [json.loads(line) for line in (d / 'log.jsonl').read_text().splitlines()]
     assert [e['step'] for e in log] == [3, 6]
-    assert log[-1]['val_acc'] == metrics['val_acc'] and 0 <= metrics['val_exact'] <= metrics['val_acc'] <= 1
+    assert (
+        log[-1]['val_acc'] == metrics['val_acc']
+        and 0 <= metrics['val_exact'] <= metrics['val_acc'] <= 1
+    )
     ckpt = torch.load(d / 'ckpt.pt', weights_only=True)
     assert ckpt['step'] == 6 and not list(d.glob('*.tmp'))
 
@@ -59,27 +79,42 @@ def test_every_variant_trains_through_train_py(tmp_path):
     a = run(tmp_path, variant='standard', frozen_qk=True, max_iters=2)
     b = run(tmp_path, variant='frozen_qk', run_name='f', max_iters=2)
     assert a['trainable_params'] == b['trainable_params'] and a['val_loss'] == b['val_loss']
-    assert Path(a['run_dir']).name.startswith('addition-standard,frozen_qk=True,')  # not the standard run's folder
+    assert Path(a['run_dir']).name.startswith(
+        'addition-standard,frozen_qk=True,'
+    )  # not the standard run's folder
 
 
 @pytest.mark.parametrize('variant, dtype', [('standard', 'float32'), ('mixit', 'bfloat16')])
 def test_resume_is_exact(tmp_path, variant, dtype):
     """Interrupted at step 5 and resumed to 10 == run straight to 10 (dropout on, so its masks count too). In
     bfloat16 the fixed mixing matrices are cast once (model.fixed_to), and the checkpoint holds them cast."""
-    common = dict(max_iters=10, lr_decay_iters=10, eval_interval=5, dropout=0.1, variant=variant, dtype=dtype)
+    common = dict(
+        max_iters=10, lr_decay_iters=10, eval_interval=5, dropout=0.1, variant=variant, dtype=dtype
+    )
     run(tmp_path, run_name='straight', **common)
     run(tmp_path, run_name='split', **{**common, 'max_iters': 5})
-    train(dict(out_dir=str(tmp_path / 'out'), data_dir=str(tmp_path / 'data'), run_name='split', resume=True,
-               max_iters=10))
+    train(
+        dict(
+            out_dir=str(tmp_path / 'out'),
+            data_dir=str(tmp_path / 'data'),
+            run_name='split',
+            resume=True,
+            max_iters=10,
+        )
+    )
     a, b = weights(tmp_path, 'straight'), weights(tmp_path, 'split')
     assert all(torch.equal(a[k], b[k]) for k in a)
     assert all(a[k].dtype == getattr(torch, dtype) for k in a if k.endswith('.mix'))
-    log = [json.loads(line)['step'] for line in (tmp_path / 'out' / 'split' / 'log.jsonl').read_text().splitlines()]
+    log = [
+        json.loads(line)['step']
+        for line in (tmp_path / 'out' / 'split' / 'log.jsonl').read_text().splitlines()
+    ]
     assert log == [5, 10]
 
 
 def free_port():
     import socket
+
     with socket.socket() as s:
         s.bind(('127.0.0.1', 0))
         return s.getsockname()[1]
@@ -91,11 +126,24 @@ def test_ddp_two_processes_equal_one_process_with_accumulation(tmp_path, data):
     """Two processes compute what one computes with two micro-batches: the weights, the held-out numbers and the
     logged train loss (the mean over both processes). 'two nodes' runs the README's two-node command, one process a
     node (RANK 0 and 1, each LOCAL_RANK 0), both on this machine."""
-    keys = dict(TINY, out_dir=str(tmp_path / 'out'), data_dir=str(tmp_path / 'data'), gradient_accumulation_steps=2,
-                max_iters=4, eval_interval=4, log_interval=4, device='cpu')
-    if data == 'tokens':  # a text corpus: windows of a token stream, evaluation over contiguous windows
+    keys = dict(
+        TINY,
+        out_dir=str(tmp_path / 'out'),
+        data_dir=str(tmp_path / 'data'),
+        gradient_accumulation_steps=2,
+        max_iters=4,
+        eval_interval=4,
+        log_interval=4,
+        device='cpu',
+    )
+    if (
+        data == 'tokens'
+    ):  # a text corpus: windows of a token stream, evaluation over contiguous windows
         from data import corpus
-        (tmp_path / 'book.txt').write_text('In the beginning was a tiny corpus, read in windows.\n' * 200)
+
+        (tmp_path / 'book.txt').write_text(
+            'In the beginning was a tiny corpus, read in windows.\n' * 200
+        )
         corpus.prepare('text', {'encoding': 'bytes'}, tmp_path / 'book.txt', tmp_path / 'data')
         keys = {k: v for k, v in keys.items() if k not in ('digits', 'n_train', 'n_test')}
         keys.update(task='text', encoding='bytes', block_size=32)
@@ -104,54 +152,96 @@ def test_ddp_two_processes_equal_one_process_with_accumulation(tmp_path, data):
     env = {**os.environ, 'OMP_NUM_THREADS': '1'}
     torchrun = [sys.executable, '-m', 'torch.distributed.run']
     if data == 'two nodes':
-        nodes = [f'--nnodes=2 --node_rank={i} --nproc_per_node=1 --master_addr=127.0.0.1 --master_port={port}'.split()
-                 for port in [free_port()] for i in (0, 1)]
+        nodes = [
+            f'--nnodes=2 --node_rank={i} --nproc_per_node=1 --master_addr=127.0.0.1 --master_port={port}'.split()
+            for port in [free_port()]
+            for i in (0, 1)
+        ]
     else:
         nodes = [['--standalone', '--nproc_per_node=2']]
-    procs = [subprocess.Popen([*torchrun, *node, str(ROOT / 'train.py'), *args], cwd=ROOT, env=env, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for node in nodes]
+    procs = [
+        subprocess.Popen(
+            [*torchrun, *node, str(ROOT / 'train.py'), *args],
+            cwd=ROOT,
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for node in nodes
+    ]
     outs = [p.communicate(timeout=300) for p in procs]
     assert all(p.returncode == 0 for p in procs), [err[-3000:] for _, err in outs]
-    assert 'after 4 steps' in outs[0][0], 'the run ends with its last line, then leaves (train.leave)'
+    assert 'after 4 steps' in outs[0][0], (
+        'the run ends with its last line, then leaves (train.leave)'
+    )
     a, b = weights(tmp_path, 'single'), weights(tmp_path, 'ddp')
     for k in a:
         torch.testing.assert_close(a[k], b[k], rtol=0, atol=1e-5)
     la = json.loads((tmp_path / 'out' / 'single' / 'log.jsonl').read_text())
     lb = json.loads((tmp_path / 'out' / 'ddp' / 'log.jsonl').read_text())
-    assert la['val_acc'] == pytest.approx(lb['val_acc']) and la['val_loss'] == pytest.approx(lb['val_loss'], abs=1e-5)
-    assert la['train_loss'] == pytest.approx(lb['train_loss'], abs=1e-5), 'the mean over processes, not rank 0 alone'
-    assert ('val_exact' in la) == (data != 'tokens'), 'exact match where a task has answers, not on a corpus'
-
+    assert la['val_acc'] == pytest.approx(lb['val_acc']) and la['val_loss'] == pytest.approx(
+        lb['val_loss'], abs=1e-5
+    )
+    assert la['train_loss'] == pytest.approx(lb['train_loss'], abs=1e-5), (
+        'the mean over processes, not rank 0 alone'
+    )
+    assert ('val_exact' in la) == (data != 'tokens'), (
+        'exact match where a task has answers, not on a corpus'
+    )
 
 
 def test_a_few_hundred_steps_solve_a_small_task(tmp_path):
     """Memorize a random table of 24 x 24 pairs (chance: 1/24) to 100% in 400 steps."""
-    metrics = train(dict(task='memorization', size=24, batch_size=32, max_iters=400, eval_interval=400,
-                         progress=False, out_dir=str(tmp_path / 'out'), data_dir=str(tmp_path / 'data')))
+    metrics = train(
+        dict(
+            task='memorization',
+            size=24,
+            batch_size=32,
+            max_iters=400,
+            eval_interval=400,
+            progress=False,
+            out_dir=str(tmp_path / 'out'),
+            data_dir=str(tmp_path / 'data'),
+        )
+    )
     assert metrics['eval_split'] == 'train' and metrics['val_acc'] == 1.0, metrics
 
 
 def test_non_finite_loss_stops_and_keeps_last_good_checkpoint(tmp_path):
     run(tmp_path, run_name='nan', max_iters=4, eval_interval=4)
     with pytest.raises(FloatingPointError, match='non-finite'):
-        train(dict(out_dir=str(tmp_path / 'out'), data_dir=str(tmp_path / 'data'), run_name='nan', resume=True,
-                   max_iters=8, learning_rate=1e30, min_lr=1e30, log_interval=1))
+        train(
+            dict(
+                out_dir=str(tmp_path / 'out'),
+                data_dir=str(tmp_path / 'data'),
+                run_name='nan',
+                resume=True,
+                max_iters=8,
+                learning_rate=1e30,
+                min_lr=1e30,
+                log_interval=1,
+            )
+        )
     ckpt = torch.load(tmp_path / 'out' / 'nan' / 'ckpt.pt', weights_only=True)
     assert ckpt['step'] == 4 and all(torch.isfinite(v).all() for v in ckpt['model'].values())
 
 
-@pytest.mark.parametrize('bad, message', [
-    (dict(lerning_rate=0.1), "did you mean 'learning_rate'"),
-    (dict(variant='mixt'), "did you mean 'mixit'"),
-    (dict(task='adition'), 'unknown task'),
-    (dict(max_iters='ten'), 'should be of type int'),
-    (dict(digit=3), "did you mean 'digits'"),
-    (dict(block_size=4), 'block_size=4 is shorter'),
-    (dict(n_test=100_000), 'cover .nearly. every input'),
-    (dict(variant='mixit', pos='rope'), "pos='learned'"),
-    (dict(dtype='float8'), 'dtype'),
-    (dict(vocab_size=8), 'vocab_size=8 is smaller'),
-])
+@pytest.mark.parametrize(
+    'bad, message',
+    [
+        (dict(lerning_rate=0.1), "did you mean 'learning_rate'"),
+        (dict(variant='mixt'), "did you mean 'mixit'"),
+        (dict(task='adition'), 'unknown task'),
+        (dict(max_iters='ten'), 'should be of type int'),
+        (dict(digit=3), "did you mean 'digits'"),
+        (dict(block_size=4), 'block_size=4 is shorter'),
+        (dict(n_test=100_000), 'cover .nearly. every input'),
+        (dict(variant='mixit', pos='rope'), "pos='learned'"),
+        (dict(dtype='float8'), 'dtype'),
+        (dict(vocab_size=8), 'vocab_size=8 is smaller'),
+    ],
+)
 def test_bad_input_fails_with_a_clear_message(tmp_path, bad, message):
     with pytest.raises(ConfigError, match=message):
         run(tmp_path, **bad)
@@ -160,7 +250,10 @@ def test_bad_input_fails_with_a_clear_message(tmp_path, bad, message):
 def test_missing_or_mismatched_data_says_what_to_do(tmp_path):
     run(tmp_path, max_iters=1)
     (tmp_path / 'data' / 'train.npz').unlink()
-    with pytest.raises(ConfigError, match='train.npz is missing or not a regular file: delete .*meta.json; the data is regenerated'):
+    with pytest.raises(
+        ConfigError,
+        match='train.npz is missing or not a regular file: delete .*meta.json; the data is regenerated',
+    ):
         run(tmp_path, max_iters=1)
     with pytest.raises(ConfigError, match='made with'):
         run(tmp_path, max_iters=1, digits=3)
@@ -177,38 +270,85 @@ def test_help_says_what_every_key_means():
     key's comment says whose default it is where the authors' code and the paper's text differ (dyck's length)."""
     from data import synthetic
     from data.loader import task_keys, task_module
+
     model_keys = {k: f.default for k, f in train_module.MODEL_KEYS.items() if k != 'vocab_size'}
     for task in synthetic.tasks():
         text = train_module.help_text(task)
-        for key, value in {**model_keys, **train_module.DEFAULTS, **task_keys(task_module(task))}.items():
+        for key, value in {
+            **model_keys,
+            **train_module.DEFAULTS,
+            **task_keys(task_module(task)),
+        }.items():
             row = next(r for r in text.splitlines() if r.startswith(f'  --{key}='))
-            default, meaning = row[:len(f'  --{key}={value!r}')], row[len(f'  --{key}={value!r}'):]
-            assert default == f'  --{key}={value!r}' and meaning.startswith(' ') and meaning.strip(), f'{task}: {row}'
+            default, meaning = (
+                row[: len(f'  --{key}={value!r}')],
+                row[len(f'  --{key}={value!r}') :],
+            )
+            assert (
+                default == f'  --{key}={value!r}' and meaning.startswith(' ') and meaning.strip()
+            ), f'{task}: {row}'
     dyck = train_module.help_text('dyck').split('keys of task dyck')[1]
     length = next(r for r in dyck.splitlines() if r.startswith('  --length=80'))
     assert "the authors' code" in length and "the paper's text: 40" in length
 
 
 def test_command_line(tmp_path):
-    out = subprocess.run([sys.executable, 'train.py', '--lerning_rate=0.1'], cwd=ROOT, capture_output=True, text=True)
-    assert out.returncode != 0 and "did you mean 'learning_rate'" in out.stderr and 'Traceback' not in out.stderr
-    helped = subprocess.run([sys.executable, 'train.py', '--task=khop', '--help'], cwd=ROOT, capture_output=True,
-                            text=True)
+    out = subprocess.run(
+        [sys.executable, 'train.py', '--lerning_rate=0.1'], cwd=ROOT, capture_output=True, text=True
+    )
+    assert (
+        out.returncode != 0
+        and "did you mean 'learning_rate'" in out.stderr
+        and 'Traceback' not in out.stderr
+    )
+    helped = subprocess.run(
+        [sys.executable, 'train.py', '--task=khop', '--help'],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert helped.returncode == 0
     for key in list(train_module.DEFAULTS) + ['frozen_qk', 'mixit_std', 'max_hops']:
         assert f'--{key}=' in helped.stdout
-    args = [f'--{k}={v}' for k, v in TINY.items()] + [f'--out_dir={tmp_path}/out', f'--data_dir={tmp_path}/data']
-    done = subprocess.run([sys.executable, 'train.py', *args, '--run_name=cli'], cwd=ROOT, capture_output=True, text=True)
+    args = [f'--{k}={v}' for k, v in TINY.items()] + [
+        f'--out_dir={tmp_path}/out',
+        f'--data_dir={tmp_path}/data',
+    ]
+    done = subprocess.run(
+        [sys.executable, 'train.py', *args, '--run_name=cli'],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1].startswith('addition / standard: held-out accuracy')
     # the same keys plus --sample continue a prompt of the task's tokens with the checkpoint
-    said = subprocess.run([sys.executable, 'train.py', *args, '--run_name=cli', '--sample', '--prompt=12+',
-                           '--num_samples=2', '--max_new_tokens=4'], cwd=ROOT, capture_output=True, text=True)
+    said = subprocess.run(
+        [
+            sys.executable,
+            'train.py',
+            *args,
+            '--run_name=cli',
+            '--sample',
+            '--prompt=12+',
+            '--num_samples=2',
+            '--max_new_tokens=4',
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     texts = said.stdout.split('\n---------------\n')
-    assert said.returncode == 0 and len(texts) == 2 and all(t.startswith('12+') for t in texts), said.stderr[-2000:]
+    assert said.returncode == 0 and len(texts) == 2 and all(t.startswith('12+') for t in texts), (
+        said.stderr[-2000:]
+    )
     # a saved config.json reproduces the run
-    again = subprocess.run([sys.executable, 'train.py', f'{tmp_path}/out/cli/config.json', '--run_name=again'], cwd=ROOT,
-                           capture_output=True, text=True)
+    again = subprocess.run(
+        [sys.executable, 'train.py', f'{tmp_path}/out/cli/config.json', '--run_name=again'],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert again.returncode == 0, again.stderr[-2000:]
     a, b = weights(tmp_path, 'cli'), weights(tmp_path, 'again')
     assert all(torch.equal(a[k], b[k]) for k in a)
@@ -220,6 +360,7 @@ def test_every_key_reaches_the_script_through_torchrun():
     from torch.distributed.run import get_args_parser
     from data.synthetic import load_task, tasks
     from train import MODEL_KEYS
+
     parser = get_args_parser()
     keys = set(train_module.DEFAULTS) | set(MODEL_KEYS)
     for name in tasks():
@@ -229,10 +370,16 @@ def test_every_key_reaches_the_script_through_torchrun():
         assert args.training_script_args == [f'--{key}=1'], key
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA (bf16 autocast and torch.compile)')
-@pytest.mark.parametrize('variant', ['standard', 'frozen_qk', 'frozen_mlp', 'mixit', 'identity_query', 'random'])
+@pytest.mark.skipif(
+    not torch.cuda.is_available(), reason='needs CUDA (bf16 autocast and torch.compile)'
+)
+@pytest.mark.parametrize(
+    'variant', ['standard', 'frozen_qk', 'frozen_mlp', 'mixit', 'identity_query', 'random']
+)
 def test_cuda_bf16_compiled_training(tmp_path, variant):
-    metrics = run(tmp_path, variant=variant, run_name=variant, device='cuda', max_iters=4, eval_interval=4)
+    metrics = run(
+        tmp_path, variant=variant, run_name=variant, device='cuda', max_iters=4, eval_interval=4
+    )
     cfg = json.loads((tmp_path / 'out' / variant / 'config.json').read_text())
     assert math.isfinite(metrics['val_loss']) and cfg['compile'] is None and cfg['dtype'] == 'auto'
 
@@ -243,32 +390,52 @@ def test_cpu_allocator_keeps_freed_memory():
     to hold it (a few times, as in the training loop's first steps), where glibc's default maps fresh pages
     again every time (16,384 faults of 4 KiB)."""
     import resource
+
     train_module.keep_freed_memory()
     faults = []
     for _ in range(12):
         before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        block = torch.empty(16 * 2 ** 20).fill_(1.0)  # 64 MiB, every page touched
+        block = torch.empty(16 * 2**20).fill_(1.0)  # 64 MiB, every page touched
         del block
         faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
     assert max(faults[-4:]) < 1000, faults
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA (host-device synchronisation)')
+@pytest.mark.skipif(
+    not torch.cuda.is_available(), reason='needs CUDA (host-device synchronisation)'
+)
 def test_no_host_device_sync_between_log_steps(tmp_path):
     """The training step never waits for the GPU: the synchronisations CUDA reports (torch.cuda's sync debug
     mode) are those of logging, evaluation and checkpointing, so 8 more steps between them add none. Both a
     task whose examples live on the GPU and a token stream copied from the host are checked."""
     import warnings
     from data import corpus
+
     (tmp_path / 'book.txt').write_text('A tiny corpus, read in windows of the stream.\n' * 300)
     corpus.prepare('text', {'encoding': 'bytes'}, tmp_path / 'book.txt', tmp_path / 'text')
-    tasks = [{}, dict(task='text', encoding='bytes', block_size=32, data_dir=str(tmp_path / 'text'))]
+    tasks = [
+        {},
+        dict(task='text', encoding='bytes', block_size=32, data_dir=str(tmp_path / 'text')),
+    ]
     for task in tasks:
         counts = []
         for steps in (4, 12):
-            keys = {k: v for k, v in TINY.items() if not task or k not in ('digits', 'n_train', 'n_test')}
-            config = {**keys, **task, 'out_dir': str(tmp_path / 'out'), 'device': 'cuda', 'compile': False,
-                      'run_name': f'sync{steps}', 'max_iters': steps, 'eval_interval': steps, 'log_interval': steps}
+            keys = {
+                k: v
+                for k, v in TINY.items()
+                if not task or k not in ('digits', 'n_train', 'n_test')
+            }
+            config = {
+                **keys,
+                **task,
+                'out_dir': str(tmp_path / 'out'),
+                'device': 'cuda',
+                'compile': False,
+                'run_name': f'sync{steps}',
+                'max_iters': steps,
+                'eval_interval': steps,
+                'log_interval': steps,
+            }
             config.setdefault('data_dir', str(tmp_path / 'data'))
             torch.cuda.set_sync_debug_mode('warn')
             try:
@@ -279,7 +446,9 @@ def test_no_host_device_sync_between_log_steps(tmp_path):
                 torch.cuda.set_sync_debug_mode('default')
             counts.append(sum('synchroniz' in str(w.message) for w in caught))
         # one-time synchronisations (first use of a kernel or of pinned memory) can only make the first run's count larger
-        assert counts[1] <= counts[0], f'{counts[1] - counts[0]} synchronisations in 8 more steps ({task or "addition"})'
+        assert counts[1] <= counts[0], (
+            f'{counts[1] - counts[0]} synchronisations in 8 more steps ({task or "addition"})'
+        )
 
 
 # modular addition at p=11, its table split in half: 61 of the 121 pairs held out, so about half of all draws are
@@ -293,6 +462,7 @@ def test_online_batches_are_fresh_reproducible_and_never_held_out(tmp_path):
     input (brute force over the val split), every other input occurs, and the targets stay right; the first draw's
     kept rows lead the batch in order; a run trains and is reproducible; a task without a generator is refused."""
     from data.synthetic import load_split, load_task
+
     cfg = train_module.resolve(dict(MODADD, online=True, seed=3, data_dir=str(tmp_path / 'data')))
     batches = loader.online_batches(cfg)
     held = {tuple(row) for row in load_split(tmp_path / 'data', 'val')[0].tolist()}
@@ -300,20 +470,38 @@ def test_online_batches_are_fresh_reproducible_and_never_held_out(tmp_path):
     x0, y0 = batches(0, 64)
     first, _ = load_task('modular_addition').generate(np.random.default_rng([0, 3, 0]), 64, p=11)
     kept = [row for row in first.tolist() if tuple(row) not in held]
-    assert 0 < len(kept) < 64 and x0[:len(kept)].tolist() == kept, 'the first draw, its held-out rows left out'
+    assert 0 < len(kept) < 64 and x0[: len(kept)].tolist() == kept, (
+        'the first draw, its held-out rows left out'
+    )
     again = loader.online_batches(cfg)  # another process (DDP rank) or a resumed run
     seen = set()
     for step in range(30):
         x, y = batches(step, 64)
         assert x.shape == y.shape == (64, 2) and torch.equal(again(step, 64)[0], x)
-        assert not {tuple(row) for row in x.tolist()} & held, f'step {step} trains on a held-out input'
+        assert not {tuple(row) for row in x.tolist()} & held, (
+            f'step {step} trains on a held-out input'
+        )
         assert (y[:, 0] == -1).all() and torch.equal(y[:, 1], x.sum(1) % 11)
         seen |= {tuple(row) for row in x.tolist()}
-    assert seen == {(a, b) for a in range(11) for b in range(11)} - held, 'every other input is drawn'
+    assert seen == {(a, b) for a in range(11) for b in range(11)} - held, (
+        'every other input is drawn'
+    )
     assert not torch.equal(batches(1, 64)[0], x0)
-    small = dict(n_layer=1, n_embd=32, batch_size=16, max_iters=6, eval_interval=3, warmup_iters=2, progress=False,
-                 out_dir=str(tmp_path / 'out'), online=True)
-    runs = [train(dict(**small, **MODADD, data_dir=str(tmp_path / 'data'), run_name=f'on{i}')) for i in (0, 1)]
+    small = dict(
+        n_layer=1,
+        n_embd=32,
+        batch_size=16,
+        max_iters=6,
+        eval_interval=3,
+        warmup_iters=2,
+        progress=False,
+        out_dir=str(tmp_path / 'out'),
+        online=True,
+    )
+    runs = [
+        train(dict(**small, **MODADD, data_dir=str(tmp_path / 'data'), run_name=f'on{i}'))
+        for i in (0, 1)
+    ]
     assert math.isfinite(runs[0]['val_loss']) and runs[0]['val_loss'] == runs[1]['val_loss']
     with pytest.raises(ConfigError, match='online=True needs a synthetic task with a generator'):
         train(dict(**small, task='memorization', size=4, data_dir=str(tmp_path / 'mem')))
@@ -323,14 +511,25 @@ def test_online_refuses_a_task_its_held_out_inputs_cover(tmp_path):
     """Held-out inputs that are every input of the task (all 9 pairs at p=3, written over the val split here) leave
     nothing to train on: a one-line error before any training, not an endless loop."""
     from data.synthetic import save_npz
-    keys = dict(MODADD, p=3, online=True, data_dir=str(tmp_path / 'data'), out_dir=str(tmp_path / 'out'),
-                progress=False)
+
+    keys = dict(
+        MODADD,
+        p=3,
+        online=True,
+        data_dir=str(tmp_path / 'data'),
+        out_dir=str(tmp_path / 'out'),
+        progress=False,
+    )
     loader.load_data(train_module.resolve(keys))  # the files
     pairs = np.array([(a, b) for a in range(3) for b in range(3)])
     save_npz(tmp_path / 'data' / 'val.npz', pairs, np.stack([np.full(9, -1), pairs.sum(1) % 3], 1))
     meta = json.loads((tmp_path / 'data' / 'meta.json').read_text())
-    (tmp_path / 'data' / 'meta.json').write_text(json.dumps({**meta, 'n_val': 9}))  # as a prepare of them would say
-    with pytest.raises(ConfigError, match='outside the 9 held-out inputs: .* lower n_test or enlarge the task'):
+    (tmp_path / 'data' / 'meta.json').write_text(
+        json.dumps({**meta, 'n_val': 9})
+    )  # as a prepare of them would say
+    with pytest.raises(
+        ConfigError, match='outside the 9 held-out inputs: .* lower n_test or enlarge the task'
+    ):
         train(keys)
     assert not (tmp_path / 'out').exists()
 
@@ -341,26 +540,45 @@ def test_val_frac_holds_the_training_splits_tail_out(tmp_path):
     online draws redraw validation inputs as they do held-out ones; the run reports its split as 'validation'; a
     task measured on its training set (memorization) has nothing to hold out and is refused in one line."""
     from data.synthetic import load_split
+
     keys = dict(MODADD, data_dir=str(tmp_path / 'data'))
     _, (x_all, y_all), _, _ = loader.load_data(train_module.resolve(keys))
-    _, (x_tr, y_tr), (x_va, y_va), _ = loader.load_data(train_module.resolve(dict(keys, val_frac=0.2)))
+    _, (x_tr, y_tr), (x_va, y_va), _ = loader.load_data(
+        train_module.resolve(dict(keys, val_frac=0.2))
+    )
     k = round(0.2 * len(x_all))
     assert len(x_va) == k and torch.equal(x_tr, x_all[:-k]) and torch.equal(x_va, x_all[-k:])
     assert torch.equal(y_va, y_all[-k:]) and torch.equal(y_tr, y_all[:-k])
     cfg = train_module.resolve(dict(keys, online=True, val_frac=0.2))
-    banned = {tuple(r) for r in x_va.tolist()} | {tuple(r) for r in load_split(tmp_path / 'data', 'val')[0].tolist()}
+    banned = {tuple(r) for r in x_va.tolist()} | {
+        tuple(r) for r in load_split(tmp_path / 'data', 'val')[0].tolist()
+    }
     batches = loader.online_batches(cfg)
     assert not any({tuple(r) for r in batches(s, 64)[0].tolist()} & banned for s in range(20))
     tokens = np.memmap(tmp_path / 'stream.bin', dtype=np.uint16, mode='w+', shape=(1000,))
     tokens[:] = np.arange(1000) % 50
     train_part, val_part = loader.validation_split(tokens, 0.1, dict(task='text', eval_split='val'))
     assert len(train_part) == 900 and np.array_equal(val_part, tokens[900:])
-    m = train(dict(keys, val_frac=0.2, n_layer=1, n_embd=16, max_iters=2, eval_interval=2, warmup_iters=0,
-                   progress=False, out_dir=str(tmp_path / 'out')))
+    m = train(
+        dict(
+            keys,
+            val_frac=0.2,
+            n_layer=1,
+            n_embd=16,
+            max_iters=2,
+            eval_interval=2,
+            warmup_iters=0,
+            progress=False,
+            out_dir=str(tmp_path / 'out'),
+        )
+    )
     assert m['eval_split'] == 'validation'
     with pytest.raises(ConfigError, match='measured on its training set.*set val_frac=0'):
-        loader.load_data(train_module.resolve(dict(task='memorization', size=4, val_frac=0.1,
-                                                   data_dir=str(tmp_path / 'mem'))))
+        loader.load_data(
+            train_module.resolve(
+                dict(task='memorization', size=4, val_frac=0.1, data_dir=str(tmp_path / 'mem'))
+            )
+        )
 
 
 @pytest.mark.parametrize('schedule', ['cosine', 'linear'])
@@ -369,28 +587,50 @@ def test_lr_schedule_is_the_formula(schedule):
     (nanoGPT) or a straight line (HF's get_linear_schedule_with_warmup: (D - s) / (D - w) of the peak when
     min_lr = 0) down to min_lr at lr_decay_iters, min_lr beyond."""
     lr, low, w, D = 1e-3, 1e-4, 10, 110
-    cfg = train_module.resolve(dict(lr_schedule=schedule, learning_rate=lr, min_lr=low, warmup_iters=w,
-                                    lr_decay_iters=D, max_iters=200))
+    cfg = train_module.resolve(
+        dict(
+            lr_schedule=schedule,
+            learning_rate=lr,
+            min_lr=low,
+            warmup_iters=w,
+            lr_decay_iters=D,
+            max_iters=200,
+        )
+    )
     for s in (0, 4, 9):
         assert train_module.get_lr(s, cfg) == pytest.approx(lr * (s + 1) / (w + 1), rel=1e-12)
     for s in (10, 35, 60, 100, 109):
         t = (s - w) / (D - w)
         decay = 0.5 * (1 + math.cos(math.pi * t)) if schedule == 'cosine' else (D - s) / (D - w)
         assert train_module.get_lr(s, cfg) == pytest.approx(low + decay * (lr - low), rel=1e-12)
-    assert train_module.get_lr(60, cfg) == pytest.approx((lr + low) / 2, rel=1e-12), 'half way: the mean, both'
+    assert train_module.get_lr(60, cfg) == pytest.approx((lr + low) / 2, rel=1e-12), (
+        'half way: the mean, both'
+    )
     for s in (110, 150, 199):
         assert train_module.get_lr(s, cfg) == low
     hf = dict(cfg, min_lr=0.0)
     if schedule == 'linear':
-        assert [train_module.get_lr(s, hf) for s in (10, 85, 110)] == pytest.approx([lr, lr / 4, 0.0], rel=1e-12)
+        assert [train_module.get_lr(s, hf) for s in (10, 85, 110)] == pytest.approx(
+            [lr, lr / 4, 0.0], rel=1e-12
+        )
 
 
 def test_resume_may_change_the_schedule(tmp_path):
     """lr_schedule is RESUMABLE: a run resumed with the linear schedule goes on with its lr (log.jsonl)."""
     run(tmp_path, run_name='s', max_iters=4, eval_interval=2, lr_decay_iters=8)
-    train(dict(out_dir=str(tmp_path / 'out'), data_dir=str(tmp_path / 'data'), run_name='s', resume=True, max_iters=6,
-               lr_schedule='linear'))
-    log = [json.loads(line) for line in (tmp_path / 'out' / 's' / 'log.jsonl').read_text().splitlines()]
+    train(
+        dict(
+            out_dir=str(tmp_path / 'out'),
+            data_dir=str(tmp_path / 'data'),
+            run_name='s',
+            resume=True,
+            max_iters=6,
+            lr_schedule='linear',
+        )
+    )
+    log = [
+        json.loads(line) for line in (tmp_path / 'out' / 's' / 'log.jsonl').read_text().splitlines()
+    ]
     cfg = json.loads((tmp_path / 'out' / 's' / 'config.json').read_text())
     assert [e['step'] for e in log] == [2, 4, 6] and cfg['lr_schedule'] == 'linear'
     # the lr of the last step trained, s = 5: warm-up 2, decay to min_lr 3e-4 at 8 from the default peak 3e-3
@@ -408,18 +648,40 @@ def gpt2_files(folder, fmt='safetensors', seed=0):
     g = torch.Generator().manual_seed(seed)
     r = lambda *shape: torch.randn(shape, generator=g) * 0.3
     n, V = GPT2['n_embd'], GPT2['vocab_size']
-    sd = {'wte.weight': r(V, n), 'wpe.weight': r(GPT2['n_positions'], n), 'ln_f.weight': 1 + r(n), 'ln_f.bias': r(n)}
+    sd = {
+        'wte.weight': r(V, n),
+        'wpe.weight': r(GPT2['n_positions'], n),
+        'ln_f.weight': 1 + r(n),
+        'ln_f.bias': r(n),
+    }
     for i in range(GPT2['n_layer']):
-        shapes = {'ln_1': [n], 'attn.c_attn': [n, 3 * n], 'attn.c_proj': [n, n], 'ln_2': [n], 'mlp.c_fc': [n, 4 * n],
-                  'mlp.c_proj': [4 * n, n]}
+        shapes = {
+            'ln_1': [n],
+            'attn.c_attn': [n, 3 * n],
+            'attn.c_proj': [n, n],
+            'ln_2': [n],
+            'mlp.c_fc': [n, 4 * n],
+            'mlp.c_proj': [4 * n, n],
+        }
         for name, shape in shapes.items():
             sd[f'h.{i}.{name}.weight'] = (1 + r(n)) if name.startswith('ln') else r(*shape)
             sd[f'h.{i}.{name}.bias'] = r(shape[-1])
-        sd[f'h.{i}.attn.bias'] = torch.tril(torch.ones(1, 1, 64, 64))  # older files: the mask, not a weight
+        sd[f'h.{i}.attn.bias'] = torch.tril(
+            torch.ones(1, 1, 64, 64)
+        )  # older files: the mask, not a weight
     sd = {f'transformer.{k}': v for k, v in sd.items()}
     folder.mkdir(parents=True)
-    (folder / 'config.json').write_text(json.dumps(dict(GPT2, model_type='gpt2', activation_function='gelu_new',
-                                                        n_inner=None, layer_norm_epsilon=1e-5)))
+    (folder / 'config.json').write_text(
+        json.dumps(
+            dict(
+                GPT2,
+                model_type='gpt2',
+                activation_function='gelu_new',
+                n_inner=None,
+                layer_norm_epsilon=1e-5,
+            )
+        )
+    )
     if fmt == 'bin':
         torch.save(sd, folder / 'pytorch_model.bin')
     else:  # safetensors, by its specification: a header's length (8 bytes, little-endian), a JSON header, the data
@@ -430,7 +692,9 @@ def gpt2_files(folder, fmt='safetensors', seed=0):
             data.append(b)
             at += len(b)
         head = json.dumps(header).encode()
-        (folder / 'model.safetensors').write_bytes(len(head).to_bytes(8, 'little') + head + b''.join(data))
+        (folder / 'model.safetensors').write_bytes(
+            len(head).to_bytes(8, 'little') + head + b''.join(data)
+        )
     return sd
 
 
@@ -439,7 +703,9 @@ def gpt2_reference(sd, idx):
     for Conv1D, LayerNorm eps 1e-5, scores / sqrt(head_dim) under a causal mask, the tanh GELU, the head tied to wte."""
     w = lambda name: sd['transformer.' + name].double()
     (B, T), n, H = idx.shape, GPT2['n_embd'], GPT2['n_head']
-    ln = lambda x, name: torch.nn.functional.layer_norm(x, (n,), w(name + '.weight'), w(name + '.bias'), 1e-5)
+    ln = lambda x, name: torch.nn.functional.layer_norm(
+        x, (n,), w(name + '.weight'), w(name + '.bias'), 1e-5
+    )
     conv = lambda x, name: x @ w(name + '.weight') + w(name + '.bias')
     heads = lambda t: t.view(B, T, H, n // H).transpose(1, 2)
     x = w('wte.weight')[idx] + w('wpe.weight')[:T]
@@ -447,9 +713,11 @@ def gpt2_reference(sd, idx):
         q, k, v = conv(ln(x, f'h.{i}.ln_1'), f'h.{i}.attn.c_attn').split(n, dim=-1)
         scores = heads(q) @ heads(k).transpose(-1, -2) / math.sqrt(n // H)
         scores = scores.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(), float('-inf'))
-        x = x + conv((scores.softmax(-1) @ heads(v)).transpose(1, 2).reshape(B, T, n), f'h.{i}.attn.c_proj')
+        x = x + conv(
+            (scores.softmax(-1) @ heads(v)).transpose(1, 2).reshape(B, T, n), f'h.{i}.attn.c_proj'
+        )
         h = conv(ln(x, f'h.{i}.ln_2'), f'h.{i}.mlp.c_fc')
-        h = 0.5 * h * (1 + torch.tanh(math.sqrt(2 / math.pi) * (h + 0.044715 * h ** 3)))  # gelu_new
+        h = 0.5 * h * (1 + torch.tanh(math.sqrt(2 / math.pi) * (h + 0.044715 * h**3)))  # gelu_new
         x = x + conv(h, f'h.{i}.mlp.c_proj')
     return ln(x, 'ln_f') @ w('wte.weight').T
 
@@ -460,20 +728,30 @@ def gpt2_model(folder, **keys):
     gpt2 = model_module.gpt2_files(cfg['init_from'])
     model = GPT(GPTConfig(**train_module.model_args_of(cfg, dict(vocab_size=4), 32, gpt2)))
     own, unused = model.load_gpt2(gpt2[1])
-    return model, f"at this code's init: {', '.join(own) or 'none'}; left unused: {', '.join(unused) or 'none'}"
+    return (
+        model,
+        f"at this code's init: {', '.join(own) or 'none'}; left unused: {', '.join(unused) or 'none'}",
+    )
 
 
 @pytest.mark.parametrize('fmt', ['safetensors', 'bin'])
 def test_init_from_gpt2_gives_gpt2s_logits(tmp_path, fmt):
     sd = gpt2_files(tmp_path / 'gpt2', fmt)
     model, loaded = gpt2_model(tmp_path / 'gpt2')
-    assert "left unused: none" in loaded and model.config.block_size == 32 and model.config.mlp == 'gelu_tanh'
+    assert (
+        'left unused: none' in loaded
+        and model.config.block_size == 32
+        and model.config.mlp == 'gelu_tanh'
+    )
     idx = torch.randint(0, GPT2['vocab_size'], (3, 32), generator=torch.Generator().manual_seed(1))
     logits, _ = model(idx, idx)
     reference = gpt2_reference(sd, idx)
     assert reference.std() > 0.5, 'logits far from zero: a wrong mapping would show'
     torch.testing.assert_close(logits.double(), reference, rtol=0, atol=1e-5)
-    for variant, unused in (('identity_query', 'q_proj'), ('mixit', 'k_proj')):  # loads what the variant has
+    for variant, unused in (
+        ('identity_query', 'q_proj'),
+        ('mixit', 'k_proj'),
+    ):  # loads what the variant has
         model, loaded = gpt2_model(tmp_path / 'gpt2', variant=variant)
         assert unused in loaded.split('left unused: ')[1]
         attn = model.h[1].attn  # identity_query: W_K, W_V one linear (kv_proj); MixiT: W_V alone
@@ -485,13 +763,27 @@ def test_init_from_trains_frozen_parts_frozen_at_gpt2s_values(tmp_path, monkeypa
     """frozen_qk from GPT-2: after training, W_Q and W_K are GPT-2's, bit for bit, and the rest has moved. Through a
     stand-in of transformers too (what 'gpt2' by name reads when it is installed and online)."""
     sd = gpt2_files(tmp_path / 'gpt2')
-    keys = dict(task='dyck', format='text', length=8, n_train=200, n_test=50, variant='frozen_qk', max_iters=3,
-                eval_interval=3, batch_size=8, progress=False, out_dir=str(tmp_path / 'out'),
-                data_dir=str(tmp_path / 'data'), init_from=str(tmp_path / 'gpt2'))
+    keys = dict(
+        task='dyck',
+        format='text',
+        length=8,
+        n_train=200,
+        n_test=50,
+        variant='frozen_qk',
+        max_iters=3,
+        eval_interval=3,
+        batch_size=8,
+        progress=False,
+        out_dir=str(tmp_path / 'out'),
+        data_dir=str(tmp_path / 'data'),
+        init_from=str(tmp_path / 'gpt2'),
+    )
     train(keys)
     ckpt = torch.load(next((tmp_path / 'out').glob('*/ckpt.pt')), weights_only=True)
     c_attn = sd['transformer.h.0.attn.c_attn.weight']
-    assert torch.equal(ckpt['model']['h.0.attn.qk_proj.weight'], c_attn[:, :32].T)  # W_Q, W_K: one frozen linear
+    assert torch.equal(
+        ckpt['model']['h.0.attn.qk_proj.weight'], c_attn[:, :32].T
+    )  # W_Q, W_K: one frozen linear
     assert not torch.equal(ckpt['model']['h.0.attn.v_proj.weight'], c_attn[:, 32:].T), 'trained'
     assert ckpt['model_args']['n_layer'] == 2 and ckpt['model_args']['vocab_size'] == 300
 
@@ -506,28 +798,47 @@ def test_init_from_trains_frozen_parts_frozen_at_gpt2s_values(tmp_path, monkeypa
 
         def state_dict(self):
             return sd
+
     monkeypatch.setitem(sys.modules, 'transformers', type(sys)('transformers'))
-    monkeypatch.setattr(sys.modules['transformers'], 'GPT2LMHeadModel', GPT2LMHeadModel, raising=False)
+    monkeypatch.setattr(
+        sys.modules['transformers'], 'GPT2LMHeadModel', GPT2LMHeadModel, raising=False
+    )
     by_name = train({**keys, 'init_from': 'gpt2', 'run_name': 'hub'})
-    assert by_name['val_loss'] == pytest.approx(json.loads(next((tmp_path / 'out').glob('dyck-*/log.jsonl'))
-                                                           .read_text())['val_loss'], abs=1e-6)
+    assert by_name['val_loss'] == pytest.approx(
+        json.loads(next((tmp_path / 'out').glob('dyck-*/log.jsonl')).read_text())['val_loss'],
+        abs=1e-6,
+    )
 
 
 def test_init_from_refuses_what_cannot_load(tmp_path, monkeypatch):
     gpt2_files(tmp_path / 'gpt2')
     (tmp_path / 'empty').mkdir()
     (tmp_path / 'config_only').mkdir()
-    (tmp_path / 'config_only' / 'config.json').write_text((tmp_path / 'gpt2' / 'config.json').read_text())
-    base = dict(task='dyck', format='text', length=8, n_train=100, n_test=20, max_iters=1, progress=False,
-                out_dir=str(tmp_path / 'out'), data_dir=str(tmp_path / 'data'), init_from=str(tmp_path / 'gpt2'))
+    (tmp_path / 'config_only' / 'config.json').write_text(
+        (tmp_path / 'gpt2' / 'config.json').read_text()
+    )
+    base = dict(
+        task='dyck',
+        format='text',
+        length=8,
+        n_train=100,
+        n_test=20,
+        max_iters=1,
+        progress=False,
+        out_dir=str(tmp_path / 'out'),
+        data_dir=str(tmp_path / 'data'),
+        init_from=str(tmp_path / 'gpt2'),
+    )
     monkeypatch.setitem(sys.modules, 'transformers', None)  # not installed
-    for keys, says in ((dict(n_layer=4), 'whose n_layer is 2: drop --n_layer'),
-                       (dict(norm='rmsnorm'), "whose norm is 'layernorm': drop --norm"),
-                       (dict(variant='universal_random'), 'choose a variant with a standard block'),
-                       (dict(block_size=100), 'GPT-2 has 64 positions: set block_size <= 64'),
-                       (dict(init_from=str(tmp_path / 'empty')), 'empty/config.json (No such file or directory)'),
-                       (dict(init_from=str(tmp_path / 'config_only')), 'holds neither model.safetensors nor'),
-                       (dict(init_from='gpt2'), 'needs transformers (pip install transformers)')):
+    for keys, says in (
+        (dict(n_layer=4), 'whose n_layer is 2: drop --n_layer'),
+        (dict(norm='rmsnorm'), "whose norm is 'layernorm': drop --norm"),
+        (dict(variant='universal_random'), 'choose a variant with a standard block'),
+        (dict(block_size=100), 'GPT-2 has 64 positions: set block_size <= 64'),
+        (dict(init_from=str(tmp_path / 'empty')), 'empty/config.json (No such file or directory)'),
+        (dict(init_from=str(tmp_path / 'config_only')), 'holds neither model.safetensors nor'),
+        (dict(init_from='gpt2'), 'needs transformers (pip install transformers)'),
+    ):
         with pytest.raises(ConfigError, match=re.escape(says)):
             train({**base, **keys})
     assert not (tmp_path / 'out').exists(), 'nothing written'

@@ -32,8 +32,10 @@ Vocabulary (sep ''): digits 0-9 are ids 0-9, '+' 10, '=' 11, '<stop>' 12, '<pad>
 authors' format the sum digits '₀'..'₉' 14-23 (the authors number them 20-29, with <stop> 30 and
 <pad> 12; the ids differ, not the task).
 """
+
 import sys
 from pathlib import Path
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data.synthetic import main
 
@@ -53,7 +55,9 @@ def generate(rng, n, digits, format=DEFAULTS['format']):
     if digits < 1:
         raise ValueError('digits must be at least 1')
     if format not in ('authors', 'text'):
-        raise ValueError(f"format={format!r} must be 'authors' (the authors' code) or 'text' (the paper text)")
+        raise ValueError(
+            f"format={format!r} must be 'authors' (the authors' code) or 'text' (the paper text)"
+        )
     # operands as digit arrays, least significant first; the top digit is nonzero so that every
     # operand has exactly `digits` digits
     a = rng.integers(0, 10, (n, digits))
@@ -68,9 +72,9 @@ def generate(rng, n, digits, format=DEFAULTS['format']):
     first = SUM if format == 'authors' else 0  # the id of the sum digit 0
     s = np.full((n, 3 * digits + 4), PAD, dtype=np.int64)
     s[:, :digits], s[:, digits] = a, PLUS
-    s[:, digits + 1:2 * digits + 1], s[:, 2 * digits + 1] = b, EQ
+    s[:, digits + 1 : 2 * digits + 1], s[:, 2 * digits + 1] = b, EQ
     c = 2 * digits + 2  # where the sum starts
-    s[:, c:c + digits] = first + total
+    s[:, c : c + digits] = first + total
     # a final carry is the (digits+1)-th sum digit; without one, <stop> moves up and a <pad> follows
     s[:, c + digits] = np.where(carry == 1, first + 1, STOP)
     s[:, c + digits + 1] = np.where(carry == 1, STOP, PAD)
@@ -78,7 +82,7 @@ def generate(rng, n, digits, format=DEFAULTS['format']):
     if format == 'authors':
         y[(x < SUM) & (x != STOP)] = -1  # scored where the current token is a sum digit or <stop>
     else:
-        y[:, :2 * digits + 1] = -1  # the operands are given, not predicted
+        y[:, : 2 * digits + 1] = -1  # the operands are given, not predicted
         y[y == PAD] = -1
     return x, y
 
@@ -86,11 +90,19 @@ def generate(rng, n, digits, format=DEFAULTS['format']):
 def describe(args):
     itos = [str(d) for d in range(10)] + ['+', '=', '<stop>', '<pad>']
     if args['format'] == 'authors':
-        return dict(vocab_size=24, itos=itos + [chr(0x2080 + d) for d in range(10)], sep='',
-                    scored='the targets of the sum digits and <stop>: the sum but its first digit, <stop>, and '
-                           'the <pad> after <stop> where the sum has `digits` digits')
-    return dict(vocab_size=14, itos=itos, sep='',
-                scored='the digits of the sum and <stop>, i.e. the targets of the positions from "=" on')
+        return dict(
+            vocab_size=24,
+            itos=itos + [chr(0x2080 + d) for d in range(10)],
+            sep='',
+            scored='the targets of the sum digits and <stop>: the sum but its first digit, <stop>, and '
+            'the <pad> after <stop> where the sum has `digits` digits',
+        )
+    return dict(
+        vocab_size=14,
+        itos=itos,
+        sep='',
+        scored='the digits of the sum and <stop>, i.e. the targets of the positions from "=" on',
+    )
 
 
 if __name__ == '__main__':

@@ -36,8 +36,10 @@ format='text' (paper text: --format=text --length=40): s has length+2 tokens. Th
     removing every short string from training while the held-out set keeps them.
 The label is always computed from the final string.
 """
+
 import sys
 from pathlib import Path
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data.synthetic import main
 
@@ -82,7 +84,9 @@ def gen_balanced(rng, t, width):
     out = np.full((len(t), width), PAD, dtype=np.int64)
     row, at, t = np.arange(len(t)), np.zeros(len(t), dtype=np.int64), np.asarray(t, dtype=np.int64)
     while len(row):
-        split = (t > 1) & (rng.integers(0, 2, len(t)) == 0)  # t = 1 ('()') and wraps write their brackets
+        split = (t > 1) & (
+            rng.integers(0, 2, len(t)) == 0
+        )  # t = 1 ('()') and wraps write their brackets
         out[row[~split], at[~split]] = OPEN
         out[row[~split], at[~split] + 2 * t[~split] - 1] = CLOSE
         wrap = ~split & (t > 1)
@@ -99,9 +103,13 @@ def authors_strings(rng, n, pairs):
     draw; each string gets the same distribution as theirs."""
     width = 2 * pairs
     mutate = rng.integers(0, 4, n)
-    rand = rng.integers(0, 3, n) == 0  # a third: brackets uniform, of a length uniform in 1..2*pairs
+    rand = (
+        rng.integers(0, 3, n) == 0
+    )  # a third: brackets uniform, of a length uniform in 1..2*pairs
     lens = rng.integers(1, width + 1, n)
-    strings = np.where(np.arange(width) < lens[:, None], rng.integers(OPEN, CLOSE + 1, (n, width)), PAD)
+    strings = np.where(
+        np.arange(width) < lens[:, None], rng.integers(OPEN, CLOSE + 1, (n, width)), PAD
+    )
     bal = np.flatnonzero(~rand)  # the rest: gen_balanced of a uniform 1..pairs
     t = rng.integers(1, pairs + 1, len(bal))
     strings[bal], lens[bal] = gen_balanced(rng, t, width), 2 * t
@@ -114,7 +122,9 @@ def authors_strings(rng, n, pairs):
         p, q = rng.integers(0, lens[r]), rng.integers(0, lens[r])
         r, p, q = r[p < q], p[p < q], q[p < q]
         strings[r, p], strings[r, q] = strings[r, q], strings[r, p]
-    flips = np.where(mutate & 2, rng.geometric(0.5, n) * np.where(rng.integers(0, 3, n) == 0, 1, 2), 0)
+    flips = np.where(
+        mutate & 2, rng.geometric(0.5, n) * np.where(rng.integers(0, 3, n) == 0, 1, 2), 0
+    )
     for k in range(flips.max(initial=0)):
         r = np.flatnonzero(flips > k)
         p = rng.integers(0, lens[r])
@@ -125,11 +135,13 @@ def authors_strings(rng, n, pairs):
 def text_strings(rng, n, length):
     """-> (strings, lengths): n strings of the paper-text generator, as an (n, length) array padded with 0."""
     kind = rng.integers(0, 3, n)  # 0 random, 1 balanced, 2 balanced then mutated
-    lens = np.where(kind == 0, rng.integers(1, length + 1, n), 2 * rng.integers(1, length // 2 + 1, n))
+    lens = np.where(
+        kind == 0, rng.integers(1, length + 1, n), 2 * rng.integers(1, length // 2 + 1, n)
+    )
     strings = rng.integers(OPEN, CLOSE + 1, (n, length))
     for half in np.unique(lens[kind > 0] // 2):
         sel = np.flatnonzero((kind > 0) & (lens == 2 * half))
-        strings[sel, :2 * half] = dyck_words(rng, len(sel), half)
+        strings[sel, : 2 * half] = dyck_words(rng, len(sel), half)
     strings[np.arange(length) >= lens[:, None]] = PAD
     # mutate: swap positions i != j, or flip position i
     m = np.flatnonzero(kind == 2)
@@ -144,22 +156,32 @@ def text_strings(rng, n, length):
 
 def check(length, format):
     if format not in ('authors', 'text'):
-        raise ValueError(f"format={format!r} must be 'authors' (the authors' code) or 'text' (the paper text)")
+        raise ValueError(
+            f"format={format!r} must be 'authors' (the authors' code) or 'text' (the paper text)"
+        )
     if length < 2:
         raise ValueError('length must be at least 2 (the shortest balanced string is "()")')
     if format == 'authors' and length % 2:
-        raise ValueError(f'length={length} must be even in the authors\' format (twice the most pairs): '
-                         f'set it to {length + 1} or {length - 1}')
+        raise ValueError(
+            f"length={length} must be even in the authors' format (twice the most pairs): "
+            f'set it to {length + 1} or {length - 1}'
+        )
 
 
 def generate(rng, n, length, format=DEFAULTS['format']):
     check(length, format)
     rows = np.arange(n)
-    strings, lens = authors_strings(rng, n, length // 2) if format == 'authors' else text_strings(rng, n, length)
+    strings, lens = (
+        authors_strings(rng, n, length // 2)
+        if format == 'authors'
+        else text_strings(rng, n, length)
+    )
     # label the final string; <pad> adds 0 to the depth, so it does not change min or final depth
     depth = np.cumsum((strings == OPEN).astype(np.int64) - (strings == CLOSE), axis=1)
     balanced = (depth.min(1) >= 0) & (depth[:, -1] == 0)
-    s = np.zeros((n, length + (3 if format == 'authors' else 2)), dtype=np.int64)  # authors: 2*pairs+3
+    s = np.zeros(
+        (n, length + (3 if format == 'authors' else 2)), dtype=np.int64
+    )  # authors: 2*pairs+3
     s[:, :length] = strings
     s[rows, lens] = QUERY
     s[rows, lens + 1] = np.where(balanced, CLOSE, OPEN)
@@ -170,8 +192,12 @@ def generate(rng, n, length, format=DEFAULTS['format']):
 
 def describe(args):
     check(args['length'], args['format'])
-    return dict(vocab_size=4, itos=['<pad>', '(', ')', '?'], sep='',
-                scored="only the answer, the target of the '?' position: ')' if balanced, '(' if not")
+    return dict(
+        vocab_size=4,
+        itos=['<pad>', '(', ')', '?'],
+        sep='',
+        scored="only the answer, the target of the '?' position: ')' if balanced, '(' if not",
+    )
 
 
 if __name__ == '__main__':

@@ -10,9 +10,11 @@ the first n_val_docs documents of the source are val.bin, the next n_train_docs 
 At FineWeb-edu's roughly 1,000 tokens per document (an estimate), about 1B GPT-2 tokens and 2 GB on
 disk; --n_train_docs makes a smaller one.
 """
+
 import itertools
 import sys
 from pathlib import Path
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data import corpus
 
@@ -30,15 +32,21 @@ def download():
     try:
         from datasets import load_dataset
     except ImportError:
-        raise ValueError('downloading FineWeb-edu needs the datasets package (pip install datasets); or give '
-                         '--input with local .parquet or .jsonl files') from None
-    for row in load_dataset('HuggingFaceFW/fineweb-edu', name='sample-10BT', split='train', streaming=True):
+        raise ValueError(
+            'downloading FineWeb-edu needs the datasets package (pip install datasets); or give '
+            '--input with local .parquet or .jsonl files'
+        ) from None
+    for row in load_dataset(
+        'HuggingFaceFW/fineweb-edu', name='sample-10BT', split='train', streaming=True
+    ):
         yield row['text']
 
 
 def documents(args, source):
     if args['n_val_docs'] < 1 or args['n_train_docs'] < 1:
-        raise ValueError(f"n_val_docs={args['n_val_docs']} and n_train_docs={args['n_train_docs']} must be at least 1")
+        raise ValueError(
+            f'n_val_docs={args["n_val_docs"]} and n_train_docs={args["n_train_docs"]} must be at least 1'
+        )
     texts = corpus.records(source) if source else download()
     for i, text in enumerate(itertools.islice(texts, args['n_val_docs'] + args['n_train_docs'])):
         yield 'val' if i < args['n_val_docs'] else 'train', text, True

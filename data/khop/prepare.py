@@ -17,9 +17,11 @@ X = a d c a d a b c:
 Vocabulary (sep ' '): letters 0..letters-1, <none> = letters, <blank> = letters+1, and
 <k=K> = letters+2+K for K in 0..max_hops.
 """
+
 import string
 import sys
 from pathlib import Path
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data.synthetic import main
 
@@ -67,13 +69,17 @@ def hops(X, k, none=-1):
 
 def generate(rng, n, length, letters, max_hops, min_hops=0):
     if letters < 2 or length < 3 or not 0 <= min_hops <= max_hops:
-        raise ValueError('need letters >= 2 (no immediate repeats), length >= 3 and 0 <= min_hops <= max_hops')
+        raise ValueError(
+            'need letters >= 2 (no immediate repeats), length >= 3 and 0 <= min_hops <= max_hops'
+        )
     # no immediate repeats: each letter is the previous one shifted by 1..letters-1 (mod letters),
     # which is uniform over all such strings
     shifts = rng.integers(1, letters, (n, length))
     shifts[:, 0] = rng.integers(0, letters, n)
     X = np.cumsum(shifts, axis=1) % letters
-    k = rng.integers(min_hops, max_hops + 1, n)  # min_hops = max_hops: one fixed k (universal_tasks.py)
+    k = rng.integers(
+        min_hops, max_hops + 1, n
+    )  # min_hops = max_hops: one fixed k (universal_tasks.py)
     none, blank = letters, letters + 1
     x = np.concatenate([(letters + 2 + k)[:, None], X[:, :-2]], 1)
     y = np.concatenate([np.full((n, 1), blank), hops(X, k, none)[:, :-2]], 1)
@@ -84,8 +90,12 @@ def describe(args):
     L = args['letters']
     names = list(string.ascii_lowercase[:L]) if L <= 26 else [f'l{i}' for i in range(L)]
     itos = names + ['<none>', '<blank>'] + [f'<k={k}>' for k in range(args['max_hops'] + 1)]
-    return dict(vocab_size=len(itos), itos=itos, sep=' ',
-                scored='every position: <blank> after the <k=K> token, then hop_K of each letter')
+    return dict(
+        vocab_size=len(itos),
+        itos=itos,
+        sep=' ',
+        scored='every position: <blank> after the <k=K> token, then hop_K of each letter',
+    )
 
 
 if __name__ == '__main__':

@@ -9,8 +9,10 @@ so that the two arguments use different tokens), y = [-1, label]. Example, size=
     x = 2 7, y = -1 f(2, 3)
 Vocabulary (sep ' '): ids 0..2n-1, written as the number; labels use ids 0..n-1.
 """
+
 import sys
 from pathlib import Path
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data.synthetic import main
 
@@ -41,8 +43,12 @@ def splits(args, rng):
 
 def describe(args):
     n = args['size']
-    return dict(vocab_size=2 * n, itos=[str(i) for i in range(2 * n)], sep=' ',
-                scored='only the label, the target of the second position (b+n)')
+    return dict(
+        vocab_size=2 * n,
+        itos=[str(i) for i in range(2 * n)],
+        sep=' ',
+        scored='only the label, the target of the second position (b+n)',
+    )
 
 
 if __name__ == '__main__':

@@ -16,8 +16,10 @@ Each example is the sequence [a, b, c] with c = (a + b) mod p; x = [a, b], y = [
 answer is scored (so is it in the authors' loss). Example, p=7: s = 5 4 2, x = 5 4, y = -1 2.
 Vocabulary (sep ' '): ids 0..p-1, written as the number.
 """
+
 import sys
 from pathlib import Path
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data.synthetic import main
 
@@ -48,29 +50,44 @@ def generate(rng, n, p, train_frac=DEFAULTS['train_frac']):
 def splits(args, rng):
     p, frac, n_train, n_test = args['p'], args['train_frac'], args['n_train'], args['n_test']
     if n_train < 0 or n_test < 0 or (n_train == 0) != (n_test == 0):
-        raise ValueError(f'n_train={n_train}, n_test={n_test}: give both (paper text) or neither (authors\' code: '
-                         f'the whole table split by train_frac)')
+        raise ValueError(
+            f"n_train={n_train}, n_test={n_test}: give both (paper text) or neither (authors' code: "
+            f'the whole table split by train_frac)'
+        )
     if n_train and frac != DEFAULTS['train_frac']:
-        raise ValueError(f'train_frac={frac} splits the whole table, so only with n_train = n_test = 0: '
-                         f'drop it or set n_train=0 n_test=0')
+        raise ValueError(
+            f'train_frac={frac} splits the whole table, so only with n_train = n_test = 0: '
+            f'drop it or set n_train=0 n_test=0'
+        )
     if n_train + n_test > p * p:
-        raise ValueError(f'too few distinct inputs: p={p} has {p * p:,} pairs, fewer than n_train + n_test = '
-                         f'{n_train + n_test:,}; lower n_train/n_test or raise p')
+        raise ValueError(
+            f'too few distinct inputs: p={p} has {p * p:,} pairs, fewer than n_train + n_test = '
+            f'{n_train + n_test:,}; lower n_train/n_test or raise p'
+        )
     x, y = examples(np.stack(np.divmod(rng.permutation(p * p), p), 1), p)  # the shuffled table
     if n_train:  # paper text: the first n_test pairs are held out, the next n_train train
-        return {'val': (x[:n_test], y[:n_test]), 'train': (x[n_test:n_test + n_train], y[n_test:n_test + n_train])}
+        return {
+            'val': (x[:n_test], y[:n_test]),
+            'train': (x[n_test : n_test + n_train], y[n_test : n_test + n_train]),
+        }
     # authors' code: the first int(p*p*frac) pairs train, the rest are held out
     n_train = int(p * p * frac)
     if not 0 < n_train < p * p:
-        raise ValueError(f'train_frac={frac} leaves no training or no held-out pairs of the {p * p:,}: '
-                         f'set it between 0 and 1')
+        raise ValueError(
+            f'train_frac={frac} leaves no training or no held-out pairs of the {p * p:,}: '
+            f'set it between 0 and 1'
+        )
     return {'train': (x[:n_train], y[:n_train]), 'val': (x[n_train:], y[n_train:])}
 
 
 def describe(args):
     p = args['p']
-    return dict(vocab_size=p, itos=[str(i) for i in range(p)], sep=' ',
-                scored='only the answer (a+b) mod p, the target of the second position')
+    return dict(
+        vocab_size=p,
+        itos=[str(i) for i in range(p)],
+        sep=' ',
+        scored='only the answer (a+b) mod p, the target of the second position',
+    )
 
 
 if __name__ == '__main__':

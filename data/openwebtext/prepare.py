@@ -10,9 +10,11 @@ Document i (in the order read) is held out when i % round(1 / val_fraction) == 0
 about 4,000 of the 8M documents, the size of nanoGPT's split. nanoGPT reports 9.0B GPT-2 training
 tokens for this corpus, 17 GB on disk.
 """
+
 import sys
 import tarfile
 from pathlib import Path
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data import corpus
 
@@ -22,15 +24,19 @@ DEFAULTS = dict(
 )
 SOURCE = 'Skylion007/openwebtext (Hugging Face)'
 SUFFIXES = ('.txt', '.xz', '.tar', '.jsonl', '.json', '.parquet')
-INPUT_HELP = 'OpenWebText archives (.xz, .tar), .txt files, or .jsonl/.parquet files; a file or a directory'
+INPUT_HELP = (
+    'OpenWebText archives (.xz, .tar), .txt files, or .jsonl/.parquet files; a file or a directory'
+)
 
 
 def download():
     try:
         from datasets import load_dataset
     except ImportError:
-        raise ValueError('downloading OpenWebText needs the datasets package (pip install datasets); or give '
-                         '--input with local files') from None
+        raise ValueError(
+            'downloading OpenWebText needs the datasets package (pip install datasets); or give '
+            '--input with local files'
+        ) from None
     for row in load_dataset('Skylion007/openwebtext', split='train', streaming=True):
         yield row['text']
 
@@ -64,8 +70,10 @@ def local_texts(source):
 
 
 def documents(args, source):
-    if not 0 < args['val_fraction'] <= 0.5:  # every round(1 / val_fraction)-th document: above 1/2, all of them
-        raise ValueError(f"val_fraction={args['val_fraction']} must be above 0 and at most 0.5")
+    if (
+        not 0 < args['val_fraction'] <= 0.5
+    ):  # every round(1 / val_fraction)-th document: above 1/2, all of them
+        raise ValueError(f'val_fraction={args["val_fraction"]} must be above 0 and at most 0.5')
     every = round(1 / args['val_fraction'])
     for i, text in enumerate(local_texts(source) if source else download()):
         yield 'val' if i % every == 0 else 'train', text, True

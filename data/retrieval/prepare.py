@@ -29,8 +29,10 @@ rejecting those that repeat one of its 4,000 held-out ones).
 Vocabulary (sep ' '): 0 is the pad '_' (never a value); values, and in the text format keys, are
 written as the number; the authors' keys and query tokens as 'k3' and 'q3'.
 """
+
 import sys
 from pathlib import Path
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data.synthetic import main
 
@@ -49,14 +51,22 @@ PAD = 0
 
 def check(m_max, vocab, format):
     if format not in ('authors', 'text'):
-        raise ValueError(f"format={format!r} must be 'authors' (the authors' code) or 'text' (the paper text)")
+        raise ValueError(
+            f"format={format!r} must be 'authors' (the authors' code) or 'text' (the paper text)"
+        )
     if vocab < 4:
-        raise ValueError(f'vocab={vocab} is too small: values need [1, vocab/2) and keys the ids above')
+        raise ValueError(
+            f'vocab={vocab} is too small: values need [1, vocab/2) and keys the ids above'
+        )
     if format == 'text' and not 1 <= m_max <= vocab // 2:
-        raise ValueError(f'm_max={m_max} must be in 1..vocab//2={vocab // 2}: the keys of one example are distinct')
+        raise ValueError(
+            f'm_max={m_max} must be in 1..vocab//2={vocab // 2}: the keys of one example are distinct'
+        )
     if format == 'authors' and not 1 <= m_max <= (vocab - vocab // 2) // 2:
-        raise ValueError(f'm_max={m_max} must be in 1..{(vocab - vocab // 2) // 2} at vocab={vocab}: the authors\' '
-                         f'format needs vocab/2 + 2*m_max <= vocab (keys and query tokens); raise vocab or lower m_max')
+        raise ValueError(
+            f"m_max={m_max} must be in 1..{(vocab - vocab // 2) // 2} at vocab={vocab}: the authors' "
+            f'format needs vocab/2 + 2*m_max <= vocab (keys and query tokens); raise vocab or lower m_max'
+        )
 
 
 def generate(rng, n, m_max, vocab, format=DEFAULTS['format']):
@@ -70,12 +80,16 @@ def generate(rng, n, m_max, vocab, format=DEFAULTS['format']):
     values = rng.integers(1, half, (n, m_max))  # never 0, so 0 is free as the pad
     q = rng.integers(0, m)  # which pair is queried
     s = np.full((n, 2 * m_max + 3), PAD, dtype=np.int64)  # long enough for both formats
-    s[:, 0:2 * m_max:2], s[:, 1:2 * m_max:2] = keys, values
+    s[:, 0 : 2 * m_max : 2], s[:, 1 : 2 * m_max : 2] = keys, values
     s[np.arange(2 * m_max + 3) >= 2 * m[:, None]] = PAD  # drop the pairs beyond the m-th
-    s[rows, 2 * m] = keys[rows, q] + (m_max if format == 'authors' else 0)  # the authors' query token is its own
-    if format == 'authors':  # x = s[:-1] holds the value after the query; the text's x ends at the query
+    s[rows, 2 * m] = keys[rows, q] + (
+        m_max if format == 'authors' else 0
+    )  # the authors' query token is its own
+    if (
+        format == 'authors'
+    ):  # x = s[:-1] holds the value after the query; the text's x ends at the query
         s[rows, 2 * m + 1] = values[rows, q]
-    x = s[:, :2 * m_max + (2 if format == 'authors' else 1)]
+    x = s[:, : 2 * m_max + (2 if format == 'authors' else 1)]
     y = np.full_like(x, -1)
     y[rows, 2 * m] = values[rows, q]
     return x, y
@@ -86,9 +100,13 @@ def describe(args):
     V, M, half = args['vocab'], args['m_max'], args['vocab'] // 2
     itos = ['_'] + [str(i) for i in range(1, V)]
     if args['format'] == 'authors':
-        itos[half:half + 2 * M] = [f'k{k}' for k in range(M)] + [f'q{k}' for k in range(M)]
-    return dict(vocab_size=V, itos=itos, sep=' ',
-                scored='only the queried value, the target of the position of the query token')
+        itos[half : half + 2 * M] = [f'k{k}' for k in range(M)] + [f'q{k}' for k in range(M)]
+    return dict(
+        vocab_size=V,
+        itos=itos,
+        sep=' ',
+        scored='only the queried value, the target of the position of the query token',
+    )
 
 
 if __name__ == '__main__':

@@ -12,9 +12,11 @@ Shakespeare, so the model is scored on continuing text it never saw, not on line
 its training lines. Both halves end with the end-of-text token. Files are read in blocks, so their
 size is bounded by the disk, not by memory.
 """
+
 import itertools
 import sys
 from pathlib import Path
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data import corpus
 
@@ -33,10 +35,12 @@ def halves(path, fraction):
     for block in corpus.read_text(path):
         data = block.encode('utf-8')
         if split == 'train' and seen + len(data) > limit:
-            cut = data.find(b'\n', max(0, int(limit - seen)))  # a byte offset; '\n' is never inside a character
+            cut = data.find(
+                b'\n', max(0, int(limit - seen))
+            )  # a byte offset; '\n' is never inside a character
             if cut != -1:
-                yield 'train', data[:cut + 1].decode('utf-8')
-                split, block = 'val', data[cut + 1:].decode('utf-8')
+                yield 'train', data[: cut + 1].decode('utf-8')
+                split, block = 'val', data[cut + 1 :].decode('utf-8')
         seen += len(data)
         yield split, block
 
@@ -45,9 +49,11 @@ def documents(args, source):
     if source is None:
         raise ValueError('the text task has no download: give --input=FILE_OR_DIRECTORY')
     if not 0 < args['val_fraction'] < 1:
-        raise ValueError(f"val_fraction={args['val_fraction']} must be between 0 and 1")
+        raise ValueError(f'val_fraction={args["val_fraction"]} must be between 0 and 1')
     for path in corpus.input_files(source, SUFFIXES):
-        for split, blocks in itertools.groupby(halves(path, args['val_fraction']), key=lambda item: item[0]):
+        for split, blocks in itertools.groupby(
+            halves(path, args['val_fraction']), key=lambda item: item[0]
+        ):
             yield from corpus.document(split, corpus.pieces(text for _, text in blocks))
 
 

@@ -12,9 +12,11 @@ characters of English, an estimate, not a measurement here). Each article, from 
 document. The text is kept exactly as released, its tokenization escapes (' @-@ ', ' @,@ ', ' @.@ ')
 and spaced punctuation included, because the benchmark is defined on that text.
 """
+
 import re
 import sys
 from pathlib import Path
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data import corpus
 
@@ -33,8 +35,10 @@ def download(split):
     try:
         from datasets import load_dataset
     except ImportError:
-        raise ValueError('downloading WikiText-103 needs the datasets package (pip install datasets); or give '
-                         '--input with the unzipped wikitext-103-raw-v1 files') from None
+        raise ValueError(
+            'downloading WikiText-103 needs the datasets package (pip install datasets); or give '
+            '--input with the unzipped wikitext-103-raw-v1 files'
+        ) from None
     hf_split = {'val': 'validation'}.get(split, split)
     for row in load_dataset('Salesforce/wikitext', 'wikitext-103-raw-v1', split=hf_split):
         # a row is one line of the raw file, its '\n' included, except that the Hub's conversion turned
@@ -45,7 +49,9 @@ def download(split):
 def read_lines(source, split):
     path = Path(source) / FILES[split]
     if not path.exists():
-        raise ValueError(f'{path} does not exist; --input must be a directory with {", ".join(FILES.values())}')
+        raise ValueError(
+            f'{path} does not exist; --input must be a directory with {", ".join(FILES.values())}'
+        )
     with open(path, 'rb') as f:
         yield from corpus.utf8_lines(f, path)
 

@@ -24,6 +24,7 @@ the .tgz) and YELP_CACHE (another folder to keep it in) change where it comes fr
 The CSVs have no header; each row is "label","text" with label 1 (negative) or 2 (positive) and the
 review's line breaks written as a backslash and 'n'. About 300 MB for x and as much for y on disk.
 """
+
 import csv
 import os
 import shutil
@@ -31,6 +32,7 @@ import sys
 import tarfile
 import urllib.request
 from pathlib import Path
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import numpy as np
 from tqdm import tqdm
@@ -42,7 +44,10 @@ DEFAULTS = dict(
 )
 SPLITS = ('train', 'test')
 EVAL_SPLIT = 'test'
-URL = os.environ.get('YELP_URL') or 'https://s3.amazonaws.com/fast-ai-nlp/yelp_review_polarity_csv.tgz'
+URL = (
+    os.environ.get('YELP_URL')
+    or 'https://s3.amazonaws.com/fast-ai-nlp/yelp_review_polarity_csv.tgz'
+)
 CACHE = Path(os.environ.get('YELP_CACHE') or synthetic.DATA_ROOT / 'yelp' / 'raw')
 SOURCE = URL
 SUFFIXES = ('.csv', '.tgz')
@@ -62,7 +67,9 @@ def download():
         except OSError as e:  # urllib's errors too: a message, not a traceback
             if made:  # nothing left behind, not even the folder
                 shutil.rmtree(path.parent, ignore_errors=True)
-            raise ValueError(f'could not download {URL} ({e}); or give --input with train.csv and test.csv') from None
+            raise ValueError(
+                f'could not download {URL} ({e}); or give --input with train.csv and test.csv'
+            ) from None
     return path
 
 
@@ -72,20 +79,31 @@ def csv_files(source):
     if source.is_dir():
         missing = [s for s in SPLITS if not (source / f'{s}.csv').exists()]
         if missing:
-            raise ValueError(f'{source} has no {", ".join(m + ".csv" for m in missing)}; {INPUT_HELP}')
+            raise ValueError(
+                f'{source} has no {", ".join(m + ".csv" for m in missing)}; {INPUT_HELP}'
+            )
         return {s: (source / f'{s}.csv', open(source / f'{s}.csv', 'rb')) for s in SPLITS}
     if source.suffix != '.tgz' and not tarfile.is_tarfile(source):
         raise ValueError(f'--input {source}: {INPUT_HELP}')
     try:
-        tar = tarfile.open(source, 'r:gz' if source.suffix == '.tgz' else 'r')  # one error, not one per method
-        members = {Path(m.name).name: m for m in tar.getmembers() if m.isfile()}  # reads the whole archive
+        tar = tarfile.open(
+            source, 'r:gz' if source.suffix == '.tgz' else 'r'
+        )  # one error, not one per method
+        members = {
+            Path(m.name).name: m for m in tar.getmembers() if m.isfile()
+        }  # reads the whole archive
     except corpus.DAMAGED as e:
         raise corpus.damaged(source, 'tar archive', e) from None
     missing = [f'{s}.csv' for s in SPLITS if f'{s}.csv' not in members]
     if missing:
-        raise ValueError(f'{source} holds no {" or ".join(missing)}: give the release\'s {URL.rsplit("/", 1)[1]}, '
-                         f'or a directory with train.csv and test.csv')
-    return {s: (f'{source}/{members[f"{s}.csv"].name}', tar.extractfile(members[f'{s}.csv'])) for s in SPLITS}
+        raise ValueError(
+            f"{source} holds no {' or '.join(missing)}: give the release's {URL.rsplit('/', 1)[1]}, "
+            f'or a directory with train.csv and test.csv'
+        )
+    return {
+        s: (f'{source}/{members[f"{s}.csv"].name}', tar.extractfile(members[f'{s}.csv']))
+        for s in SPLITS
+    }
 
 
 def documents(args, source):
@@ -103,12 +121,16 @@ def documents(args, source):
             try:
                 for i, row in enumerate(rows, 1):
                     if len(row) != 2 or row[0] not in ('1', '2'):
-                        raise ValueError(f'{name} row {i} is not "label","text" with label 1 or 2: '
-                                         f'{str(row[:2])[:100]}')
+                        raise ValueError(
+                            f'{name} row {i} is not "label","text" with label 1 or 2: '
+                            f'{str(row[:2])[:100]}'
+                        )
                     yield split, row[1].replace('\\n', '\n'), int(row[0]) - 1
             except csv.Error as e:  # a field over the limit
-                raise ValueError(f'{name} row {i + 1} (line {rows.line_num}) is not CSV ({e}): fix or remove that '
-                                 f'row') from None
+                raise ValueError(
+                    f'{name} row {i + 1} (line {rows.line_num}) is not CSV ({e}): fix or remove that '
+                    f'row'
+                ) from None
             except corpus.DAMAGED as e:
                 raise corpus.damaged(source, 'tar archive', e) from None
 
@@ -119,20 +141,26 @@ def write(out, splits, documents, enc, total_bytes=None):
     out is prepare's directory of new files (corpus.prepare)."""
     T = corpus.BLOCK_SIZE
     label_ids = [enc.encode_single_token(s) for s in LABELS]
-    tmp = {s: (synthetic.temporary(out / f'{s}.x'), synthetic.temporary(out / f'{s}.y')) for s in splits}
+    tmp = {
+        s: (synthetic.temporary(out / f'{s}.x'), synthetic.temporary(out / f'{s}.y'))
+        for s in splits
+    }
     files = {s: open(tmp[s][0], 'wb') for s in splits}
     targets = {s: [] for s in splits}  # (separator position, label id) of each example
 
     def flush(split, batch):
         x = np.full((len(batch), T), enc.eot_token, dtype=np.uint16)
         for r, ids in enumerate(enc.encode_ordinary_batch([text for text, _ in batch])):
-            x[r, :min(len(ids), T - 1)] = ids[:T - 1]
+            x[r, : min(len(ids), T - 1)] = ids[: T - 1]
             targets[split].append((min(len(ids), T - 1), label_ids[batch[r][1]]))
         files[split].write(x.tobytes())
         batch.clear()
+
     try:
         batches = {s: [] for s in splits}
-        for split, text, label in tqdm(documents, desc=f'tokenizing ({enc.name})', unit=' reviews', disable=None):
+        for split, text, label in tqdm(
+            documents, desc=f'tokenizing ({enc.name})', unit=' reviews', disable=None
+        ):
             batches[split].append((text, label))
             if len(batches[split]) == 10_000:
                 flush(split, batches[split])
@@ -151,8 +179,12 @@ def write(out, splits, documents, enc, total_bytes=None):
             files[s].close()
             for path in tmp[s]:
                 path.unlink(missing_ok=True)
-    return dict(examples={s: len(targets[s]) for s in splits}, labels=dict(zip(LABELS, label_ids)),
-                classes=label_ids, sep=enc.eot_token)
+    return dict(
+        examples={s: len(targets[s]) for s in splits},
+        labels=dict(zip(LABELS, label_ids)),
+        classes=label_ids,
+        sep=enc.eot_token,
+    )
 
 
 if __name__ == '__main__':
