@@ -1,20 +1,26 @@
 """
 Trains any variant of model.py on any task, on a CPU, a GPU, or many GPUs:
 
-    python train.py                                    # the default run (DEFAULT_RUN): under a minute on a CPU
+    python train.py                                # the default run (DEFAULT_RUN): under a minute
     python train.py --task=retrieval --variant=frozen_qk --m_max=10
     torchrun --standalone --nproc_per_node=4 train.py --task=khop --variant=mixit
-    python train.py out/<run>/config.json              # run again from a saved config
-    python train.py --resume --run_name=<run> --max_iters=2000   # continue a run from its ckpt.pt, extended
-    python data/text/prepare.py --input=book.txt && python train.py --task=text --variant=frozen_qk
-    python train.py --task=text --variant=frozen_qk --sample --prompt='Once upon'  # text from its ckpt.pt
-    python train.py --help                             # every key, its default and meaning
+    python train.py out/<run>/config.json          # run again from a saved config
+    python train.py --resume --run_name=<run> --max_iters=2000    # continue a run, extended
+    python data/text/prepare.py --input=book.txt && python train.py --task=text
+    python train.py --task=text --sample --prompt='Once upon'     # text from the run's ckpt.pt
+    python train.py --help                         # every key, its default and meaning
 
-and from Python: `from train import train; metrics = train(dict(task=..., variant=...))`. The keys are the
-config block below, every GPTConfig field of model.py (given ones override the variant's) and the settings of
-the task (data/<task>/prepare.py; its `seed` is `data_seed` here). Training is a deterministic function of the
-config: step s's examples are a function of (seed, s) (data/loader.py), so N processes compute what one process
-with N-fold gradient accumulation computes, and a resumed run ends with an uninterrupted one's weights.
+and from Python: `from train import train; metrics = train(dict(task=..., variant=...))`.
+
+The keys are the config block below, every GPTConfig field of model.py (given ones override the
+variant's) and the settings of the task (data/<task>/prepare.py; its `seed` is `data_seed` here).
+Training is a deterministic function of the config: step s's examples are a function of (seed, s)
+(data/loader.py), so N processes compute what one process with N-fold gradient accumulation
+computes, and a resumed run ends with an uninterrupted one's weights.
+
+The file reads top to bottom as nanoGPT's: the config block, the one place that checks it
+(resolve), devices and processes, then train(): config, torchrun/DDP, data, model, resume, the
+loop, save. The run's folder and checkpoint (locks, checksums, resume) are checkpoint.py's.
 """
 
 import ast
@@ -54,42 +60,40 @@ from data.loader import (
 from model import GPT, PEAK_FLOPS, VARIANTS, GPTConfig, check_config, gpt2_args, gpt2_files
 
 _before_config = set(globals())
-# ----------------------------------------------------------------------------- config
-# run
-out_dir = 'out'  # runs are written to out_dir/<run_name>/: config.json, log.jsonl, ckpt.pt
-run_name = ''  # name of the run's folder; '' = '<task>-<variant>,<keys not at their default>-<hash of the config>'
-resume = False  # continue the run from its ckpt.pt, whose config is the base; only RESUMABLE keys may change
-overwrite = False  # let a fresh run replace another run's files in its folder (else it is refused)
-seed = (
-    0  # seeds the initial weights, the fixed random matrices and the order of the training examples
-)
-# task
-task = 'dyck'  # a folder of data/ with a prepare.py (generated on first use, or prepared); none given: DEFAULT_RUN
+# ------------------------------------------------------------------------------------------------
+# config
+# run: written to out_dir/<run_name>/ (config.json, log.jsonl, ckpt.pt); run_name '' names the
+# folder '<task>-<variant>,<keys not at their default>-<hash of the config>'
+out_dir = 'out'  # runs are written to out_dir/<run_name>/
+run_name = ''  # name of the run's folder; '' = named after the task, variant and changed keys
+resume = False  # continue the run from its ckpt.pt; only RESUMABLE keys may change
+overwrite = False  # let a fresh run replace another run's files in its folder (else refused)
+seed = 0  # seeds the initial weights, the fixed random matrices and the examples' order
+# task: a folder of data/ with a prepare.py, generated on first use or prepared; none: DEFAULT_RUN
+task = 'dyck'  # a folder of data/ with a prepare.py
 data_seed = 0  # seed of a synthetic task's data generator (its `--seed` flag)
-data_dir = (
-    ''  # where the task's files are; '' = data/<task>/ (a sub-folder when task settings differ)
-)
-eval_split = (
-    ''  # the split to evaluate on; '' = the task's held-out split (meta.json), e.g. val, test
-)
-val_frac = 0.0  # model selection: keep the last val_frac of the training split out of training, evaluate on it
-online = False  # synthetic tasks: a fresh batch from the task's generator every step, held-out inputs redrawn
-classify = False  # the authors' Yelp classifier, a head output per class (model_args_of); needs a task with classes
-# model
-variant = 'standard'  # one of model.VARIANTS; a GPTConfig field given as a key overrides the variant's value
+data_dir = ''  # where the task's files are; '' = data/<task>/ (or a sub-folder of it)
+eval_split = ''  # the split to evaluate on; '' = the task's held-out split (meta.json)
+val_frac = 0.0  # model selection: hold out the training split's last val_frac, evaluate on it
+online = False  # synthetic tasks: a fresh batch from the generator every step
+classify = False  # the authors' Yelp classifier: a head output per class (needs classes)
+# model: a GPTConfig field given as a key overrides the variant's value
+variant = 'standard'  # one of model.VARIANTS
 n_layer = 2  # blocks
 n_head = 4  # attention heads per block
 n_embd = 128  # width
 block_size = 0  # longest sequence; 0 = the task's (its example length; 256 for a corpus)
 dropout = 0.0  # dropout probability
 bias = False  # biases on the attention and MLP linears
-init_from = ''  # start from GPT-2's weights: a folder of its Hugging Face files, or 'gpt2'... via transformers; '' = no
+# init_from: a folder of GPT-2's Hugging Face files, or 'gpt2', ... through transformers
+init_from = ''  # start from GPT-2's weights; '' = no
 # optimization
 max_iters = 600  # optimizer steps
 batch_size = 64  # examples per micro-batch per process
-gradient_accumulation_steps = 1  # micro-batches per optimizer step, over all processes together
+gradient_accumulation_steps = 1  # micro-batches per optimizer step, over all processes
 learning_rate = 3e-3  # peak learning rate
-lr_schedule = 'cosine'  # after the warm-up: 'cosine' to min_lr (nanoGPT) or 'linear' to min_lr (HF's, the authors')
+# lr_schedule: nanoGPT's cosine, or the linear decay of HF's trainer, which the authors used
+lr_schedule = 'cosine'  # after the warm-up: 'cosine' or 'linear' to min_lr
 min_lr = 3e-4  # learning rate at the end of the decay
 warmup_iters = 100  # linear warm-up steps
 lr_decay_iters = 0  # step at which the decay reaches min_lr; 0 = max_iters
@@ -98,25 +102,21 @@ beta1 = 0.9  # AdamW beta1
 beta2 = 0.95  # AdamW beta2
 grad_clip = 1.0  # clip the global gradient norm to this; 0 = off
 # evaluation and logging
-eval_interval = (
-    200  # evaluate, append to log.jsonl and save ckpt.pt every this many steps and at the end
-)
-eval_examples = 0  # held-out examples (for a corpus: windows of block_size tokens) per evaluation; 0 = the whole split
+eval_interval = 200  # evaluate, log and save ckpt.pt every this many steps and at the end
+eval_examples = 0  # held-out examples (a corpus: windows) per evaluation; 0 = the whole split
 eval_batch_size = 512  # examples per evaluation batch
-log_interval = 10  # steps between progress-bar updates (the only host-device synchronisation)
+log_interval = 10  # steps between progress-bar updates (the only host-device sync)
 progress = True  # show a tqdm progress bar
 # system
 device = 'auto'  # 'auto' = cuda > mps > cpu; or 'cpu', 'cuda', 'cuda:1', 'mps'
-dtype = 'auto'  # 'auto' = bfloat16 autocast where supported, float32 on CPU; or float32, bfloat16, float16
+dtype = 'auto'  # 'auto' = bfloat16 autocast on a GPU, float32 on CPU; or float32, float16
 compile = None  # torch.compile the model; None = on CUDA only
 # sampling: the run's keys plus --sample print text from its ckpt.pt instead of training
 sample = False  # generate from out_dir/<run_name>/ckpt.pt instead of training
-prompt = ''  # text to continue; '' = start from the end-of-text token (a corpus; a synthetic task needs one)
+prompt = ''  # text to continue; '' = the end-of-text token (a corpus; a task needs one)
 num_samples = 3  # independent continuations
 max_new_tokens = 200  # tokens to generate per sample
-temperature = (
-    0.8  # < 1 sharpens the next-token distribution, > 1 flattens it; 0 (below 1e-6) = greedy
-)
+temperature = 0.8  # < 1 sharpens the distribution, > 1 flattens it; 0 (below 1e-6) = greedy
 top_k = 200  # sample among the k most likely tokens; 0 = all
 # Weights & Biases: imported only when asked for; WANDB_MODE=offline logs without network
 wandb_log = False  # also log every evaluation to Weights & Biases (pip install wandb)
@@ -146,10 +146,11 @@ NOT_NAMED = (
     'wandb_project',
     'wandb_run_name',
 )
-# what --resume may change besides those: how long the run goes on, its learning-rate schedule and clipping (to
-# extend a run, or to go on more gently after a loss spike), its evaluations and the compute dtype. Every other key
-# fixes the model, the data (the batch of step s) or the meaning of the optimizer state (betas, weight decay).
-# A moved data_dir is fine: its meta.json must be the run's.
+# what --resume may change besides those: how long the run goes on, its learning-rate schedule and
+# clipping (to extend a run, or to go on more gently after a loss spike), its evaluations and the
+# compute dtype. Every other key fixes the model, the data (the batch of step s) or the meaning of
+# the optimizer state (betas, weight decay). A moved data_dir is fine: its meta.json must be the
+# run's.
 RESUMABLE = NOT_NAMED + (
     'max_iters',
     'lr_decay_iters',
@@ -164,11 +165,14 @@ RESUMABLE = NOT_NAMED + (
     'dtype',
     'data_dir',
 )
-# `python train.py` with no --task: Dyck-1 as the papers' text has it (strings of up to 40 brackets, held-out strings
-# free to occur in training) for 500 steps, which the default model learns exactly in under a minute on 2 CPU cores.
-# --task=dyck alone is the authors' Dyck-1 (80 brackets), as every task's own defaults are the authors' problems.
+# `python train.py` with no --task: Dyck-1 as the papers' text has it (strings of up to 40 brackets,
+# held-out strings free to occur in training) for 500 steps, which the default model learns exactly
+# in under a minute on 2 CPU cores.
+# --task=dyck alone is the authors' Dyck-1 (80 brackets), as every task's own defaults are the
+# authors' problems.
 DEFAULT_RUN = dict(task='dyck', format='text', length=40, max_iters=500)
-# the smallest value of each number (model.check_config checks the model's, each task's prepare.py its own)
+# the smallest value of each number (model.check_config checks the model's, each task's prepare.py
+# its own)
 AT_LEAST = dict(
     seed=0,
     data_seed=0,
@@ -195,12 +199,14 @@ AT_LEAST = dict(
 )
 
 
-# ----------------------------------------------------------------------------- the config: the one place a run's keys are checked
+# ------------------------------------------------------------------------------------------------
+# the config: the one place a run's keys are checked
 
 
 def parse_args(argv):
-    """['config.json', '--key=value', '--flag'] -> overrides. Values are Python literals, else strings; a key
-    whose default is a string takes the text as typed (--prompt=75 is the prompt '75')."""
+    """['config.json', '--key=value', '--flag'] -> overrides. Values are Python literals, else
+    strings; a key whose default is a string takes the text as typed (--prompt=75 is the prompt
+    '75')."""
     text_keys = {
         k
         for k, v in {**DEFAULTS, **{k: f.default for k, f in MODEL_KEYS.items()}}.items()
@@ -229,8 +235,9 @@ def parse_args(argv):
 
 
 def check_keys(overrides, known):
-    """overrides, each key one of `known` (else the error names the closest) and each value of its default's type (an
-    int is a float too; a None default means an optional float, the model's attn_scale, or for compile a bool)."""
+    """overrides, each key one of `known` (else the error names the closest) and each value of its
+    default's type (an int is a float too; a None default means an optional float, the model's
+    attn_scale, or for compile a bool)."""
     checked = {}
     for key, value in overrides.items():
         if key not in known:
@@ -288,14 +295,16 @@ def resolve(overrides):
         )
     if cfg['classify'] and cfg['sample']:
         raise ConfigError(
-            "--sample generates tokens, and a classify=True run's head outputs classes, not tokens: "
+            "--sample generates tokens, and a classify=True run's head outputs classes, "
+            'not tokens: '
             'evaluate it with --resume instead'
         )
     if (
         cfg.get('causal') is False and not cfg['classify'] and cfg['task'] != 'yelp'
     ):  # Yelp: padding after its label
         raise ConfigError(
-            f'causal=False lets a position read what follows it, its targets in {cfg["task"]}: drop it'
+            'causal=False lets a position read what follows it, its targets in '
+            f'{cfg["task"]}: drop it'
         )
     if (
         not cfg['out_dir'] or '\0' in cfg['out_dir']
@@ -310,12 +319,14 @@ def resolve(overrides):
         or len(cfg['run_name'].encode()) > 200
     ):  # a folder name holds 255 bytes, and its temporaries a few more
         raise ConfigError(
-            f"run_name={cfg['run_name'][:80]!r} must be a plain folder name inside out_dir (no '/', "
+            f'run_name={cfg["run_name"][:80]!r} must be a plain folder name inside out_dir '
+            "(no '/', "
             f"'\\', '..' or NUL; at most 200 bytes): to write elsewhere, set out_dir"
         )
     if '\0' in cfg['data_dir']:
         raise ConfigError(
-            f"data_dir={cfg['data_dir']!r} holds a NUL byte, which no folder's name can: give a folder"
+            f"data_dir={cfg['data_dir']!r} holds a NUL byte, which no folder's name can: "
+            'give a folder'
         )
     cfg['out_dir'], cfg['data_dir'] = (
         os.path.expanduser(cfg['out_dir']),
@@ -341,7 +352,10 @@ def help_text(task_name):
         'usage: python train.py [config.json] [--key=value ...]   (or torchrun ... train.py ...)',
         '',
     ]
-    row = lambda k, v, comment='': f'  --{k}={v!r}'.ljust(37) + ' ' + comment
+
+    def row(k, v, comment=''):
+        return f'  --{k}={v!r}'.ljust(37) + ' ' + comment
+
     lines += [row(k, v, ours.get(k, '')) for k, v in DEFAULTS.items()]
     lines += ['', "model keys (default: the variant's value, else GPTConfig's):"]
     lines += [
@@ -375,8 +389,8 @@ def model_label(cfg):
 
 
 def run_dir_of(cfg):
-    """The run's folder: out_dir/run_name, else named after the task, the variant and the keys not at the task's
-    defaults, with a hash of the config (data/runs.py)."""
+    """The run's folder: out_dir/run_name, else named after the task, the variant and the keys not
+    at the task's defaults, with a hash of the config (data/runs.py)."""
     base = resolve({'task': cfg['task']})
     changed = [
         f'{k}={v}'
@@ -387,13 +401,15 @@ def run_dir_of(cfg):
 
 
 def find_run(overrides, action):
-    """The ckpt.pt of the run that `overrides` name (run_name, else its keys), to `action` it (resume, sample)."""
+    """The ckpt.pt of the run that `overrides` name (run_name, else its keys), to `action` it
+    (resume, sample)."""
     named = resolve({k: v for k, v in overrides.items() if k in ('out_dir', 'run_name')})
     cfg = named if named['run_name'] else resolve(overrides)
     return checkpoint.find_checkpoint(cfg, overrides, run_dir_of(cfg), RESUMABLE, action)
 
 
-# ----------------------------------------------------------------------------- devices, processes and memory
+# ------------------------------------------------------------------------------------------------
+# devices, processes and memory
 
 
 def pick_device(name):
@@ -421,7 +437,8 @@ def pick_device(name):
 
 
 def compute_dtype(cfg, device_type):
-    """-> (dtype name, autocast context); 'auto': bfloat16 where the GPU has it, else float16; float32 off CUDA."""
+    """-> (dtype name, autocast context); 'auto': bfloat16 where the GPU has it, else float16;
+    float32 off CUDA."""
     dtype = cfg['dtype']
     if dtype == 'auto':
         dtype = (
@@ -441,10 +458,10 @@ def compute_dtype(cfg, device_type):
 
 
 def keep_freed_memory():
-    """CPU training: make glibc's malloc keep freed memory for reuse instead of handing every large block (a
-    batch, the logits, their gradient) back to the kernel, which zero-fills fresh pages for it at every step
-    otherwise (README, Speed). tcmalloc and jemalloc, which PyTorch's CPU performance guide recommends, do the
-    same. Linux/glibc only; elsewhere nothing changes."""
+    """CPU training: make glibc's malloc keep freed memory for reuse instead of handing every large
+    block (a batch, the logits, their gradient) back to the kernel, which zero-fills fresh pages for
+    it at every step otherwise (README, Speed). tcmalloc and jemalloc, which PyTorch's CPU
+    performance guide recommends, do the same. Linux/glibc only; elsewhere nothing changes."""
     try:
         libc = ctypes.CDLL('libc.so.6')
         libc.mallopt(
@@ -463,12 +480,13 @@ def torchrun():
 
 
 def leave(code):
-    """Ends train.py's command line with exit status `code` (0: returns, so that a caller in this process goes on).
-    A process torchrun started ends with os._exit(code), after the run has closed everything it wrote, skipping the
-    interpreter's teardown. There, a gloo worker thread may still be freeing the last backward's all-reduce, whose
-    saved autograd context needs the GIL to free; a thread that takes the GIL while the interpreter finalizes kills
-    the process (SIGABRT, 'terminate called without an active exception'), a few times in a hundred two-process CPU
-    runs under load (torch 2.13)."""
+    """Ends train.py's command line with exit status `code` (0: returns, so that a caller in this
+    process goes on). A process torchrun started ends with os._exit(code), after the run has closed
+    everything it wrote, skipping the interpreter's teardown. There, a gloo worker thread may still
+    be freeing the last backward's all-reduce, whose saved autograd context needs the GIL to free; a
+    thread that takes the GIL while the interpreter finalizes kills the process (SIGABRT, 'terminate
+    called without an active exception'), a few times in a hundred two-process CPU runs under load
+    (torch 2.13)."""
     if torchrun():
         sys.stdout.flush()
         sys.stderr.flush()
@@ -478,8 +496,8 @@ def leave(code):
 
 
 def device_memory(device):
-    """Bytes of memory on the device for this process: the GPU's, or its share of this machine's RAM (the processes
-    torchrun started here share it); None where it cannot be told."""
+    """Bytes of memory on the device for this process: the GPU's, or its share of this machine's RAM
+    (the processes torchrun started here share it); None where it cannot be told."""
     if device.startswith('cuda'):
         return torch.cuda.get_device_properties(device).total_memory
     if device == 'cpu' and hasattr(os, 'sysconf'):
@@ -492,22 +510,24 @@ def device_memory(device):
 
 
 def check_fits(need, device, what, fits):
-    """Refuses memory the device does not have before it is asked for (else an OOM kill, or a machine swapping for
-    hours); fits(bytes the device has) says what would fit."""
+    """Refuses memory the device does not have before it is asked for (else an OOM kill, or a
+    machine swapping for hours); fits(bytes the device has) says what would fit."""
     have = device_memory(device)
     if have and need > have:
         raise ConfigError(
-            f'{what} would take {need / 2**30:,.1f} GiB, and this {device} has {have / 2**30:,.1f} GiB: '
+            f'{what} would take {need / 2**30:,.1f} GiB, '
+            f'and this {device} has {have / 2**30:,.1f} GiB: '
             f'{fits(have)}'
         )
 
 
 def fitting_model(model_args, cfg, T, device):
-    """GPT(model_args) on the device, once it is known to fit there: built first on the meta device, which allocates
-    nothing, so that a vocab_size, width or batch the memory cannot hold is refused with what would fit. Counted: fp32
-    weights and buffers, each trained weight's gradient and two AdamW moments, and per training example the
-    activations kept for the backward pass (about 16 widths and two attention maps a layer and position) and the
-    logits with their gradient; per evaluation example (no_grad) one layer's and the logits with their float32 copy."""
+    """GPT(model_args) on the device, once it is known to fit there: built first on the meta device,
+    which allocates nothing, so that a vocab_size, width or batch the memory cannot hold is refused
+    with what would fit. Counted: fp32 weights and buffers, each trained weight's gradient and two
+    AdamW moments, and per training example the activations kept for the backward pass (about 16
+    widths and two attention maps a layer and position) and the logits with their gradient; per
+    evaluation example (no_grad) one layer's and the logits with their float32 copy."""
 
     def cost(
         **changed,
@@ -519,7 +539,8 @@ def fitting_model(model_args, cfg, T, device):
 
     c = GPTConfig(**model_args)
     check_config(c)  # a ValueError that says what to do: train() reports it as bad input
-    try:  # one block and two, the others by arithmetic: 10^9 layers are refused before 10^9 are built
+    # one block and two, the others by arithmetic: 10^9 layers are refused before 10^9 are built
+    try:
         (n1, one), (n2, two) = cost(n_layer=1), cost(n_layer=2)
         params, weights = n1 + (c.n_layer - 1) * (n2 - n1), one + (c.n_layer - 1) * (two - one)
     except ValueError:  # universal_sparse's width is a function of its depth: built whole
@@ -529,7 +550,8 @@ def fitting_model(model_args, cfg, T, device):
         device,
         f'the weights and optimizer state ({params:,} parameters)',
         lambda have: (
-            f'at most {have // 16:,} parameters fit: lower vocab_size, n_embd, n_layer or block_size'
+            f'at most {have // 16:,} parameters fit: '
+            'lower vocab_size, n_embd, n_layer or block_size'
         ),
     )
     outputs = c.n_classes or c.vocab_size
@@ -556,15 +578,17 @@ def fitting_model(model_args, cfg, T, device):
 
 
 def prompt_batch(c, ids, n, new, device):
-    """--sample's n copies of the prompt `ids`, to continue by `new` tokens from a model of GPTConfig c, once they fit:
-    each takes one forward pass's activations, attention and logits, and 64 bytes a token (a tensor, a list, text)."""
+    """--sample's n copies of the prompt `ids`, to continue by `new` tokens from a model of
+    GPTConfig c, once they fit: each takes one forward pass's activations, attention and logits,
+    and 64 bytes a token (a tensor, a list, text)."""
     forward, length = (
         4 * c.block_size * (8 * c.n_embd + 2 * c.n_head * c.block_size) + 8 * c.vocab_size,
         len(ids) + new,
     )
-    longest = lambda have: (
-        (have // n - forward) // 64 - len(ids)
-    )  # the max_new_tokens that fit n samples
+
+    def longest(have):  # the max_new_tokens that fit n samples
+        return (have // n - forward) // 64 - len(ids)
+
     check_fits(
         n * (forward + 64 * length),
         device,
@@ -577,12 +601,13 @@ def prompt_batch(c, ids, n, new, device):
     return torch.tensor([ids], device=device).repeat(n, 1)
 
 
-# ----------------------------------------------------------------------------- training
+# ------------------------------------------------------------------------------------------------
+# training
 
 
 def model_args_of(cfg, meta, T, gpt2=None):
-    """A new run's GPTConfig: the variant's flags, then the config's model keys; T and vocabulary the task's, or with
-    init_from GPT-2's shape (`gpt2`: its config.json and weights)."""
+    """A new run's GPTConfig: the variant's flags, then the config's model keys; T and vocabulary
+    the task's, or with init_from GPT-2's shape (`gpt2`: its config.json and weights)."""
     args = {**VARIANTS[cfg['variant']], **{k: cfg[k] for k in MODEL_KEYS if k in cfg}}
     args['block_size'] = cfg['block_size'] or T
     args['vocab_size'] = args.get('vocab_size') or meta['vocab_size']
@@ -596,8 +621,9 @@ def model_args_of(cfg, meta, T, gpt2=None):
         }
         args.update(gpt2_args(gpt2[0], VARIANTS[cfg['variant']], given, args['block_size']))
     if cfg['classify']:
-        # the authors' Yelp model as it ran (trainer_classifier.py; transformers 4.50-4.52: SDPA ignores is_causal):
-        # a head output per class at the review's last token (loader.class_targets), softmax causal, MixiT both ways
+        # the authors' Yelp model as it ran (trainer_classifier.py; transformers 4.50-4.52: SDPA
+        # ignores is_causal): a head output per class at the review's last token
+        # (loader.class_targets), softmax causal, MixiT both ways
         args['n_classes'] = len(meta['classes'])
         args.setdefault('causal', args.get('mixing') != 'mixit')
         args.setdefault(
@@ -618,7 +644,8 @@ def model_args_of(cfg, meta, T, gpt2=None):
 
 def get_lr(step, cfg):
     """Linear warm-up, then decay to min_lr at lr_decay_iters: cosine (nanoGPT) or linear (HF's
-    get_linear_schedule_with_warmup, the authors' language-modeling and Yelp trainers, whose min_lr is 0)."""
+    get_linear_schedule_with_warmup, the authors' language-modeling and Yelp trainers, whose min_lr
+    is 0)."""
     decay_iters = cfg['lr_decay_iters'] or cfg['max_iters']
     if step < cfg['warmup_iters']:
         return cfg['learning_rate'] * (step + 1) / (cfg['warmup_iters'] + 1)
@@ -633,9 +660,10 @@ def get_lr(step, cfg):
 
 @torch.no_grad()
 def evaluate(model, x, y, batch_size, ctx, rank=0, world=1, exact=True):
-    """Over the whole split (each rank a contiguous shard, sums reduced): mean cross-entropy per scored token (a
-    corpus's log perplexity), accuracy per scored token (the papers' metric), tokens read/s, and with `exact` the
-    share of examples with every scored token right (a task's; a corpus's windows have no such answer)."""
+    """Over the whole split (each rank a contiguous shard, sums reduced): mean cross-entropy per
+    scored token (a corpus's log perplexity), accuracy per scored token (the papers' metric), tokens
+    read/s, and with `exact` the share of examples with every scored token right (a task's; a
+    corpus's windows have no such answer)."""
     model.eval()
     t0 = time.time()
     sums = torch.zeros(5, dtype=torch.float64, device=x.device)
@@ -672,9 +700,10 @@ def evaluate(model, x, y, batch_size, ctx, rank=0, world=1, exact=True):
 
 
 class Progress:
-    """The progress bar, of training batches, not held-out numbers: the step's loss (all micro-batches and processes),
-    the accuracy per scored token of rank 0's last micro-batch, tokens/s and, on a GPU named in `peaks`
-    (model.PEAK_FLOPS), the model FLOPs utilization, each over the steps since the last update (the only sync)."""
+    """The progress bar, of training batches, not held-out numbers: the step's loss (all
+    micro-batches and processes), the accuracy per scored token of rank 0's last micro-batch,
+    tokens/s and, on a GPU named in `peaks` (model.PEAK_FLOPS), the model FLOPs utilization, each
+    over the steps since the last update (the only sync)."""
 
     def __init__(self, cfg, step, show, model, examples_per_step, T, peaks=PEAK_FLOPS):
         self.bar = tqdm(
@@ -705,11 +734,13 @@ class Progress:
 
 
 def summary(label, m, corpus):
-    """A run's last line, after its `label`: a corpus's log perplexity, else the accuracy on the evaluated split."""
+    """A run's last line, after its `label`: a corpus's log perplexity, else the accuracy on the
+    evaluated split."""
     names = {'val': 'held-out', 'train': 'training-set', 'validation': 'validation'}
     where = names.get(m['eval_split'], f'{m["eval_split"]}-set')
     result = (
-        f'{m["eval_split"]} log perplexity {m["val_loss"]:.4f} (perplexity {math.exp(m["val_loss"]):.2f}, '
+        f'{m["eval_split"]} log perplexity {m["val_loss"]:.4f} '
+        f'(perplexity {math.exp(m["val_loss"]):.2f}, '
         f'next-token accuracy {m["val_acc"]:.2%})'
         if corpus
         else f'{where} accuracy {m["val_acc"]:.2%} per '
@@ -719,8 +750,9 @@ def summary(label, m, corpus):
 
 
 def train(config=None):
-    """Trains one run; returns its final metrics. `config` holds the keys to override (see --help). Everything is
-    checked before the run's folder is touched: the keys, the checkpoint, the data, the model."""
+    """Trains one run; returns its final metrics. `config` holds the keys to override (see --help).
+    Everything is checked before the run's folder is touched: the keys, the checkpoint, the data,
+    the model."""
     # the config: the keys given, or a resumed run's checkpoint with them (checkpoint.py)
     overrides = dict(config or {})
     path = find_run(overrides, 'resume') if overrides.get('resume') else None
@@ -732,8 +764,9 @@ def train(config=None):
     )
     run_dir = path.parent if path else run_dir_of(cfg)
 
-    # the device and torchrun's processes: each runs a slice of every step's micro-batches on its own GPU or its
-    # share of the CPU; gradient_accumulation_steps counts the micro-batches of all processes together
+    # the device and torchrun's processes: each runs a slice of every step's micro-batches on its
+    # own GPU or its share of the CPU; gradient_accumulation_steps counts the micro-batches of all
+    # processes together
     ddp = torchrun()
     rank, world = (int(os.environ['RANK']), int(os.environ['WORLD_SIZE'])) if ddp else (0, 1)
     device = pick_device(cfg['device'])
@@ -745,7 +778,8 @@ def train(config=None):
         dist.init_process_group(backend='nccl' if device.startswith('cuda') else 'gloo')
     if cfg['gradient_accumulation_steps'] % world:
         raise ConfigError(
-            f'gradient_accumulation_steps={cfg["gradient_accumulation_steps"]} must be a multiple of '
+            f'gradient_accumulation_steps={cfg["gradient_accumulation_steps"]} '
+            'must be a multiple of '
             f'the {world} processes'
         )
     master, device_type = rank == 0, device.split(':')[0]
@@ -754,8 +788,9 @@ def train(config=None):
     gas = cfg['gradient_accumulation_steps']
     global_batch, local_steps = cfg['batch_size'] * gas, gas // world
 
-    # the data and the model. What may fail on some processes only (their machine's files, device and memory) is
-    # checked together, so that every process stops with the first failure (checkpoint.together)
+    # the data and the model. What may fail on some processes only (their machine's files, device
+    # and memory) is checked together, so that every process stops with the first failure
+    # (checkpoint.together)
     with together(
         ddp
     ):  # rank 0 generates a synthetic task's missing files; the others wait for them
@@ -766,7 +801,8 @@ def train(config=None):
         meta, train_data, (x_val, y_val), T = load_data(cfg, generate=False)
         if ckpt:
             checkpoint.same_data(ckpt, meta)
-        try:  # GPT-2's files, shape and weights (model.py) or this code's init; a ValueError is the user's to fix
+        # GPT-2's files, shape and weights (model.py) or this code's init; a ValueError is bad input
+        try:
             gpt2 = gpt2_files(cfg['init_from']) if cfg['init_from'] and not ckpt else None
             model_args = ckpt['model_args'] if ckpt else model_args_of(cfg, meta, T, gpt2)
             raw_model = fitting_model(model_args, cfg, T, device)
@@ -793,8 +829,9 @@ def train(config=None):
         if cfg['compile'] or cfg['compile'] is None and 'cuda' in device
         else raw_model
     )
-    if ddp:  # the buffers are the fixed matrices, the same on every rank (seeded): no broadcast before a forward.
-        # torch 2.13 deprecates broadcast_buffers for forward_sync_buffers, which torch 2.11 lacks
+    if ddp:
+        # the buffers are the fixed matrices, the same on every rank (seeded): no broadcast before a
+        # forward. torch 2.13 deprecates broadcast_buffers for forward_sync_buffers (not in 2.11)
         with warnings.catch_warnings():
             warnings.filterwarnings('ignore', '`broadcast_buffers` is deprecated', FutureWarning)
             model = DDP(
@@ -819,17 +856,20 @@ def train(config=None):
         )
         print(
             f'{cfg["task"]} / {model_label(cfg)}: {raw_model.get_num_params():,} trained of '
-            f'{raw_model.get_num_params(False):,} parameters, {data}, length {T}, {device} {dtype}, '
+            f'{raw_model.get_num_params(False):,} parameters, {data}, length {T}, '
+            f'{device} {dtype}, '
             f'{world} process(es), in {run_dir}'
         )
         if gpt2:
             print(
-                f"GPT-2's weights from {cfg['init_from']}; at this code's init: {', '.join(own) or 'none'}; "
+                f"GPT-2's weights from {cfg['init_from']}; "
+                f"at this code's init: {', '.join(own) or 'none'}; "
                 f"GPT-2's left unused: {', '.join(unused) or 'none'}"
             )
 
-    # the loop: an optimizer step over the micro-batches; every log_interval steps the progress bar, every
-    # eval_interval steps an evaluation, which checkpoint.Run records (its log line, ckpt.pt and W&B)
+    # the loop: an optimizer step over the micro-batches; every log_interval steps the progress bar,
+    # every eval_interval steps an evaluation, which checkpoint.Run records (its log line, ckpt.pt
+    # and W&B)
     with checkpoint.Run(run_dir, cfg, meta, ckpt, NOT_NAMED, write=master, ddp=ddp) as run:
         progress = Progress(cfg, step, master and cfg['progress'], raw_model, global_batch, T)
         t_start, metrics, train_loss = time.time(), None, float('nan')
@@ -850,7 +890,8 @@ def train(config=None):
                 with ctx:
                     logits, loss = model(xb, yb)
                     loss = loss / local_steps
-                # the logits (B, T, vocab) are not kept through the backward pass: only their argmax, when logging
+                # the logits (B, T, vocab) are not kept through the backward pass: only their
+                # argmax, when logging
                 predicted = logits.argmax(-1) if logged and micro == local_steps - 1 else None
                 del logits
                 scaler.scale(loss).backward()
@@ -865,7 +906,8 @@ def train(config=None):
 
             if logged:
                 step_loss = torch.stack(losses).sum()
-                if ddp:  # the mean over every process's micro-batches; all stop together on a non-finite loss
+                # the mean over every process's micro-batches; all stop together if not finite
+                if ddp:
                     dist.all_reduce(step_loss)
                 train_loss = step_loss.item() / world
                 if not math.isfinite(train_loss):
@@ -889,7 +931,8 @@ def train(config=None):
                 run.record(metrics, raw_model, optimizer, scaler)
         progress.bar.close()
 
-    # the end: with nothing left to train, the checkpoint's weights are evaluated; the last line says the result
+    # the end: with nothing left to train, the checkpoint's weights are evaluated; the last line
+    # says the result
     if metrics is None:
         metrics = dict(
             step=step,
@@ -914,16 +957,18 @@ def train(config=None):
 
 
 def seed_dropout(seed, step, micro):
-    """Dropout masks as a function of (seed, step, micro-batch over all processes), as every batch is: a resumed
-    run, or one of N processes, draws what an uninterrupted single process draws."""
+    """Dropout masks as a function of (seed, step, micro-batch over all processes), as every batch
+    is: a resumed run, or one of N processes, draws what an uninterrupted single process draws."""
     torch.manual_seed(zlib.crc32(f'{seed}:{step}:{micro}'.encode()))
 
 
-# ----------------------------------------------------------------------------- sampling and the command line
+# ------------------------------------------------------------------------------------------------
+# sampling and the command line
 @torch.no_grad()
 def sample_text(config=None):
-    """Continues `prompt` num_samples times with the weights of a run's ckpt.pt (model.generate); -> the texts,
-    prompt included. The run is found from its keys, as --resume finds it: its run_name, or its training keys."""
+    """Continues `prompt` num_samples times with the weights of a run's ckpt.pt (model.generate); ->
+    the texts, prompt included. The run is found from its keys, as --resume finds it: its run_name,
+    or its training keys."""
     ckpt = load_checkpoint(find_run(dict(config or {}), 'sample'))
     cfg = resolve({**ckpt['config'], **(config or {})})
     device = pick_device(cfg['device'])
@@ -943,7 +988,8 @@ def sample_text(config=None):
 
 
 def main(argv):
-    """The command line: any mistake in it, or in a file it reads, ends in one line 'error: ...' and exit code 2."""
+    """The command line: any mistake in it, or in a file it reads, ends in one line 'error: ...'
+    and exit code 2."""
     master = (
         int(os.environ.get('RANK', 0)) == 0
     )  # under torchrun rank 0 reports what stops every process (together)
