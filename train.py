@@ -390,8 +390,8 @@ def model_label(cfg):
 
 def run_dir_of(cfg):
     """The run's folder: out_dir/run_name, else named after the task, the variant and the keys not
-    at the task's defaults, with a hash of the config (data/runs.py)."""
-    base = resolve({'task': cfg['task']})
+    at the task's defaults, with a hash of the config (checkpoint.run_dir)."""
+    base = {**DEFAULTS, **task_keys(task_module(cfg['task']))}
     changed = [
         f'{k}={v}'
         for k, v in cfg.items()
@@ -403,8 +403,8 @@ def run_dir_of(cfg):
 def find_run(overrides, action):
     """The ckpt.pt of the run that `overrides` name (run_name, else its keys), to `action` it
     (resume, sample)."""
-    named = resolve({k: v for k, v in overrides.items() if k in ('out_dir', 'run_name')})
-    cfg = named if named['run_name'] else resolve(overrides)
+    named = {k: v for k, v in overrides.items() if k in ('out_dir', 'run_name')}
+    cfg = resolve(named if overrides.get('run_name') else overrides)  # a named run: its own keys
     return checkpoint.find_checkpoint(cfg, overrides, run_dir_of(cfg), RESUMABLE, action)
 
 
