@@ -1,26 +1,35 @@
 """
 The spectrum of transformers with frozen or fixed parts, in one file.
 
-The default architecture is the papers' Llama-style decoder (seed "Attention Retrieves, MLP Memorizes", Sec. 2):
-pre-RMSNorm, causal multi-head attention with RoPE on q/k, gated MLP W_D(phi(W_G h) * W_U h) of width 4n, untied LM
-head. Config flags reach the GPT-2 flavour (LayerNorm, GELU MLP, learned positions, tied embeddings) and the bare pieces
-(no MLP, no norm, no residual).
+The default architecture is the papers' Llama-style decoder (seed "Attention Retrieves, MLP
+Memorizes", Sec. 2): pre-RMSNorm, causal multi-head attention with RoPE on q/k, gated MLP
+W_D(phi(W_G h) * W_U h) of width 4n, untied LM head. Config flags reach the GPT-2 flavour
+(LayerNorm, GELU MLP, learned positions, tied embeddings) and the bare pieces (no MLP, no norm, no
+residual).
 
-VARIANTS names the models of the papers; each is a few GPTConfig flags, and each idea has one named place:
+VARIANTS names the models of the papers; each is a few GPTConfig flags, and each idea has one named
+place (right column):
     standard          everything trained
-    frozen_qk         W_Q, W_K (and their biases) kept at initialization                GPT.frozen_modules
-    frozen_mlp        W_G, W_U, W_D (and their biases) kept at initialization           GPT.frozen_modules
-    mixit             a fixed input-independent matrix per layer and head (Eq. 2.3)     class MixiT
-    identity_query    W_Q = I: the query of head h is the input's h-th slice            class Attention
-    random            Zhong & Andreas (2024): only the embeddings and LM head trained   GPT.frozen_modules
-    universal_sparse  a fixed attention-only backbone that simulates any target of a
-                      class T(H, L, d, k) through its embedding alone (Thm 3.1)         class UniversalAttention
-    universal_random  the same shapes drawn i.i.d. (Thm 3.3); only embeddings, head     class UniversalAttention
-Fixed matrices that are never trained (MixiT's, the universal backbones') are buffers, not parameters.
+    frozen_qk         W_Q, W_K (and their biases) kept at initialization    GPT.frozen_modules
+    frozen_mlp        W_G, W_U, W_D (and their biases) kept at              GPT.frozen_modules
+                      initialization
+    mixit             a fixed input-independent matrix per layer and        class MixiT
+                      head (Eq. 2.3)
+    identity_query    W_Q = I: the query of head h is the input's h-th      class Attention
+                      slice
+    random            Zhong & Andreas (2024): only the embeddings and       GPT.frozen_modules
+                      LM head trained
+    universal_sparse  a fixed attention-only backbone that simulates        class UniversalAttention
+                      any target of a class T(H, L, d, k) through its
+                      embedding alone (Thm 3.1)
+    universal_random  the same shapes drawn i.i.d. (Thm 3.3); only          class UniversalAttention
+                      embeddings, head
+Fixed matrices that are never trained (MixiT's, the universal backbones') are buffers, not
+parameters.
 
-Every weight is drawn from a generator seeded by (config.seed, parameter name), so a model is a function of its config:
-frozen weights are reproducible, identical on every DDP rank, and two variants built with the same seed share the
-initial values of the parameters they have in common.
+Every weight is drawn from a generator seeded by (config.seed, parameter name), so a model is a
+function of its config: frozen weights are reproducible, identical on every DDP rank, and two
+variants built with the same seed share the initial values of the parameters they have in common.
 """
 
 import itertools
@@ -45,12 +54,11 @@ class GPTConfig:
     n_head: int = 4  # attention heads per block
     n_embd: int = 128  # width n; head_dim = n_embd // n_head
     dropout: float = 0.0  # dropout on embeddings, attention probabilities and block outputs
-    bias: bool = (
-        False  # biases on the attention and MLP linears (and LayerNorm), never on the LM head
-    )
+    bias: bool = False  # biases on attention and MLP linears (and LayerNorm), never on the LM head
     # architecture
     norm: str = 'rmsnorm'  # 'rmsnorm' | 'layernorm' | 'none'
-    mlp: str = 'gated'  # 'gated' (W_D(silu(W_G h) * W_U h), Eq. 2.2) | 'gelu' | 'gelu_tanh' (GPT-2's gelu_new) | 'none'
+    # mlp='gated': W_D(silu(W_G h) * W_U h), Eq. 2.2
+    mlp: str = 'gated'  # 'gated' (Eq. 2.2) | 'gelu' | 'gelu_tanh' (GPT-2's gelu_new) | 'none'
     mlp_ratio: float = 4.0  # MLP width n_m = mlp_ratio * n_embd
     pos: str = 'rope'  # 'rope' on q/k | 'learned' absolute, added to the token embedding | 'none'
     rope_base: float = 10000.0  # RoPE frequency base
@@ -60,37 +68,32 @@ class GPTConfig:
     mixing: str = 'softmax'  # 'softmax' attention | 'mixit' fixed random matrix (no W_Q, W_K)
     frozen_qk: bool = False  # keep W_Q, W_K and their biases at initialization
     frozen_mlp: bool = False  # keep every MLP weight and bias at initialization
-    frozen_blocks: bool = (
-        False  # keep every block and the final norm: only embeddings and LM head trained
-    )
+    frozen_blocks: bool = False  # keep the blocks and final norm: only embeddings, LM head trained
     identity_query: bool = False  # W_Q = I: no query projection
-    attn_scale: Optional[float] = (
-        None  # softmax scale; None = 1/sqrt(head_dim), 1/(2 sqrt(head_dim)) for W_Q = I
-    )
-    mixit_std: Optional[float] = (
-        None  # std of MixiT's M in every head; None = each head its own (authors' code)
-    )
-    mixit_sink: bool = (
-        False  # head 0 of every layer the authors' fixed "sink" (the mixit variant sets it)
-    )
-    # the authors' MixiT block (their modeling_llama.py, which uses it for MixiT only); off = the paper's Llama block
-    shaped_gate: Optional[float] = (
-        None  # c: the gate is gain * LeakyReLU(1 + c/sqrt(n)) instead of SiLU (they: -1)
-    )
-    skip_scaling: Optional[float] = (
-        None  # s: x <- s x + sqrt(1 - s^2) f(x) around both sublayers (they: sqrt(0.5))
-    )
-    base_width: int = 0  # every linear's output times sqrt(base_width / fan_in), down_proj's 1/sqrt(fan_in); 0 = off
-    scaled_init: bool = True  # o_proj, down_proj drawn with std 0.02/sqrt(2 n_layer) (GPT-2); False: 0.02 (their code)
-    n_classes: int = 0  # > 0: the head has n_classes outputs, a classifier read at the scored positions (their Yelp)
-    universal: str = (
-        ''  # '' | 'sparse' | 'random': the fixed universal backbone (universal_* variants)
-    )
+    # attn_scale=None: 1/sqrt(head_dim), or 1/(2 sqrt(head_dim)) for W_Q = I (identity_query)
+    attn_scale: Optional[float] = None  # softmax scale; None: 1/sqrt(head_dim), halved if W_Q = I
+    mixit_std: Optional[float] = None  # std of MixiT's M, all heads; None: per head (their code)
+    mixit_sink: bool = False  # head 0 of every layer the authors' fixed "sink" (mixit sets it)
+    # the authors' MixiT block (their modeling_llama.py, which uses it for MixiT only); off = the
+    # paper's Llama block. shaped_gate c: the gated MLP's gate is gain * LeakyReLU of negative slope
+    # 1 + c/sqrt(n) instead of SiLU. skip_scaling s: around both sublayers (attention and MLP).
+    shaped_gate: Optional[float] = None  # c: the gate is gain * LeakyReLU(1 + c/sqrt(n)) (they: -1)
+    skip_scaling: Optional[float] = None  # s: x <- s x + sqrt(1 - s^2) f(x) (they: sqrt(0.5))
+    # base_width: down_proj's multiplier is 1/sqrt(fan_in) (its base is 1)
+    base_width: int = 0  # every linear's output times sqrt(base_width / fan_in); 0 = off
+    # scaled_init=False: std 0.02 for o_proj and down_proj too, as the authors' code
+    scaled_init: bool = True  # o_proj, down_proj with std 0.02/sqrt(2 n_layer) (GPT-2); False: 0.02
+    # n_classes > 0: the authors' Yelp classifier
+    n_classes: int = 0  # > 0: a classifier head of n_classes outputs, read at the scored positions
+    universal: str = ''  # '' | 'sparse' | 'random': the fixed universal backbone (universal_*)
     universal_k: int = 4  # query/key width k of each universal head
-    universal_d: int = 0  # width d of the simulated class T(H, L, d, k); 0 = vocab_size (+ block_size if pos='learned')
+    # universal_d=0: d = vocab_size, plus block_size if pos='learned' (universal_width)
+    universal_d: int = 0  # width d of the simulated T(H, L, d, k); 0 = vocab_size (+ positions)
     looped: bool = False  # universal: one fixed block's matrices in every layer (weight-tied)
-    causal: bool = True  # causal mask; False = bidirectional; train.py's classify: False for MixiT only, unless given
-    pad_token: int = -1  # id whose embedding row stays zero, untrained (padding_idx); -1 = none; classify: end of text
+    # causal: train.py's classify makes it False for MixiT only, unless given
+    causal: bool = True  # causal mask; False = bidirectional (classify: False for MixiT only)
+    # pad_token under train.py's classify: the end-of-text token
+    pad_token: int = -1  # id whose embedding row stays zero, untrained (padding_idx); -1 = none
     seed: int = 0  # seeds every initial weight and fixed matrix
 
 
@@ -98,9 +101,8 @@ VARIANTS = {
     'standard': dict(),
     'frozen_qk': dict(frozen_qk=True),
     'frozen_mlp': dict(frozen_mlp=True),
-    'mixit': dict(
-        mixing='mixit', pos='learned', mixit_sink=True
-    ),  # no q/k for RoPE (Sec. 2); sink: class MixiT
+    # mixit: no q/k for RoPE (Sec. 2); sink: class MixiT
+    'mixit': dict(mixing='mixit', pos='learned', mixit_sink=True),
     'identity_query': dict(identity_query=True),
     'random': dict(frozen_blocks=True, pos='learned'),
     **{
@@ -141,11 +143,13 @@ def check_config(c):
         raise ValueError("shaped_gate replaces the gated MLP's SiLU: it needs mlp='gated'")
     if c.n_classes and c.tie_embeddings:
         raise ValueError(
-            'a classifier head (n_classes > 0) cannot be tied to the token embedding: tie_embeddings=False'
+            'a classifier head (n_classes > 0) cannot be tied to the token embedding: '
+            'tie_embeddings=False'
         )
     if not -1 <= c.pad_token < c.vocab_size:
         raise ValueError(
-            f'pad_token={c.pad_token} must be a token id below vocab_size={c.vocab_size}, or -1 (none)'
+            f'pad_token={c.pad_token} must be a token id below vocab_size={c.vocab_size}, '
+            'or -1 (none)'
         )
     if c.pad_token >= 0 and c.tie_embeddings:
         raise ValueError(
@@ -177,17 +181,18 @@ def check_config(c):
     if c.universal:
         if c.pos == 'rope' or c.mixing == 'mixit' or c.identity_query or c.frozen_qk:
             raise ValueError(
-                "the universal backbones have their own fixed attention: use pos='learned' or 'none', "
-                "mixing='softmax', and neither identity_query nor frozen_qk"
+                'the universal backbones have their own fixed attention: '
+                "use pos='learned' or 'none', mixing='softmax', and neither identity_query nor "
+                'frozen_qk'
             )
         if c.universal == 'sparse':
             D = universal_dim(c.n_head, c.n_layer, universal_width(c), c.universal_k, c.looped)
-            if (
-                c.n_embd != D
-            ):  # a D of thousands of digits (deep or wide): its size in bits, not its digits
+            # a D of thousands of digits (deep or wide): its size in bits, not its digits
+            if c.n_embd != D:
                 raise ValueError(
                     f'universal_sparse with H={c.n_head} heads, L={c.n_layer} layers, '
-                    f'd={universal_width(c)}, k={c.universal_k}{" (looped)" if c.looped else ""} has '
+                    f'd={universal_width(c)}, k={c.universal_k}'
+                    f'{" (looped)" if c.looped else ""} has '
                     + (
                         f'width D = {D}: set n_embd={D}'
                         if D < 2**64
@@ -198,25 +203,28 @@ def check_config(c):
         raise ValueError('looped applies to the universal backbones only')
 
 
-# --- universal backbones (seed fixed-universal-transformers, Thm 3.1; its formulas were lost, so this is re-derived).
-# A target of the class T(H, L, d, k) maps X (m x d) layer by layer: X_l = sum_h A_lh X_{l-1} V_lh, with
-# A_lh = softmax(mask(X_{l-1} Q_lh K_lh^T X_{l-1}^T / sqrt(k))), Q, K: d x k, V: d x d. Unrolled, X_L is a sum
-# over the H^L head paths p = (h_1..h_L) of A_p X V_p, V_p = V_1h1 ... V_LhL. The universal model keeps, for
-# every node p of that tree (a path prefix), its own columns of the width D: the node's queries V_p Q and
-# keys V_p K for the next layer, or, at a leaf, V_p itself. Row-vector convention: Z (m x D) @ W.
+# --- universal backbones (seed fixed-universal-transformers, Thm 3.1; its formulas were lost, so
+# this is re-derived). A target of the class T(H, L, d, k) maps X (m x d) layer by layer:
+# X_l = sum_h A_lh X_{l-1} V_lh, with A_lh = softmax(mask(X_{l-1} Q_lh K_lh^T X_{l-1}^T / sqrt(k))),
+# Q, K: d x k, V: d x d. Unrolled, X_L is a sum over the H^L head paths p = (h_1..h_L) of A_p X V_p,
+# V_p = V_1h1 ... V_LhL. The universal model keeps, for every node p of that tree (a path prefix),
+# its own columns of the width D: the node's queries V_p Q and keys V_p K for the next layer, or, at
+# a leaf, V_p itself. Row-vector convention: Z (m x D) @ W.
 
 
 def universal_width(c):
-    """d of the simulated class: one-hot tokens, and one-hot positions appended when positions are learned."""
+    """d of the simulated class: one-hot tokens, plus one-hot positions if positions are learned."""
     return c.universal_d or c.vocab_size + (c.block_size if c.pos == 'learned' else 0)
 
 
 def universal_layout(H, L, d, k, looped=False):
-    """-> ({path prefix (tuple of heads): (first column, width) of its block}, D), in breadth-first order.
-    Unrolled: a node of depth < L owns 2Hk columns (for each head h of the next layer a k-wide query slot,
-    then the H key slots), a leaf owns d. Looped: every prefix s owns 2Hk + d columns (query slots, key
-    slots, a leaf slot), s being the path still to walk: each layer moves block s to block s[1:] along
-    head s[0], and only block () is read (our derivation; the seed's Theorem 3.2 lost its formulas)."""
+    """-> ({path prefix (tuple of heads): (first column, width) of its block}, D), breadth-first.
+
+    Unrolled: a node of depth < L owns 2Hk columns (for each head h of the next layer a k-wide query
+    slot, then the H key slots), a leaf owns d.
+    Looped: every prefix s owns 2Hk + d columns (query slots, key slots, a leaf slot), s being the
+    path still to walk: each layer moves block s to block s[1:] along head s[0], and only block ()
+    is read (our derivation; the seed's Theorem 3.2 lost its formulas)."""
     blocks, at = {}, 0
     for depth in range(L + 1):
         for p in itertools.product(range(H), repeat=depth):
@@ -227,15 +235,22 @@ def universal_layout(H, L, d, k, looped=False):
 
 
 def universal_dim(H, L, d, k, looped=False):
-    """D = 2Hk (1 + H + ... + H^(L-1)) + d H^L; looped: (2Hk + d)(1 + H + ... + H^L). No H^L nodes listed."""
-    geo = lambda n: n if H == 1 else (H**n - 1) // (H - 1)  # 1 + H + ... + H^(n-1)
+    """D = 2Hk (1 + H + ... + H^(L-1)) + d H^L; looped: (2Hk + d)(1 + H + ... + H^L).
+    No H^L nodes listed."""
+
+    def geo(n):  # 1 + H + ... + H^(n-1)
+        return n if H == 1 else (H**n - 1) // (H - 1)
+
     return (2 * H * k + d) * geo(L + 1) if looped else 2 * H * k * geo(L) + d * H**L
 
 
-def universal_sparse_weights(H, L, d, k, l, looped=False):
-    """The fixed 0/1 matrices of layer l (0-based; looped: every layer's): q, k (H, D, k) and v (H, D, D).
-    Unrolled, head h: q sums the head-h query slots of the nodes of depth l, so that Z_l q = X_l Q_{l+1,h}
-    by the unrolling; k likewise; v keeps the columns of the nodes of depth > l whose step l is h.
+def universal_sparse_weights(H, L, d, k, layer, looped=False):
+    """The fixed 0/1 matrices of layer l = `layer` (0-based; looped: every layer's): q, k (H, D, k)
+    and v (H, D, D).
+
+    Unrolled, head h: q sums the head-h query slots of the nodes of depth l, so that
+    Z_l q = X_l Q_{l+1,h} by the unrolling; k likewise; v keeps the columns of the nodes of
+    depth > l whose step l is h.
     Looped: q and k read block (); v moves every block s with s[0] = h to block s[1:]."""
     blocks, D = universal_layout(H, L, d, k, looped)
     q, kk, v = torch.zeros(H, D, k), torch.zeros(H, D, k), torch.zeros(H, D, D)
@@ -244,21 +259,20 @@ def universal_sparse_weights(H, L, d, k, l, looped=False):
             if looped and p and p[0] == h:
                 to = blocks[p[1:]][0]
                 v[h, at : at + width, to : to + width] = torch.eye(width)
-            if not looped and len(p) > l and p[l] == h:
+            if not looped and len(p) > layer and p[layer] == h:
                 v[h, at : at + width, at : at + width] = torch.eye(width)
-            if (
-                (p == ()) if looped else (len(p) == l)
-            ):  # the blocks this layer reads its queries and keys from
+            # the blocks this layer reads its queries and keys from
+            if (p == ()) if looped else (len(p) == layer):
                 q[h, at + h * k : at + (h + 1) * k] = torch.eye(k)
                 kk[h, at + (H + h) * k : at + (H + h + 1) * k] = torch.eye(k)
     return q, kk, v
 
 
 def universal_embedding(target, H, L, d, k, looped=False):
-    """The "program" of a target, target[l][h] = (Q (d, k), K (d, k), V (d, d)) for head h of layer l
-    (0-based) -> E (d, D), U (D, d) such that the sparse universal model started at Z_0 = X E ends at
-    Z_L with Z_L U = X_L exactly. Node p's block holds V_p Q_{|p|+1,h} and V_p K_{|p|+1,h} for every head
-    h, or V_p at a leaf; U sums the slots where the leaves end up."""
+    """The "program" of a target, target[l][h] = (Q (d, k), K (d, k), V (d, d)) for head h of layer
+    l (0-based) -> E (d, D), U (D, d) such that the sparse universal model started at Z_0 = X E ends
+    at Z_L with Z_L U = X_L exactly. Node p's block holds V_p Q_{|p|+1,h} and V_p K_{|p|+1,h} for
+    every head h, or V_p at a leaf; U sums the slots where the leaves end up."""
     blocks, D = universal_layout(H, L, d, k, looped)
     like = target[0][0][0]
     E, U = like.new_zeros(d, D), like.new_zeros(D, d)
@@ -302,9 +316,9 @@ def make_norm(config):
 
 
 class ScaledLinear(nn.Linear):
-    """nn.Linear with its output (bias included) times a fixed width multiplier, the authors' ScaledLinear
-    (modeling_llama.py): with the multiplier sqrt(base / fan_in) a layer's output keeps the scale it has at the base
-    width, whatever the width (a muP-style parametrization)."""
+    """nn.Linear with its output (bias included) times a fixed width multiplier, the authors'
+    ScaledLinear (modeling_llama.py): with the multiplier sqrt(base / fan_in) a layer's output keeps
+    the scale it has at the base width, whatever the width (a muP-style parametrization)."""
 
     def __init__(self, fan_in, fan_out, bias, multiplier):
         super().__init__(fan_in, fan_out, bias=bias)
@@ -315,10 +329,13 @@ class ScaledLinear(nn.Linear):
 
 
 def linear(config, fan_in, fan_out, base=None, bias=None):
-    """A linear layer of the model: nn.Linear, or with base_width > 0 the authors' ScaledLinear with the multiplier
-    sqrt(base / fan_in), base = base_width (their base_hidden_size, 512 in every driver) except for down_proj,
-    whose base is their base_intermediate_size, 1.0: a multiplier 1/sqrt(4n) (0.022 at n = 512). A multiplier of
-    exactly 1 (fan_in = base: MixiT's v, o, gate, up and head at n = 512) is no multiply (the same outputs)."""
+    """A linear layer of the model: nn.Linear, or with base_width > 0 the authors' ScaledLinear with
+    the multiplier sqrt(base / fan_in).
+
+    base = base_width (their base_hidden_size, 512 in every driver), except for down_proj, whose
+    base is their base_intermediate_size, 1.0: a multiplier 1/sqrt(4n) (0.022 at n = 512). A
+    multiplier of exactly 1 (fan_in = base: MixiT's v, o, gate, up and head at n = 512) is no
+    multiply (the same outputs)."""
     bias = config.bias if bias is None else bias
     multiplier = math.sqrt((base or config.base_width) / fan_in) if config.base_width else 1.0
     return (
@@ -329,22 +346,27 @@ def linear(config, fan_in, fan_out, base=None, bias=None):
 
 
 def seeded(seed, name):
-    """The generator of the tensor called `name`: each weight and fixed matrix is a function of (seed, name)."""
+    """The generator of the tensor called `name`: each weight and fixed matrix is a function of
+    (seed, name)."""
     return torch.Generator().manual_seed(zlib.crc32(f'{seed}:{name}'.encode()))
 
 
 def unfused_names(name):
-    """A fused projection's parts by the names they had as three linears, in the order of its rows (h.0.attn.qkv_proj.
-    weight -> h.0.attn.q_proj.weight, ...): each draws its initial values from that name; [name] for other tensors."""
+    """A fused projection's parts by the names they had as three linears, in the order of its rows
+    (h.0.attn.qkv_proj.weight -> h.0.attn.q_proj.weight, ...): each draws its initial values from
+    that name; [name] for other tensors."""
     m = re.fullmatch(r'(.*\.attn\.)([qkv]+)_proj\.(weight|bias)', name)
     return [f'{m[1]}{x}_proj.{m[3]}' for x in m[2]] if m else [name]
 
 
 class Attention(nn.Module):
-    """Causal softmax attention with RoPE on q/k (seed Sec. 2). identity_query drops W_Q: the query of head h is
-    its slice of the input (W_Q = I, wk-wv-probably-all-you-need), with the smaller default scale 1/(2 sqrt(hd)).
-    q, k, v come from as few matmuls as training allows (nanoGPT's c_attn: one): those trained together are one linear
-    named by its letters (qkv_proj; kv_proj if W_Q = I), Frozen-QK's fixed W_Q, W_K another (qk_proj, k_proj)."""
+    """Causal softmax attention with RoPE on q/k (seed Sec. 2).
+
+    identity_query drops W_Q: the query of head h is its slice of the input (W_Q = I,
+    wk-wv-probably-all-you-need), with the smaller default scale 1/(2 sqrt(hd)).
+    q, k, v come from as few matmuls as training allows (nanoGPT's c_attn: one): those trained
+    together are one linear named by its letters (qkv_proj; kv_proj if W_Q = I), Frozen-QK's fixed
+    W_Q, W_K another (qk_proj, k_proj)."""
 
     def __init__(self, config):
         super().__init__()
@@ -367,12 +389,9 @@ class Attention(nn.Module):
         """x (B, T, C) -> q, k, v, each (B, nh, T, hd), before RoPE."""
         B, T, C = x.shape
         out = {'q': x} if self.identity_query else {}  # W_Q = I: head h reads slice h
-        for group, y in (
-            (g, getattr(self, f'{g}_proj')(x)) for g in self.groups
-        ):  # one letter is not split: the
-            out.update(
-                zip(group, y.split(C, dim=-1) if len(group) > 1 else [y])
-            )  # backward of a split copies (cat)
+        # one letter is not split: the backward of a split copies (cat)
+        for group, y in ((g, getattr(self, f'{g}_proj')(x)) for g in self.groups):
+            out.update(zip(group, y.split(C, dim=-1) if len(group) > 1 else [y]))
         return [out[t].view(B, T, self.n_head, self.head_dim).transpose(1, 2) for t in 'qkv']
 
     def forward(self, x, rope=None):
@@ -393,22 +412,22 @@ class Attention(nn.Module):
 
 
 class MixiT(nn.Module):
-    """MixiT (seed Sec. 2, Eq. 2.3): no W_Q, W_K and no softmax; each head mixes its values with a fixed,
-    input-independent random matrix A = I + C*(M - rowmean_causal(M)), drawn once from (seed, layer) and kept
-    as a persistent buffer, so it is in every checkpoint and never trained.
+    """MixiT (seed Sec. 2, Eq. 2.3): no W_Q, W_K and no softmax; each head mixes its values with a
+    fixed, input-independent random matrix A = I + C*(M - rowmean_causal(M)), drawn once from
+    (seed, layer) and kept as a persistent buffer, so it is in every checkpoint and never trained.
 
-    By default it is the MixiT of the authors' code (modeling_llama.py, shaped_attention='mixing'), which made the
-    papers' numbers: each head draws its own std of M, and head 0 is a fixed "sink". mixit_std=<value> and
-    mixit_sink=False give the paper text's Eq. 2.3 with one std (the authors' GPT-2 path: 1/sqrt(m head_dim))."""
+    By default it is the MixiT of the authors' code (modeling_llama.py, shaped_attention='mixing'),
+    which made the papers' numbers: each head draws its own std of M, and head 0 is a fixed "sink".
+    mixit_std=<value> and mixit_sink=False give the paper text's Eq. 2.3 with one std (the authors'
+    GPT-2 path: 1/sqrt(m head_dim))."""
 
     def __init__(self, config, layer):
         super().__init__()
         n, self.n_head, self.head_dim = config.n_embd, config.n_head, config.n_embd // config.n_head
         g = seeded(config.seed, f'h.{layer}.attn.mix')
         m = config.block_size
-        if (
-            config.mixit_std is None
-        ):  # their Llama path: head h's std uniform in [1/sqrt(m head_dim), 1/sqrt(m)]
+        # their Llama path: head h's std uniform in [1/sqrt(m head_dim), 1/sqrt(m)]
+        if config.mixit_std is None:
             low, high = 1 / math.sqrt(m * self.head_dim), 1 / math.sqrt(m)
             std = low + torch.rand(config.n_head, generator=g) * (high - low)
         else:
@@ -422,21 +441,23 @@ class MixiT(nn.Module):
 
     @staticmethod
     def fixed_std(block_size, head_dim):
-        """Eq. 2.3's one std, 1/sqrt(m head_dim), as the authors' GPT-2 path (the text: 1/sqrt(n m), n the width;
-        experiments/README.md, sections 1, 3)."""
+        """Eq. 2.3's one std, 1/sqrt(m head_dim), as the authors' GPT-2 path (the text: 1/sqrt(n m),
+        n the width; experiments/README.md, sections 1, 3)."""
         return 1 / math.sqrt(block_size * head_dim)
 
     @staticmethod
     def matrix(block_size, std, generator, sink=False, causal=True):
-        """The fixed mixing matrices of one layer, (n_head, m, m) for the per-head stds std (n_head,), Eq. 2.3:
-        A = I + C*(M - rowmean_causal(M)), M_ij ~ N(0, std^2), C the causal mask; row i's mean is over j <= i
-        only, so every row sums to exactly one and depends on columns j <= i only: the top-left T x T block of
-        A is the matrix for any shorter length T.
-        causal=False (the authors' classifier, is_causal=False) keeps all of M. Their code still subtracts
-        sum_j M_ij / (i + 1), the causal row's mean, over all m columns; it is followed here, so that those rows
-        do not sum to one (row i sums to 1 + (1 - m/(i+1)) sum_j M_ij).
-        sink: head 0 is their code's sink_matrix, 0.5 on the diagonal, then column 0 set to 0.5, so row 0 is
-        (0.5, 0, ...): it sums to 0.5, not 1, as the code assigns column 0 (experiments/README.md, section 3)."""
+        """The fixed mixing matrices of one layer, (n_head, m, m), for per-head stds std (n_head,).
+
+        Eq. 2.3: A = I + C*(M - rowmean_causal(M)), M_ij ~ N(0, std^2), C the causal mask; row i's
+        mean is over j <= i only, so every row sums to exactly one and depends on columns j <= i
+        only: the top-left T x T block of A is the matrix for any shorter length T.
+        causal=False (the authors' classifier, is_causal=False) keeps all of M. Their code still
+        subtracts sum_j M_ij / (i + 1), the causal row's mean, over all m columns; it is followed
+        here, so that those rows do not sum to one (row i sums to 1 + (1 - m/(i+1)) sum_j M_ij).
+        sink: head 0 is their code's sink_matrix, 0.5 on the diagonal, then column 0 set to 0.5, so
+        row 0 is (0.5, 0, ...): it sums to 0.5, not 1, as the code assigns column 0
+        (experiments/README.md, section 3)."""
         m, n_head = block_size, len(std)
         M = torch.randn(n_head, m, m, generator=generator) * std.view(-1, 1, 1)
         C = torch.tril(torch.ones(m, m))
@@ -450,13 +471,15 @@ class MixiT(nn.Module):
         return A
 
     def forward(self, x, rope=None):
-        # One batched matmul over the heads: head h's (T, T) matrix times its values of the whole batch, laid out
-        # (nh, T, B * hd). Broadcasting (nh, T, T) @ (B, nh, T, hd) would copy the matrix B times, kept for backward.
+        # One batched matmul over the heads: head h's (T, T) matrix times its values of the whole
+        # batch, laid out (nh, T, B * hd). Broadcasting (nh, T, T) @ (B, nh, T, hd) would copy the
+        # matrix B times, kept for backward.
         B, T, C = x.shape
         if not self.causal and T != self.mix.size(-1):
             raise ValueError(
-                f'bidirectional MixiT mixes all {self.mix.size(-1)} positions of its matrix: give inputs '
-                f'of exactly block_size tokens (pad them), or build the model with block_size={T}'
+                f'bidirectional MixiT mixes all {self.mix.size(-1)} positions of its matrix: '
+                'give inputs of exactly block_size tokens (pad them), or build the model with '
+                f'block_size={T}'
             )
         v = (
             self.v_proj(x)
@@ -464,9 +487,8 @@ class MixiT(nn.Module):
             .permute(2, 1, 0, 3)
             .reshape(self.n_head, T, -1)
         )
-        A = self.mix[:, :T, :T].to(
-            v.dtype
-        )  # no copy: train.py casts the buffer to the compute dtype once
+        # no copy: train.py casts the buffer to the compute dtype once
+        A = self.mix[:, :T, :T].to(v.dtype)
         y = (
             torch.bmm(A, v)
             .view(self.n_head, T, B, self.head_dim)
@@ -477,10 +499,12 @@ class MixiT(nn.Module):
 
 
 class UniversalAttention(nn.Module):
-    """The fixed attention of the universal backbones: head h maps Z (T, D) to softmax(mask(Z q_h (Z k_h)^T / sqrt(k)))
-    Z v_h, summed over the heads, no output projection. q_h, k_h (D, k), v_h (D, D) are persistent buffers, never
-    trained: the 0/1 construction (universal_sparse_weights, Thm 3.1) or i.i.d. U(-1/sqrt(D), 1/sqrt(D)) (nn.Linear's
-    default) as the random universal transformer (Thm 3.3). Looped: layer 0's matrices in every layer."""
+    """The fixed attention of the universal backbones: head h maps Z (T, D) to
+    softmax(mask(Z q_h (Z k_h)^T / sqrt(k))) Z v_h, summed over the heads, no output projection.
+
+    q_h, k_h (D, k), v_h (D, D) are persistent buffers, never trained: the 0/1 construction
+    (universal_sparse_weights, Thm 3.1) or i.i.d. U(-1/sqrt(D), 1/sqrt(D)) (nn.Linear's default) as
+    the random universal transformer (Thm 3.3). Looped: layer 0's matrices in every layer."""
 
     def __init__(self, config, layer):
         super().__init__()
@@ -503,23 +527,24 @@ class UniversalAttention(nn.Module):
         q, k, v = (
             torch.einsum('btd,hde->bhte', x, w.to(x.dtype)) for w in (self.q, self.k, self.v)
         )
-        return F.scaled_dot_product_attention(q, k, v, is_causal=self.causal).sum(
-            1
-        )  # scale 1/sqrt(k)
+        # scale 1/sqrt(k)
+        return F.scaled_dot_product_attention(q, k, v, is_causal=self.causal).sum(1)
 
 
 class MLP(nn.Module):
-    """The gated MLP W_D(phi(W_G h) * W_U h) of the Llama block (Eq. 2.2, phi = SiLU), or GPT-2's W_D gelu(W_U h).
-    shaped_gate = c is the authors' MixiT gate (LlamaMLP.create_shaped_activation): phi = gain * LeakyReLU with
-    negative slope 1 + c/sqrt(n), gain = torch's calculate_gain('leaky_relu', slope), nearly linear at large n."""
+    """The gated MLP W_D(phi(W_G h) * W_U h) of the Llama block (Eq. 2.2, phi = SiLU), or GPT-2's
+    W_D gelu(W_U h).
+
+    shaped_gate = c is the authors' MixiT gate (LlamaMLP.create_shaped_activation):
+    phi = gain * LeakyReLU with negative slope 1 + c/sqrt(n),
+    gain = torch's calculate_gain('leaky_relu', slope), nearly linear at large n."""
 
     def __init__(self, config):
         super().__init__()
         n, hidden = config.n_embd, int(config.mlp_ratio * config.n_embd)
         self.gated = config.mlp == 'gated'
-        self.approximate = (
-            'tanh' if config.mlp == 'gelu_tanh' else 'none'
-        )  # GPT-2's gelu_new is the tanh form
+        # GPT-2's gelu_new is the tanh form
+        self.approximate = 'tanh' if config.mlp == 'gelu_tanh' else 'none'
         if self.gated:
             self.gate_proj = linear(config, n, hidden)
         self.up_proj = linear(config, n, hidden)
@@ -557,19 +582,15 @@ class Block(nn.Module):
         x = self.add(x, self.attn(self.norm1(x), rope))
         return self.add(x, self.mlp(self.norm2(x))) if hasattr(self, 'mlp') else x
 
-    def add(
-        self, x, f
-    ):  # x + f(x); the authors' MixiT block (LlamaDecoderLayer): s x + sqrt(1 - s^2) f(x)
+    def add(self, x, f):
+        # x + f(x); the authors' MixiT block (LlamaDecoderLayer): s x + sqrt(1 - s^2) f(x)
         if not self.residual:
             return f
         return x + f if self.skip is None else self.skip * x + math.sqrt(1 - self.skip**2) * f
 
 
-PEAK_FLOPS = {
-    'H100': 989e12,
-    'H200': 989e12,
-    'A100': 312e12,
-}  # dense bf16 FLOP/s by GPU name, for the MFU
+# dense bf16 FLOP/s by GPU name, for the MFU
+PEAK_FLOPS = {'H100': 989e12, 'H200': 989e12, 'A100': 312e12}
 
 
 class GPT(nn.Module):
@@ -577,7 +598,8 @@ class GPT(nn.Module):
         super().__init__()
         check_config(config)
         self.config = config
-        # pad_token's row: zero at init and no gradient, so it stays zero (the authors' classifier: padding_idx)
+        # pad_token's row: zero at init and no gradient, so it stays zero (the authors' classifier:
+        # padding_idx)
         self.wte = nn.Embedding(
             config.vocab_size,
             config.n_embd,
@@ -604,23 +626,24 @@ class GPT(nn.Module):
             module.requires_grad_(False)
 
     def _init_weights(self):
-        """nanoGPT's init (N(0, 0.02), residual projections scaled by 1/sqrt(2 n_layer), zero biases, unit norms), each
-        tensor from its own generator seeded by (seed, name). scaled_init=False drops the 1/sqrt(2 n_layer), as the
-        authors' Llama code (HF's _init_weights: N(0, 0.02) for every weight)."""
+        """nanoGPT's init (N(0, 0.02), residual projections scaled by 1/sqrt(2 n_layer), zero
+        biases, unit norms), each tensor from its own generator seeded by (seed, name).
+
+        scaled_init=False drops the 1/sqrt(2 n_layer), as the authors' Llama code (HF's
+        _init_weights: N(0, 0.02) for every weight)."""
         with torch.no_grad():
             for name, p in self.named_parameters():
                 if name.endswith('bias'):
                     p.zero_()
                 elif 'norm' in name:
                     p.fill_(1.0)
-                else:  # the projections back into the residual stream get the 1/sqrt(2 n_layer) of GPT-2
+                else:  # projections back into the residual stream get GPT-2's 1/sqrt(2 n_layer)
                     residual_out = self.config.scaled_init and name.endswith(
                         ('o_proj.weight', 'down_proj.weight')
                     )
                     std = 0.02 / math.sqrt(2 * self.config.n_layer) if residual_out else 0.02
-                    parts = unfused_names(
-                        name
-                    )  # a fused q, k, v: each from its own name, as every variant draws it
+                    # a fused q, k, v: each from its own name, as every variant draws it
+                    parts = unfused_names(name)
                     p.copy_(
                         torch.cat(
                             [
@@ -634,29 +657,30 @@ class GPT(nn.Module):
                         )
                         * std
                     )
-            if (
-                self.wte.padding_idx is not None
-            ):  # the padding row (pad_token) is zero, as HF's _init_weights makes it
+            # the padding row (pad_token) is zero, as HF's _init_weights makes it
+            if self.wte.padding_idx is not None:
                 self.wte.weight[self.wte.padding_idx].zero_()
 
     def frozen_modules(self):
-        """The modules kept at initialization (requires_grad=False from construction on): the one place that says what
-        is trained. frozen_blocks is the random transformer (Zhong & Andreas 2024) and the universal backbones: only
-        token/position embeddings and the LM head are trained."""
+        """The modules kept at initialization (requires_grad=False from construction on): the one
+        place that says what is trained.
+
+        frozen_blocks is the random transformer (Zhong & Andreas 2024) and the universal backbones:
+        only token/position embeddings and the LM head are trained."""
         c = self.config
         frozen = [*self.h, self.norm_f] if c.frozen_blocks else []
         for block in self.h:
-            if (
-                c.frozen_qk
-            ):  # W_Q (absent when W_Q = I) and W_K, one linear: the attention scores stay random
+            # W_Q (absent when W_Q = I) and W_K, one linear: the attention scores stay random
+            if c.frozen_qk:
                 frozen.append(block.attn.k_proj if c.identity_query else block.attn.qk_proj)
             if c.frozen_mlp:
                 frozen.append(block.mlp)
         return frozen
 
     def fixed_to(self, dtype):
-        """Casts the fixed matrices (every buffer: MixiT's, the universal q/k/v, RoPE's) to the compute dtype once, so
-        that no step casts them again (train.py, bf16/fp16); a checkpoint holds the values the model computed with."""
+        """Casts the fixed matrices (every buffer: MixiT's, the universal q/k/v, RoPE's) to the
+        compute dtype once, so that no step casts them again (train.py, bf16/fp16); a checkpoint
+        holds the values the model computed with."""
         for module in self.modules():
             for name, buf in module._buffers.items():
                 if buf is not None and buf.is_floating_point():
@@ -667,8 +691,8 @@ class GPT(nn.Module):
         return sum(p.numel() for p in self.parameters() if p.requires_grad or not trainable_only)
 
     def forward(self, idx, targets=None):
-        """idx: (B, T) token ids; targets: (B, T), -1 = not scored. -> (logits, loss); without targets
-        only the last position's logits are computed (all that generation needs)."""
+        """idx: (B, T) token ids; targets: (B, T), -1 = not scored. -> (logits, loss); without
+        targets only the last position's logits are computed (all that generation needs)."""
         B, T = idx.shape
         if T > self.config.block_size:
             raise ValueError(
@@ -689,8 +713,10 @@ class GPT(nn.Module):
         return logits, F.cross_entropy(logits.flatten(0, 1), targets.reshape(-1), ignore_index=-1)
 
     def configure_optimizers(self, weight_decay, learning_rate, betas, device_type):
-        """AdamW over the trained parameters only (frozen ones get no optimizer state); weight decay on
-        >= 2-D tensors (matrices and embeddings), none on biases and norms; fused kernel on CUDA."""
+        """AdamW over the trained parameters only (frozen ones get no optimizer state).
+
+        Weight decay on >= 2-D tensors (matrices and embeddings), none on biases and norms; fused
+        kernel on CUDA."""
         params = [p for p in self.parameters() if p.requires_grad]
         groups = [
             dict(params=[p for p in params if p.dim() >= 2], weight_decay=weight_decay),
@@ -699,14 +725,19 @@ class GPT(nn.Module):
         return torch.optim.AdamW(groups, lr=learning_rate, betas=betas, fused=device_type == 'cuda')
 
     def flops_per_token(self):
-        """Training FLOPs per token that this variant really performs at T = block_size. Every linear costs 2 FLOPs per
-        weight forward and 2 for the input gradient; the weight gradient (2 more) only where the weight is trained.
-        Softmax attention: QK^T and AV forward, and dQ, dK, dV, dP backward, 2 FLOPs per head dimension and query-key
-        pair each, over the pairs its kernel computes: the causal kernels (flash attention, on GPU and CPU) skip the
-        masked half, (T + 1) / 2 keys per query on average, so 6 * (T + 1) * n per layer (nanoGPT/PaLM's 12 * T * n
-        counts the masked half too; a flash kernel's recomputation in the backward pass is not counted, as activation
-        recomputation never is). MixiT: no QK^T and no gradient for its fixed matrix, one dense (T, T) matmul forward
-        and its value gradient, 4 * T * n per layer, the masked zeros included (a dense matmul multiplies them)."""
+        """Training FLOPs per token that this variant really performs at T = block_size.
+
+        Every linear costs 2 FLOPs per weight forward and 2 for the input gradient; the weight
+        gradient (2 more) only where the weight is trained.
+        Softmax attention: QK^T and AV forward, and dQ, dK, dV, dP backward, 2 FLOPs per head
+        dimension and query-key pair each, over the pairs its kernel computes: the causal kernels
+        (flash attention, on GPU and CPU) skip the masked half, (T + 1) / 2 keys per query on
+        average, so 6 * (T + 1) * n per layer (nanoGPT/PaLM's 12 * T * n counts the masked half too;
+        a flash kernel's recomputation in the backward pass is not counted, as activation
+        recomputation never is).
+        MixiT: no QK^T and no gradient for its fixed matrix, one dense (T, T) matmul forward and its
+        value gradient, 4 * T * n per layer, the masked zeros included (a dense matmul multiplies
+        them)."""
         c = self.config
         flops = sum(
             (6 if m.weight.requires_grad else 4) * m.weight.numel()
@@ -715,9 +746,8 @@ class GPT(nn.Module):
         )
         T = c.block_size
         keys = (T + 1) / 2 if c.causal else T  # keys per query that a softmax kernel computes
-        if (
-            c.universal
-        ):  # per head: fixed projections (4 FLOPs a weight: no weight gradient), scores and AV
+        # per head: fixed projections (4 FLOPs a weight: no weight gradient), scores and AV
+        if c.universal:
             D, k = c.n_embd, c.universal_k
             return flops + c.n_layer * c.n_head * (4 * (2 * D * k + D * D) + 6 * keys * (k + D))
         if c.mixing == 'mixit':
@@ -725,15 +755,18 @@ class GPT(nn.Module):
         return flops + c.n_layer * 12 * keys * c.n_embd
 
     def estimate_mfu(self, fwdbwd_per_iter, dt, peak_flops=312e12):
-        """Model FLOPs utilization: achieved FLOP/s over peak_flops (default A100 bf16, 312 TFLOP/s)."""
+        """Model FLOPs utilization: achieved FLOP/s over peak_flops
+        (default A100 bf16, 312 TFLOP/s)."""
         flops_per_iter = self.flops_per_token() * self.config.block_size * fwdbwd_per_iter
         return flops_per_iter / dt / peak_flops
 
     @torch.no_grad()
     def load_gpt2(self, weights):
-        """Copies GPT-2's tensors (gpt2_files) into this model by name, nanoGPT's from_pretrained: its frozen parts
-        are thereby frozen at GPT-2's values. -> the names left at this code's init (MixiT's matrices, a classifier's
-        head) and GPT-2's left unused (W_Q for identity_query, W_Q and W_K for MixiT). Learned positions beyond
+        """Copies GPT-2's tensors (gpt2_files) into this model by name, nanoGPT's from_pretrained:
+        its frozen parts are thereby frozen at GPT-2's values.
+
+        -> the names left at this code's init (MixiT's matrices, a classifier's head) and GPT-2's
+        left unused (W_Q for identity_query, W_Q and W_K for MixiT). Learned positions beyond
         block_size are cut, as nanoGPT's crop_block_size does."""
         try:
             ours = {
@@ -742,9 +775,8 @@ class GPT(nn.Module):
                 'norm_f.weight': weights['ln_f.weight'],
                 'norm_f.bias': weights['ln_f.bias'],
             }
-            if (
-                not self.config.n_classes
-            ):  # GPT-2's head is its token embedding; a classifier's head is ours
+            # GPT-2's head is its token embedding; a classifier's head is ours
+            if not self.config.n_classes:
                 ours['lm_head.weight'] = weights['wte.weight']
             for i in range(self.config.n_layer):
                 for name, theirs in GPT2_NAMES.items():
@@ -760,7 +792,8 @@ class GPT(nn.Module):
                 f"init_from's weights lack GPT-2's {e} (or are no tensors): give GPT-2's own files"
             ) from None
         state = self.state_dict()
-        for name in state:  # a fused projection (qkv_proj, ...) stacked from GPT-2's parts, in the order of its rows
+        # a fused projection (qkv_proj, ...) stacked from GPT-2's parts, in the order of its rows
+        for name in state:
             parts = unfused_names(name)
             if name not in ours and len(parts) > 1 and all(p in ours for p in parts):
                 ours[name] = torch.cat([ours.pop(p) for p in parts])
@@ -776,20 +809,19 @@ class GPT(nn.Module):
 
     @torch.no_grad()
     def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None):
-        """Samples max_new_tokens continuations of idx (B, T), conditioning on at most block_size tokens; temperature 0
-        is greedy (its limit). Filled in place: nanoGPT's concatenation per token is quadratic in the length."""
+        """Samples max_new_tokens continuations of idx (B, T), conditioning on at most block_size
+        tokens; temperature 0 is greedy (its limit). Filled in place: nanoGPT's concatenation per
+        token is quadratic in the length."""
         seq = torch.cat((idx, idx.new_empty(len(idx), max_new_tokens)), dim=1)
         for t in range(idx.shape[1], seq.shape[1]):
             logits, _ = self(seq[:, max(0, t - self.config.block_size) : t])
             logits = logits[:, -1, :]
-            if (
-                temperature < 1e-6
-            ):  # 0, or so small that float32 logits / temperature overflow: the greedy limit
+            # 0, or so small that float32 logits / temperature overflow: the greedy limit
+            if temperature < 1e-6:
                 seq[:, t] = logits.argmax(-1)
                 continue
-            logits = (
-                logits - logits.amax(-1, keepdim=True)
-            ) / temperature  # shifted: no inf - inf at T = 1e-300
+            # shifted: no inf - inf at T = 1e-300
+            logits = (logits - logits.amax(-1, keepdim=True)) / temperature
             if top_k is not None:
                 v, _ = torch.topk(logits, min(top_k, logits.size(-1)))
                 logits[logits < v[:, [-1]]] = -float('inf')
@@ -797,26 +829,28 @@ class GPT(nn.Module):
         return seq
 
 
-# ----------------------------------------------------------------------------- GPT-2's weights (--init_from)
-# GPT-2 in Hugging Face's layout: transformer.{wte, wpe, h.<i>.{ln_1, attn.c_attn, attn.c_proj, ln_2, mlp.c_fc,
-# mlp.c_proj}, ln_f}, its linears HF's Conv1D, weight (in, out) where nn.Linear's is (out, in), and c_attn's q, k
-# and v side by side. Its block is this file's GPT-2 flavour with biases and the tanh GELU (gelu_new).
+# ------------------------------------------------------------------ GPT-2's weights (--init_from)
+# GPT-2 in Hugging Face's layout: transformer.{wte, wpe, h.<i>.{ln_1, attn.c_attn, attn.c_proj,
+# ln_2, mlp.c_fc, mlp.c_proj}, ln_f}, its linears HF's Conv1D, weight (in, out) where nn.Linear's is
+# (out, in), and c_attn's q, k and v side by side. Its block is this file's GPT-2 flavour with
+# biases and the tanh GELU (gelu_new).
 GPT2_FLAVOUR = dict(
     norm='layernorm', mlp='gelu_tanh', pos='learned', tie_embeddings=True, bias=True, mlp_ratio=4.0
 )
-GPT2_NAMES = {
+GPT2_NAMES = {  # this file's name in block i: GPT-2's
     'norm1': 'ln_1',
     'attn.o_proj': 'attn.c_proj',
     'norm2': 'ln_2',
     'mlp.up_proj': 'mlp.c_fc',
     'mlp.down_proj': 'mlp.c_proj',
-}  # this file's name in block i: GPT-2's
+}
 SAFETENSORS = dict(F64=torch.float64, F32=torch.float32, F16=torch.float16, BF16=torch.bfloat16)
 
 
 def read_safetensors(path):
-    """{name: tensor} of a .safetensors file, read without its package: 8 bytes (the header's length,
-    little-endian), a JSON header {name: {dtype, shape, data_offsets}}, then the tensors' bytes. It runs no code."""
+    """{name: tensor} of a .safetensors file, read without its package: 8 bytes (the header's
+    length, little-endian), a JSON header {name: {dtype, shape, data_offsets}}, then the tensors'
+    bytes. It runs no code."""
     try:
         with open(path, 'rb') as f:
             header = json.loads(f.read(int.from_bytes(f.read(8), 'little')))
@@ -847,9 +881,11 @@ def read_safetensors(path):
 
 
 def gpt2_files(source):
-    """-> (config.json's dict, {name: tensor}) of GPT-2 in Hugging Face's layout, from a folder of its files
-    (config.json and model.safetensors or pytorch_model.bin), else by name ('gpt2' ... 'gpt2-xl') through
-    transformers, which downloads it: imported only here, when it is asked for."""
+    """-> (config.json's dict, {name: tensor}) of GPT-2 in Hugging Face's layout.
+
+    From a folder of its files (config.json and model.safetensors or pytorch_model.bin), else by
+    name ('gpt2' ... 'gpt2-xl') through transformers, which downloads it: imported only here, when
+    it is asked for."""
     folder, fix = (
         Path(source).expanduser(),
         "give a folder of GPT-2's files in Hugging Face's layout",
@@ -871,8 +907,8 @@ def gpt2_files(source):
                 )
             except Exception as e:  # torch.load raises many types for a damaged file
                 raise ValueError(
-                    f'{folder / "pytorch_model.bin"} does not load as tensors ({type(e).__name__}): '
-                    f'{fix}'
+                    f'{folder / "pytorch_model.bin"} does not load as tensors '
+                    f'({type(e).__name__}): {fix}'
                 ) from None
         else:
             raise ValueError(
@@ -883,8 +919,8 @@ def gpt2_files(source):
             from transformers import GPT2LMHeadModel
         except ImportError:
             raise ValueError(
-                f'init_from={source!r} is not a folder; fetching it needs transformers (pip install '
-                f'transformers) and the network: install it, or {fix}'
+                f'init_from={source!r} is not a folder; fetching it needs transformers '
+                f'(pip install transformers) and the network: install it, or {fix}'
             ) from None
         try:
             hf = GPT2LMHeadModel.from_pretrained(source)
@@ -898,9 +934,9 @@ def gpt2_files(source):
 
 
 def gpt2_args(config, variant, given, block_size):
-    """GPT-2's shape, from its config.json, as GPTConfig fields over a new run's: refused where the `variant`'s flags
-    or a model key `given` on the command line contradict it. tie_embeddings is free: an untied head starts from
-    wte."""
+    """GPT-2's shape, from its config.json, as GPTConfig fields over a new run's: refused where the
+    `variant`'s flags or a model key `given` on the command line contradict it. tie_embeddings is
+    free: an untied head starts from wte."""
     try:
         shape = dict(
             GPT2_FLAVOUR,

@@ -12,9 +12,8 @@ SMALL = dict(vocab_size=50, block_size=16, n_layer=2, n_head=4, n_embd=32)
 
 def build(variant, **kw):
     cfg = {**VARIANTS[variant], **SMALL, **kw}
-    if (
-        cfg.get('universal') == 'sparse'
-    ):  # its width is the construction's (tests/test_universal.py)
+    # its width is the construction's (tests/test_universal.py)
+    if cfg.get('universal') == 'sparse':
         cfg['n_embd'] = universal_dim(
             cfg['n_head'], cfg['n_layer'], cfg['vocab_size'] + cfg['block_size'], 4
         )
@@ -107,29 +106,33 @@ def test_frozen_weights_unchanged_by_training(variant):
 
 
 def test_frozen_qk_freezes_exactly_q_k_weights_and_biases():
-    """W_Q and W_K are one frozen linear (qk_proj), W_V its own trained one; standard's one qkv_proj is trained."""
+    """W_Q and W_K are one frozen linear (qk_proj), W_V its own trained one; standard's one qkv_proj
+    is trained."""
     model = build('frozen_qk', bias=True)
     frozen = {n for n, p in model.named_parameters() if not p.requires_grad}
     assert frozen == {f'h.{i}.attn.qk_proj.{t}' for i in range(2) for t in ('weight', 'bias')}
-    assert (
-        sum(p.requires_grad for n, p in model.named_parameters() if '.v_proj.' in n) == 4
-    )  # weight, bias; 2 layers
+    # weight, bias; 2 layers
+    assert sum(p.requires_grad for n, p in model.named_parameters() if '.v_proj.' in n) == 4
     assert all(p.requires_grad for p in build('standard', bias=True).parameters())
 
 
 @pytest.mark.parametrize('variant', ['standard', 'frozen_qk', 'identity_query'])
 def test_fused_projections_draw_and_compute_as_apart(variant):
-    """A fused projection draws each of W_Q, W_K, W_V from the generator of its unfused name (model.unfused_names), so
-    its initial values are bit for bit those of three linears, and the same in every variant (standard's qkv_proj,
-    frozen_qk's qk_proj + v_proj, identity_query's kv_proj); with the same weights, the attention's output is the
-    one of three separate projections (reference_attention applies each part on its own)."""
+    """A fused projection draws each of W_Q, W_K, W_V from the generator of its unfused name
+    (model.unfused_names), so its initial values are bit for bit those of three linears, and the
+    same in every variant (standard's qkv_proj, frozen_qk's qk_proj + v_proj, identity_query's
+    kv_proj); with the same weights, the attention's output is the one of three separate projections
+    (reference_attention applies each part on its own)."""
     model, n = build(variant, bias=True), 32
     attn = model.h[1].attn
-    rows = lambda a: {
-        x: getattr(a, f'{g}_proj').weight[i * n : (i + 1) * n]
-        for g in a.groups
-        for i, x in enumerate(g)
-    }
+
+    def rows(a):
+        return {
+            x: getattr(a, f'{g}_proj').weight[i * n : (i + 1) * n]
+            for g in a.groups
+            for i, x in enumerate(g)
+        }
+
     for x, weight in rows(attn).items():
         assert torch.equal(
             weight, torch.randn(n, n, generator=seeded(0, f'h.1.attn.{x}_proj.weight')) * 0.02
@@ -145,10 +148,13 @@ def test_fused_projections_draw_and_compute_as_apart(variant):
 
 
 def test_frozen_flags_compose():
-    """The frozen_* flags combine with each other and with the architecture: W_Q = I plus frozen_qk freezes
-    W_K alone; frozen_qk plus frozen_mlp freezes both sets; tied embeddings stay trained under frozen_blocks
-    (they are the LM head)."""
-    frozen = lambda model: {n for n, p in model.named_parameters() if not p.requires_grad}
+    """The frozen_* flags combine with each other and with the architecture: W_Q = I plus frozen_qk
+    freezes W_K alone; frozen_qk plus frozen_mlp freezes both sets; tied embeddings stay trained
+    under frozen_blocks (they are the LM head)."""
+
+    def frozen(model):
+        return {n for n, p in model.named_parameters() if not p.requires_grad}
+
     assert frozen(build('identity_query', frozen_qk=True)) == {
         f'h.{i}.attn.k_proj.weight' for i in range(2)
     }
@@ -165,12 +171,11 @@ def test_frozen_flags_compose():
 
 
 def test_same_seed_same_weights_shared_across_variants():
-    """Weights are a function of (seed, name): the same seed rebuilds the same model; frozen_qk starts
-    from exactly the standard model's weights; another seed gives other weights."""
+    """Weights are a function of (seed, name): the same seed rebuilds the same model; frozen_qk
+    starts from exactly the standard model's weights; another seed gives other weights."""
 
-    def by_unfused_name(
-        model,
-    ):  # every parameter, a fused q, k, v split into the parts it draws by name
+    def by_unfused_name(model):
+        # every parameter, a fused q, k, v split into the parts it draws by name
         return {
             part: t
             for name, p in model.named_parameters()
@@ -194,7 +199,8 @@ def test_mixit_matrix_rows_sum_to_one_and_causal():
     assert A.shape == (3, 12, 12)
     torch.testing.assert_close(A.sum(-1), torch.ones(3, 12), rtol=0, atol=1e-6)
     assert torch.all(A.triu(1) == 0)
-    # Eq. 2.3 entry by entry: A_ij = delta_ij + M_ij - mean_{k<=i} M_ik for j <= i, head h's M with std[h]
+    # Eq. 2.3 entry by entry: A_ij = delta_ij + M_ij - mean_{k<=i} M_ik for j <= i, head h's M with
+    # std[h]
     M = torch.randn(3, 12, 12, generator=torch.Generator().manual_seed(0)) * std.view(3, 1, 1)
     for i in range(12):
         for j in range(i + 1):
@@ -205,8 +211,9 @@ def test_mixit_matrix_rows_sum_to_one_and_causal():
 
 
 def test_mixit_sink_is_the_authors_head_zero():
-    """Head 0 is their sink_matrix: 0.5 I, then column 0 set to 0.5; the other heads are untouched. Rows 1.. sum
-    to one (half on the token, half on the first token); row 0 is (0.5, 0, ...), as their assignment makes it."""
+    """Head 0 is their sink_matrix: 0.5 I, then column 0 set to 0.5; the other heads are untouched.
+    Rows 1.. sum to one (half on the token, half on the first token); row 0 is (0.5, 0, ...), as
+    their assignment makes it."""
     std = torch.tensor([0.3, 0.1, 0.5])
     plain = MixiT.matrix(12, std, generator=torch.Generator().manual_seed(0))
     sink = MixiT.matrix(12, std, generator=torch.Generator().manual_seed(0), sink=True)
@@ -224,7 +231,8 @@ def test_mixit_sink_is_the_authors_head_zero():
 
 
 def test_mixit_bidirectional_matrix_is_the_authors_formula():
-    """causal=False (their classifier): A = I + M - (sum_j M_ij) / (i + 1) over all m columns, as their code."""
+    """causal=False (their classifier): A = I + M - (sum_j M_ij) / (i + 1) over all m columns, as
+    their code."""
     std = torch.tensor([0.3, 0.2])
     A = MixiT.matrix(6, std, generator=torch.Generator().manual_seed(1), causal=False)
     M = torch.randn(2, 6, 6, generator=torch.Generator().manual_seed(1)) * std.view(2, 1, 1)
@@ -240,14 +248,14 @@ def test_mixit_bidirectional_matrix_is_the_authors_formula():
     idx = torch.randint(0, 50, (1, 16), generator=torch.Generator().manual_seed(0))
     changed = idx.clone()
     changed[0, -1] = (idx[0, -1] + 1) % 50
-    assert not torch.allclose(
-        full_logits(model, idx)[0, 0], full_logits(model, changed)[0, 0]
-    )  # sees the future
+    # sees the future
+    assert not torch.allclose(full_logits(model, idx)[0, 0], full_logits(model, changed)[0, 0])
 
 
 def test_mixit_per_head_std_range_and_checkpoint_round_trip():
-    """Each head's std is uniform in [1/sqrt(m head_dim), 1/sqrt(m)] (their Llama path), drawn from (seed, layer),
-    and the matrix's off-diagonal entries have about that std; mixit_std fixes one std for all heads."""
+    """Each head's std is uniform in [1/sqrt(m head_dim), 1/sqrt(m)] (their Llama path), drawn from
+    (seed, layer), and the matrix's off-diagonal entries have about that std; mixit_std fixes one
+    std for all heads."""
     m, hd = 16, 8
     low, high = 1 / math.sqrt(m * hd), 1 / math.sqrt(m)
     stds = torch.cat(
@@ -259,9 +267,8 @@ def test_mixit_per_head_std_range_and_checkpoint_round_trip():
     hd = 256 // 32
     low, high = 1 / math.sqrt(m * hd), 1 / math.sqrt(m)
     assert low <= stds.min() and stds.max() <= high
-    assert stds.min() < low + 0.1 * (high - low) and stds.max() > high - 0.1 * (
-        high - low
-    )  # fills the range
+    # fills the range
+    assert stds.min() < low + 0.1 * (high - low) and stds.max() > high - 0.1 * (high - low)
     model = build('mixit', n_head=32, n_embd=256, mixit_sink=False)
     for h in (0, 7):
         M = (model.h[0].attn.mix[h] - torch.eye(m)).tril(-1)
@@ -270,9 +277,8 @@ def test_mixit_per_head_std_range_and_checkpoint_round_trip():
     assert torch.equal(fixed, torch.full((4,), 0.05))
     model = build('mixit')
     assert not torch.equal(model.h[0].attn.mix, model.h[1].attn.mix)
-    assert torch.equal(
-        build('mixit').h[1].attn.mix, model.h[1].attn.mix
-    )  # same seed, same matrices
+    # same seed, same matrices
+    assert torch.equal(build('mixit').h[1].attn.mix, model.h[1].attn.mix)
     assert not torch.equal(build('mixit', seed=3).h[1].attn.mix, model.h[1].attn.mix)
     buf = io.BytesIO()
     torch.save(model.state_dict(), buf)
@@ -329,7 +335,8 @@ def test_mixit_block_options_against_their_formulas():
 
 
 def test_classifier_head():
-    """n_classes > 0: the head has one output per class, and the loss is read at the scored positions only."""
+    """n_classes > 0: the head has one output per class, and the loss is read at the scored
+    positions only."""
     model = build('standard', n_classes=2, causal=False)
     idx = torch.randint(0, 50, (3, 16), generator=torch.Generator().manual_seed(0))
     y = torch.full((3, 16), -1)
@@ -342,7 +349,8 @@ def test_classifier_head():
 
 
 def apart(attn, x):
-    """q, k, v (B, T, C) each from its own slice of the weights (W_Q = I: q = x): three projections, as unfused."""
+    """q, k, v (B, T, C) each from its own slice of the weights (W_Q = I: q = x): three projections,
+    as unfused."""
     C, out = x.size(-1), {'q': x} if attn.identity_query else {}
     for g in attn.groups:
         lin = getattr(attn, f'{g}_proj')
@@ -353,7 +361,8 @@ def apart(attn, x):
 
 
 def reference_attention(attn, x, rope=None, identity_query=False, causal=True):
-    """Causal (or bidirectional) multi-head softmax attention written out with explicit loops over heads."""
+    """Causal (or bidirectional) multi-head softmax attention written out with explicit loops over
+    heads."""
     B, T, C = x.shape
     H, hd = attn.n_head, attn.head_dim
     q, k, v = apart(attn, x)
@@ -384,15 +393,19 @@ def test_attention_against_reference(variant):
 def test_identity_query_has_no_query_projection():
     iq, std = build('identity_query'), build('standard')
     assert not any('q_proj' in n for n, _ in iq.named_parameters())
-    attn_params = lambda m: sum(p.numel() for n, p in m.named_parameters() if '.attn.' in n)
+
+    def attn_params(m):
+        return sum(p.numel() for n, p in m.named_parameters() if '.attn.' in n)
+
     assert attn_params(iq) == attn_params(std) * 3 // 4
     assert iq.h[0].attn.scale == pytest.approx(1 / (2 * math.sqrt(8)))
     assert std.h[0].attn.scale == pytest.approx(1 / math.sqrt(8))
 
 
 def classifier_args(variant, **given):
-    """train.py's GPTConfig of a classify=True run of `variant` (the authors' Yelp classifier): a task of 50 tokens with
-    2 classes, examples of 16 tokens, token 0 the end of text (the separator and the padding, meta's sep)."""
+    """train.py's GPTConfig of a classify=True run of `variant` (the authors' Yelp classifier): a
+    task of 50 tokens with 2 classes, examples of 16 tokens, token 0 the end of text (the separator
+    and the padding, meta's sep)."""
     from train import model_args_of, resolve
 
     cfg = resolve(
@@ -414,11 +427,15 @@ def classifier_args(variant, **given):
     'variant', ['standard', 'frozen_qk', 'frozen_mlp', 'identity_query', 'mixit']
 )
 def test_classifier_attention_as_the_authors_code_ran(variant):
-    """classify=True: softmax attention stays causal, as the authors' classifier ran (trainer_classifier.py passes
-    is_causal=False, which the SDPA path of transformers 4.50-4.52 never reads); MixiT mixes both ways. causal=False
-    given: softmax bidirectional too (transformers 4.53's reading). Checked by the logits (changing the tokens after
-    position t changes the logits at t only in a bidirectional model) and by block 0's attention against the formula:
-    softmax(mask(q k^T * scale)) v per head, mask causal or none; MixiT y_i = sum_j A_ij v_j over every j."""
+    """classify=True: softmax attention stays causal, as the authors' classifier ran
+    (trainer_classifier.py passes is_causal=False, which the SDPA path of transformers 4.50-4.52
+    never reads); MixiT mixes both ways. causal=False given: softmax bidirectional too
+    (transformers 4.53's reading).
+
+    Checked by the logits (changing the tokens after position t changes the logits at t only in a
+    bidirectional model) and by block 0's attention against the formula:
+    softmax(mask(q k^T * scale)) v per head, mask causal or none; MixiT y_i = sum_j A_ij v_j over
+    every j."""
     g = torch.Generator().manual_seed(7)
     idx = torch.randint(1, 50, (3, 16), generator=g)
     later = idx.clone()
@@ -460,13 +477,13 @@ def test_classifier_attention_as_the_authors_code_ran(variant):
 
 
 def test_classifier_padding_row_zero_and_untrained():
-    """classify=True: the end-of-text token (meta's sep: the padding and the separator) is pad_token, whose embedding
-    row is zero at init and gets no gradient, so that AdamW (weight decay included) leaves it exactly zero, as the
-    authors' nn.Embedding(padding_idx=pad_token_id) with pad_token = eos_token; every other row used trains.
-    pad_token=-1 given: the row is drawn and trained like any other (the repository's earlier classifier)."""
-    idx = torch.tensor(
-        [[5, 6, 9] + [0] * 13, [3, 4, 5, 6, 7, 8, 9, 11] + [0] * 8]
-    )  # reviews, then padding
+    """classify=True: the end-of-text token (meta's sep: the padding and the separator) is
+    pad_token, whose embedding row is zero at init and gets no gradient, so that AdamW (weight decay
+    included) leaves it exactly zero, as the authors' nn.Embedding(padding_idx=pad_token_id) with
+    pad_token = eos_token; every other row used trains. pad_token=-1 given: the row is drawn and
+    trained like any other (the repository's earlier classifier)."""
+    # reviews, then padding
+    idx = torch.tensor([[5, 6, 9] + [0] * 13, [3, 4, 5, 6, 7, 8, 9, 11] + [0] * 8])
     y = torch.full_like(idx, -1)
     y[0, 3], y[1, 8] = 1, 0  # the separators
     for variant in ('standard', 'mixit'):
@@ -493,7 +510,8 @@ def test_classifier_padding_row_zero_and_untrained():
 
 
 def test_mixit_attention_against_reference():
-    """Each head mixes its own head_dim slice of V with its own fixed matrix: y_i = sum_j A_ij v_j."""
+    """Each head mixes its own head_dim slice of V with its own fixed matrix:
+    y_i = sum_j A_ij v_j."""
     model = build('mixit', bias=True).double()
     attn = model.h[0].attn
     x = torch.randn(2, 9, 32, dtype=torch.float64, generator=torch.Generator().manual_seed(5))
@@ -509,13 +527,14 @@ def test_mixit_attention_against_reference():
 
 def test_flops_count_what_each_variant_does():
     """Freezing a weight removes exactly its weight-gradient matmul (2 FLOPs per weight per token).
-    Softmax attention costs 6 matmuls (QK^T, AV; dQ, dK, dV, dP) of 2 FLOPs per head dimension and computed
-    query-key pair; the causal kernels compute only the pairs j <= i, bidirectional ones all of them.
-    MixiT has no W_Q, W_K and instead of the scores one dense (T, T) matmul and its value gradient."""
+    Softmax attention costs 6 matmuls (QK^T, AV; dQ, dK, dV, dP) of 2 FLOPs per head dimension and
+    computed query-key pair; the causal kernels compute only the pairs j <= i, bidirectional ones
+    all of them.
+    MixiT has no W_Q, W_K and instead of the scores one dense (T, T) matmul and its value
+    gradient."""
     base, n, T, L = build('standard'), 32, 16, 2
-    qk = sum(
-        p.numel() * 2 // 3 for name, p in base.named_parameters() if 'qkv_proj.w' in name
-    )  # W_Q, W_K rows
+    # W_Q, W_K rows
+    qk = sum(p.numel() * 2 // 3 for name, p in base.named_parameters() if 'qkv_proj.w' in name)
     mlp = sum(
         p.numel()
         for name, p in base.named_parameters()
@@ -549,7 +568,8 @@ def test_bad_configs_say_what_to_do():
 
 
 def test_gpt2_flavour_and_bare_pieces():
-    """LayerNorm + GELU + learned positions + tied embeddings; and attention-only without norm or residual."""
+    """LayerNorm + GELU + learned positions + tied embeddings; and attention-only without norm or
+    residual."""
     gpt2 = GPT(
         GPTConfig(
             **SMALL, norm='layernorm', mlp='gelu', pos='learned', tie_embeddings=True, bias=True
@@ -574,9 +594,10 @@ def test_gpt2_flavour_and_bare_pieces():
 
 @pytest.mark.parametrize('variant', VARIANTS)
 def test_compiles_without_graph_breaks(variant):
-    """torch.compile traces every variant's forward and loss as one graph (train.py compiles the model on CUDA;
-    a graph break would split it and run the gap eagerly). Dynamo's tracing needs no GPU or compiler. Checked in
-    training mode with dropout and biases, and under bf16 autocast with the fixed matrices cast (fixed_to)."""
+    """torch.compile traces every variant's forward and loss as one graph (train.py compiles the
+    model on CUDA; a graph break would split it and run the gap eagerly). Dynamo's tracing needs no
+    GPU or compiler. Checked in training mode with dropout and biases, and under bf16 autocast with
+    the fixed matrices cast (fixed_to)."""
     torch._dynamo.reset()
     extra = {} if VARIANTS[variant].get('universal') else dict(dropout=0.1, bias=True)
     model = build(variant, **extra).train()
@@ -591,9 +612,9 @@ def test_compiles_without_graph_breaks(variant):
 
 @pytest.mark.parametrize('variant', ['mixit', 'universal_random'])
 def test_fixed_matrices_cast_once_compute_the_same(variant):
-    """fixed_to(bf16) casts every buffer once (parameters stay float32); under autocast the logits are exactly
-    those of the uncast model, whose matmuls cast the same float32 matrices to bf16 at every step; and a
-    checkpoint of the cast model rebuilds it exactly."""
+    """fixed_to(bf16) casts every buffer once (parameters stay float32); under autocast the logits
+    are exactly those of the uncast model, whose matmuls cast the same float32 matrices to bf16 at
+    every step; and a checkpoint of the cast model rebuilds it exactly."""
     model, cast = build(variant), build(variant).fixed_to(torch.bfloat16)
     assert all(b.dtype == torch.bfloat16 for b in cast.buffers()) and any(
         True for _ in cast.buffers()
@@ -609,9 +630,10 @@ def test_fixed_matrices_cast_once_compute_the_same(variant):
 
 
 def test_mixit_backward_keeps_no_copy_of_the_matrix_per_example():
-    """MixiT applies each head's (T, T) matrix to the whole batch's values in one bmm, so what autograd keeps
-    for the backward pass grows with the batch by activations (B * T * n), never by a copy of the matrices per
-    example (B * n_head * T * T, what broadcasting (nh, T, T) @ (B, nh, T, hd) would keep)."""
+    """MixiT applies each head's (T, T) matrix to the whole batch's values in one bmm, so what
+    autograd keeps for the backward pass grows with the batch by activations (B * T * n), never by a
+    copy of the matrices per example (B * n_head * T * T, what broadcasting (nh, T, T) @
+    (B, nh, T, hd) would keep)."""
     n_head, T, n = 4, 64, 8
 
     def saved_bytes(B):
