@@ -13,8 +13,9 @@ end_of_document marks its last piece, after which the end-of-text token is writt
 are always separated, never silently concatenated. Files written to the corpus directory:
     train.bin, val.bin (test.bin)  uint16 token ids, nanoGPT's format, streamed in chunks
     meta.json                      moved in last, so its presence means the directory is complete
-All of them are first written to a directory of this process's own and moved in together when complete
-(synthetic.new_files): an error, Ctrl-C or SIGTERM at any point leaves the previous complete data or the new.
+All of them are first written to a directory of this process's own and moved in together when
+complete (synthetic.new_files): an error, Ctrl-C or SIGTERM at any point leaves the previous
+complete data or the new.
 
 The default encoding is GPT-2's BPE (tiktoken downloads its files on first use); 'bytes' is an
 offline byte-level tiktoken encoding: the 256 byte values plus <|endoftext|> = 256.
@@ -42,9 +43,8 @@ from data.synthetic import (
     write_meta,
 )
 
-ENCODINGS = dict(
-    gpt2=50257, bytes=257
-)  # name -> number of tokens (loader.py checks meta.json against it)
+# name -> number of tokens (loader.py checks meta.json against it)
+ENCODINGS = dict(gpt2=50257, bytes=257)
 BLOCK_SIZE = 256  # the papers' sequence length for every corpus (experiments/README.md, section 2)
 PIECE_CHARS = 1 << 20  # a long document is tokenized this many characters at a time
 
@@ -74,11 +74,12 @@ def get_encoding(name):
 
 
 def pieces(texts, size=PIECE_CHARS):
-    """Joins a stream of texts (lines, blocks) into pieces of about `size` characters, cut only right
-    before a space that follows a letter or digit. No pre-tokenizer piece of GPT-2's pattern holds
-    such a pair (a word, number or punctuation run never takes the space after it), so tiktoken cuts
-    there anyway, and encoding the pieces one by one gives exactly the tokens of the whole text. Text
-    with no such place in 64 pieces' worth (no spaces at all) is cut anyway: the one inexact case."""
+    """Joins a stream of texts (lines, blocks) into pieces of about `size` characters, cut only
+    right before a space that follows a letter or digit. No pre-tokenizer piece of GPT-2's pattern
+    holds such a pair (a word, number or punctuation run never takes the space after it), so
+    tiktoken cuts there anyway, and encoding the pieces one by one gives exactly the tokens of the
+    whole text. Text with no such place in 64 pieces' worth (no spaces at all) is cut anyway: the
+    one inexact case."""
     buf, n = [], 0
     for text in texts:
         buf.append(text)
@@ -101,7 +102,8 @@ def pieces(texts, size=PIECE_CHARS):
 
 
 def document(split, pieces):
-    """The (split, piece, end_of_document) items of one document; an empty document yields nothing."""
+    """The (split, piece, end_of_document) items of one document; an empty document yields
+    nothing."""
     last = None
     for piece in pieces:
         if last is not None:
@@ -112,8 +114,8 @@ def document(split, pieces):
 
 
 def read_text(path, block=PIECE_CHARS):
-    """A UTF-8 file in blocks of `block` characters (so a file without line ends is no problem), line
-    endings kept as they are; a clear error for other encodings."""
+    """A UTF-8 file in blocks of `block` characters (so a file without line ends is no problem),
+    line endings kept as they are; a clear error for other encodings."""
     with open(path, encoding='utf-8', newline='') as f:
         try:
             while text := f.read(block):
@@ -123,9 +125,10 @@ def read_text(path, block=PIECE_CHARS):
 
 
 def utf8_lines(f, name):
-    """The lines of the binary file f as text, split and ended as open(newline='') gives them, read by
-    the csv module, JSONL and WikiText; a line that is not UTF-8 is an error naming name:line. Lines are
-    decoded one by one because a text file decodes ahead of the line it yields, so could not say which."""
+    """The lines of the binary file f as text, split and ended as open(newline='') gives them, read
+    by the csv module, JSONL and WikiText; a line that is not UTF-8 is an error naming name:line.
+    Lines are decoded one by one because a text file decodes ahead of the line it yields, so could
+    not say which."""
     for i, line in enumerate(f, 1):
         try:
             text = line.decode('utf-8')
@@ -138,31 +141,30 @@ def utf8_lines(f, name):
 
 
 def not_utf8(where, e):
-    """The error for text that is not UTF-8 (e: the UnicodeDecodeError) at `where`, a file or file:line."""
+    """The error for text that is not UTF-8 (e: the UnicodeDecodeError) at `where`, a file or
+    file:line."""
     return ValueError(
         f'{where} is not UTF-8 text ({e.reason}): convert it first, e.g. iconv -f latin1 -t utf-8'
     )
 
 
-DAMAGED = (
-    tarfile.TarError,
-    EOFError,
-    zlib.error,
-    lzma.LZMAError,
-    gzip.BadGzipFile,
-)  # a cut-short or damaged archive
+# a cut-short or damaged archive
+DAMAGED = (tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, gzip.BadGzipFile)
 
 
 def damaged(path, kind, e):
-    """The error for a file that is cut short or not in its format (kind: 'Parquet file', 'tar archive')."""
+    """The error for a file that is cut short or not in its format (kind: 'Parquet file',
+    'tar archive')."""
     return ValueError(
-        f'{path} is not a readable {kind} ({reason(e)}): download it again, or leave it out of --input'
+        f'{path} is not a readable {kind} ({reason(e)}): '
+        'download it again, or leave it out of --input'
     )
 
 
 def cannot_read(e, source):
-    """The error for an OSError while reading the input (a file this process may not read, a folder where a file
-    should be): a ValueError, so that the OSErrors main sees are the output folder's."""
+    """The error for an OSError while reading the input (a file this process may not read, a folder
+    where a file should be): a ValueError, so that the OSErrors main sees are the output
+    folder's."""
     path = e.filename or source
     return ValueError(
         f'cannot read {path} ({e.strerror or reason(e)}): give --input files you can read'
@@ -170,12 +172,14 @@ def cannot_read(e, source):
 
 
 def reason(e):
-    """An exception's message on one line (pyarrow's span several), or its type's name if it has none."""
+    """An exception's message on one line (pyarrow's span several), or its type's name if it has
+    none."""
     return ' '.join(str(e).split()) or type(e).__name__
 
 
 def input_files(path, suffixes):
-    """A file, or the files with one of `suffixes` under a directory (recursively, in sorted order)."""
+    """A file, or the files with one of `suffixes` under a directory (recursively, in sorted
+    order)."""
     path = Path(path).expanduser()
     if path.is_file():
         return [path]
@@ -211,8 +215,8 @@ def records(path, field='text'):
             if not isinstance(text, str):
                 kind = 'null' if text is None else type(text).__name__
                 raise ValueError(
-                    f'{where} has a "{field}" of {kind}, not a string: fix that record, or leave the file '
-                    f'out of --input'
+                    f'{where} has a "{field}" of {kind}, not a string: '
+                    f'fix that record, or leave the file out of --input'
                 )
             yield text
 
@@ -224,7 +228,8 @@ def jsonl_field(file, field):
             if line.strip():
                 try:
                     yield f'{file}:{i}', json.loads(line)[field]
-                # ValueError: JSONDecodeError, or a number of over 4,300 digits; RecursionError: nested 10^5 deep
+                # ValueError: JSONDecodeError, or a number of over 4,300 digits; RecursionError:
+                # nested 10^5 deep
                 except (ValueError, KeyError, TypeError, RecursionError):
                     raise ValueError(
                         f'{file}:{i} is not a JSON object with a "{field}" field'
@@ -241,38 +246,37 @@ def parquet_column(file, field):
             f'reading {file} needs pyarrow: pip install pyarrow (or give JSONL files)'
         ) from None
     n = 0
-    with open(
-        file, 'rb'
-    ) as f:  # opened here, so that an OSError is the file system's, not pyarrow's
+    # opened here, so that an OSError is the file system's, not pyarrow's
+    with open(file, 'rb') as f:
         try:
             pf = pq.ParquetFile(f)
             if field not in pf.schema_arrow.names:
                 raise ValueError(
-                    f'{file} has no "{field}" column (its columns: {", ".join(pf.schema_arrow.names)}): '
+                    f'{file} has no "{field}" column '
+                    f'(its columns: {", ".join(pf.schema_arrow.names)}): '
                     f'give files with the text in a "{field}" column'
                 )
             for batch in pf.iter_batches(columns=[field], batch_size=1024):
                 for value in batch.column(0).to_pylist():
                     n += 1
                     yield f'{file} row {n}', value
-        except (
-            pa.ArrowException,
-            OSError,
-        ) as e:  # pyarrow's OSErrors are its own: a damaged file's
+        # pyarrow's OSErrors are its own: a damaged file's
+        except (pa.ArrowException, OSError) as e:
             raise damaged(file, 'Parquet file', e) from None
 
 
 def write_tokens(out, splits, documents, enc, total_bytes=None):
-    """Tokenizes the (split, text, end_of_document) stream into out/<split>.bin, a batch of pieces at
-    a time; -> the counts for meta.json. out is prepare's directory of new files, which are deleted
-    unless all goes well."""
+    """Tokenizes the (split, text, end_of_document) stream into out/<split>.bin, a batch of pieces
+    at a time; -> the counts for meta.json. out is prepare's directory of new files, which are
+    deleted unless all goes well."""
     if enc.n_vocab > 2**16:
         raise ValueError(
             f'encoding {enc.name} has {enc.n_vocab} tokens; uint16 files hold at most 65536'
         )
     files = {s: open(out / f'{s}.bin', 'wb') for s in splits}
     tokens, docs = dict.fromkeys(splits, 0), dict.fromkeys(splits, 0)
-    # a bar only for a person at a terminal (disable=None), so that a log or an error is its own lines
+    # a bar only for a person at a terminal (disable=None), so that a log or an error is its own
+    # lines
     bar = tqdm(
         total=total_bytes, unit='B', unit_scale=True, desc=f'tokenizing ({enc.name})', disable=None
     )
@@ -280,9 +284,8 @@ def write_tokens(out, splits, documents, enc, total_bytes=None):
     def flush(batch):
         for (split, _, end), ids in zip(batch, enc.encode_ordinary_batch([t for _, t, _ in batch])):
             ids = np.array(ids + [enc.eot_token] if end else ids, dtype=np.int64)
-            if (
-                len(ids) and not 0 <= ids.min() <= ids.max() < enc.n_vocab
-            ):  # never trust a silent wrap-around
+            # never trust a silent wrap-around
+            if len(ids) and not 0 <= ids.min() <= ids.max() < enc.n_vocab:
                 raise ValueError(
                     f'token id {ids.max()} does not fit the vocabulary of {enc.n_vocab}'
                 )
@@ -322,17 +325,15 @@ def prepare(task, overrides=None, source=None, out_dir=None):
     the new files are complete, the directory keeps its previous ones."""
     module = load_task(task)
     args = {**module.DEFAULTS, **(overrides or {})}
-    if (
-        source is not None and not str(source).strip()
-    ):  # '' would be the folder the command is typed in
+    # '' would be the folder the command is typed in
+    if source is not None and not str(source).strip():
         raise ValueError(
             '--input= names no file: give a file or a folder, or leave --input out to download'
         )
     try:
         files = input_files(source, module.SUFFIXES) if source else []
-        plain = files and all(
-            f.suffix in ('.txt', '.raw') for f in files
-        )  # else bytes read != bytes on disk
+        # else bytes read != bytes on disk
+        plain = files and all(f.suffix in ('.txt', '.raw') for f in files)
         total = sum(f.stat().st_size for f in files) if plain else None
     except OSError as e:
         raise cannot_read(e, source) from None
@@ -368,7 +369,8 @@ def read_input(documents, source):
 
 
 def main(task_file):
-    """The command line of a corpus's prepare.py: --input, one --flag per DEFAULTS key, --out_dir."""
+    """The command line of a corpus's prepare.py: --input, one --flag per DEFAULTS key,
+    --out_dir."""
     task = Path(task_file).resolve().parent.name
     module = load_task(task)
     parser = Parser(module.__doc__)

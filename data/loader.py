@@ -1,13 +1,13 @@
 """
-The data of a run, for train.py and the experiments: where a task's files are (generated on first use for a
-synthetic task), their checks, the training batch of every optimizer step and the held-out split, and a prompt in
-a task's tokens (--sample).
+The data of a run, for train.py and the experiments: where a task's files are (generated on first
+use for a synthetic task), their checks, the training batch of every optimizer step and the
+held-out split, and a prompt in a task's tokens (--sample).
 
-A batch is a function of (seed, step) only: examples by a fresh permutation per epoch, windows of a token
-stream at offsets drawn from a generator seeded by (seed, step) (nanoGPT's get_batch, made reproducible),
-or, online, fresh examples from the task's generator (held-out inputs redrawn). So N processes compute
-exactly what one process with N-fold gradient accumulation computes, and a resumed run sees the batches an
-uninterrupted one would.
+A batch is a function of (seed, step) only: examples by a fresh permutation per epoch, windows of a
+token stream at offsets drawn from a generator seeded by (seed, step) (nanoGPT's get_batch, made
+reproducible), or, online, fresh examples from the task's generator (held-out inputs redrawn). So N
+processes compute exactly what one process with N-fold gradient accumulation computes, and a
+resumed run sees the batches an uninterrupted one would.
 """
 
 import difflib
@@ -35,17 +35,13 @@ def unknown(what, name, choices):
 
 
 def read_json(path, fix):
-    """A JSON object from a file the user or a run wrote; anything else is a ConfigError that says `fix`."""
+    """A JSON object from a file the user or a run wrote; anything else is a ConfigError that says
+    `fix`."""
     try:
-        value = json.loads(
-            Path(path).read_text(encoding='utf-8-sig')
-        )  # -sig: a BOM, as Windows editors write
-    except (
-        OSError,
-        UnicodeDecodeError,
-        json.JSONDecodeError,
-        RecursionError,
-    ) as e:  # Recursion: nested 10^5 deep
+        # -sig: a BOM, as Windows editors write
+        value = json.loads(Path(path).read_text(encoding='utf-8-sig'))
+    # Recursion: nested 10^5 deep
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise ConfigError(
             f'cannot read {path} ({getattr(e, "strerror", None) or type(e).__name__}): {fix}'
         ) from None
@@ -76,7 +72,8 @@ def task_data(cfg):
         args['seed'] = cfg['data_seed']
     if '\0' in cfg['data_dir']:
         raise ConfigError(
-            f"data_dir={cfg['data_dir']!r} holds a NUL byte, which no folder's name can: give a folder"
+            f"data_dir={cfg['data_dir']!r} holds a NUL byte, which no folder's name can: "
+            'give a folder'
         )
     try:
         directory = (
@@ -90,7 +87,8 @@ def task_data(cfg):
 
 
 def generate_missing(cfg):
-    """A synthetic task's files, generated when missing (under torchrun by rank 0 alone, while the others wait)."""
+    """A synthetic task's files, generated when missing (under torchrun by rank 0 alone, while the
+    others wait)."""
     module, args, directory = task_data(cfg)
     if (directory / 'meta.json').exists() or not hasattr(module, 'generate'):
         return
@@ -104,18 +102,17 @@ def generate_missing(cfg):
 
 
 def load_data(cfg, generate=True):
-    """-> (meta, train, held_out, T): train is the token stream (train.bin, memory-mapped) or the examples
-    (x, y); held_out the first eval_examples examples (x, y) of the evaluation split (all with 0); T the
-    sequence length. A synthetic task's files are generated when missing (unless generate=False); a corpus says how
-    to prepare it."""
+    """-> (meta, train, held_out, T): train is the token stream (train.bin, memory-mapped) or the
+    examples (x, y); held_out the first eval_examples examples (x, y) of the evaluation split (all
+    with 0); T the sequence length. A synthetic task's files are generated when missing (unless
+    generate=False); a corpus says how to prepare it."""
     if generate:
         generate_missing(cfg)
     module, args, directory = task_data(cfg)
     task = cfg['task']
     if not (directory / 'meta.json').exists():
-        if hasattr(
-            module, 'generate'
-        ):  # generate=False: rank 0 made it, on a disk this process does not read
+        # generate=False: rank 0 made it, on a disk this process does not read
+        if hasattr(module, 'generate'):
             raise ConfigError(
                 f'{directory} holds no {task} data on this machine: set data_dir to a folder that '
                 f'every process of the run reads'
@@ -144,18 +141,19 @@ def load_data(cfg, generate=True):
             else meta['args']
         )
         raise ConfigError(
-            f'{directory} holds {task} data made with {made}, not {args}: give those settings to use '
-            f'it, or set data_dir to another folder'
+            f'{directory} holds {task} data made with {made}, not {args}: '
+            f'give those settings to use it, or set data_dir to another folder'
         )
     if hasattr(module, 'generate') and meta.get('version') != synthetic.VERSION:
         raise ConfigError(
             f'{directory} holds {task} data made by an older data/synthetic.py (version '
-            f'{meta.get("version", 1)}, now {synthetic.VERSION}): delete the folder; it is regenerated'
+            f'{meta.get("version", 1)}, now {synthetic.VERSION}): '
+            f'delete the folder; it is regenerated'
         )
     if 'encoding' in meta and meta['vocab_size'] != corpus.ENCODINGS.get(meta['encoding']):
         raise ConfigError(
-            f'{directory / "meta.json"} says encoding {meta["encoding"]!r} with {meta["vocab_size"]} '
-            f'tokens, which do not go together: {again}'
+            f'{directory / "meta.json"} says encoding {meta["encoding"]!r} '
+            f'with {meta["vocab_size"]} tokens, which do not go together: {again}'
         )
     if cfg.get('classify') and 'classes' not in meta:
         raise ConfigError(
@@ -167,8 +165,8 @@ def load_data(cfg, generate=True):
     split = cfg['eval_split'] or meta['eval_split']
     if split not in splits:
         raise ConfigError(
-            f'{task} data has no {split!r} split (it has {", ".join(splits)}): set eval_split to one '
-            f'of them, or leave it empty for {meta["eval_split"]!r}'
+            f'{task} data has no {split!r} split (it has {", ".join(splits)}): '
+            f'set eval_split to one of them, or leave it empty for {meta["eval_split"]!r}'
         )
     ext = 'bin' if meta.get('format') == 'tokens' else 'npz'
     for s in ('train', split):
@@ -188,9 +186,8 @@ def load_data(cfg, generate=True):
             ) from None
         for s, x, y in (('train', train_x, train_y), (split, x_val, y_val)):
             check_examples(x, y, meta, s, directory / f'{s}.npz', again)
-        if cfg.get(
-            'classify'
-        ):  # once here, so training batches and evaluation both see class indices
+        # once here, so training batches and evaluation both see class indices
+        if cfg.get('classify'):
             for y, s in ((train_y, 'train'), (y_val, split)):
                 class_targets(y, meta['classes'], directory / f'{s}.npz', again)
         if cfg.get('val_frac'):
@@ -206,15 +203,13 @@ def load_data(cfg, generate=True):
             )
         return meta, (train_x, train_y), (x_val, y_val), T
     T = cfg['block_size'] or meta['block_size']
-    for s in (
-        'train',
-        split,
-    ):  # a prepare stopped half-way, files mixed up (and an empty file cannot be mapped)
+    # a prepare stopped half-way, files mixed up (and an empty file cannot be mapped)
+    for s in ('train', split):
         size, count = (directory / f'{s}.bin').stat().st_size, meta['tokens'][s]
         if size != 2 * count or not count:
             raise ConfigError(
-                f'{directory / f"{s}.bin"} holds {size:,} bytes, not the {count:,} tokens of 2 bytes '
-                f'meta.json says: {again}'
+                f'{directory / f"{s}.bin"} holds {size:,} bytes, '
+                f'not the {count:,} tokens of 2 bytes meta.json says: {again}'
             )
     streams = {
         s: np.memmap(directory / f'{s}.bin', dtype=np.uint16, mode='r') for s in ('train', split)
@@ -232,21 +227,21 @@ def load_data(cfg, generate=True):
         train, evaluated = validation_split(train, cfg['val_frac'], meta)
         if len(train) <= T:
             raise ConfigError(
-                f'val_frac={cfg["val_frac"]} leaves {len(train):,} training tokens, too few for windows '
-                f'of block_size={T}: lower val_frac'
+                f'val_frac={cfg["val_frac"]} leaves {len(train):,} training tokens, '
+                f'too few for windows of block_size={T}: lower val_frac'
             )
     x_val, y_val = eval_windows(evaluated, T)
     return meta, train, (x_val[held], y_val[held]), T
 
 
-CHECKED_WHOLE = (
-    2**30
-)  # tokens: a train.bin up to this size (2 GB) is checked whole when loaded, a larger one per batch
+# tokens: a train.bin up to this size (2 GB) is checked whole when loaded, a larger one per batch
+CHECKED_WHOLE = 2**30
 
 
 def check_tokens(tokens, vocab_size, path, again='run its prepare.py again'):
-    """Token ids inside the vocabulary: an id beyond it would index past the embedding (a crash on a CPU, a device-side
-    assert on a GPU). uint16 on disk, so never negative; a max over memory-mapped pages, at the disk's speed."""
+    """Token ids inside the vocabulary: an id beyond it would index past the embedding (a crash on a
+    CPU, a device-side assert on a GPU). uint16 on disk, so never negative; a max over memory-mapped
+    pages, at the disk's speed."""
     if len(tokens) and int(tokens.max()) >= vocab_size:
         raise ConfigError(f'{path} holds token ids outside the vocabulary of {vocab_size}: {again}')
 
@@ -255,8 +250,9 @@ META_KEYS = {'task', 'args', 'vocab_size', 'eval_split'}  # what every meta.json
 
 
 def check_meta(meta, path, again):
-    """meta.json's numbers by type and range, before any is used: a damaged or crafted one (or a checkpoint's copy)
-    ends in one line, not in a traceback or an allocation of its size. Token ids are uint16 on disk: at most 2^16."""
+    """meta.json's numbers by type and range, before any is used: a damaged or crafted one (or a
+    checkpoint's copy) ends in one line, not in a traceback or an allocation of its size. Token ids
+    are uint16 on disk: at most 2^16."""
     if not META_KEYS <= meta.keys():
         raise ConfigError(
             f'{path} is damaged (it lacks {", ".join(sorted(META_KEYS - meta.keys()))}): {again}'
@@ -284,10 +280,8 @@ def check_meta(meta, path, again):
         raise ConfigError(
             f'{path} is damaged: its splits {splits} lack train or its eval_split: {again}'
         )
-    words, classes = (
-        meta.get('itos', []),
-        meta.get('classes', []),
-    )  # a task's tokens as text; Yelp's label tokens
+    # a task's tokens as text; Yelp's label tokens
+    words, classes = meta.get('itos', []), meta.get('classes', [])
     if (
         'itos' in meta
         and not (
@@ -308,9 +302,10 @@ def check_meta(meta, path, again):
 
 
 def check_examples(x, y, meta, split, path, again):
-    """Examples as prepare.py wrote them for this meta.json: x and y of one shape, its rows and length, token ids inside
-    the vocabulary (y: -1 where not scored). One pass over the arrays: a file of another setting would train silently,
-    an id beyond the vocabulary crash in the embedding."""
+    """Examples as prepare.py wrote them for this meta.json: x and y of one shape, its rows and
+    length, token ids inside the vocabulary (y: -1 where not scored). One pass over the arrays: a
+    file of another setting would train silently, an id beyond the vocabulary crash in the
+    embedding."""
     rows = meta.get(f'n_{split}', (meta.get('examples') or {}).get(split, len(x)))
     if (
         x.ndim != 2
@@ -319,8 +314,9 @@ def check_examples(x, y, meta, split, path, again):
         or x.shape[1] != meta.get('block_size', x.shape[1])
     ):
         raise ConfigError(
-            f'{path} holds x {tuple(x.shape)} and y {tuple(y.shape)}, not the {rows} examples of length '
-            f'{meta.get("block_size")} meta.json describes: {again}'
+            f'{path} holds x {tuple(x.shape)} and y {tuple(y.shape)}, '
+            f'not the {rows} examples of length {meta.get("block_size")} '
+            f'meta.json describes: {again}'
         )
     if x.numel() and (
         x.min() < 0
@@ -331,20 +327,21 @@ def check_examples(x, y, meta, split, path, again):
         raise ConfigError(
             f'{path} holds token ids outside the vocabulary of {meta["vocab_size"]}: {again}'
         )
-    if (
-        x.numel() and not (y != -1).any()
-    ):  # nothing to learn or measure: a loss of NaN, not an error, otherwise
+    # nothing to learn or measure: a loss of NaN, not an error, otherwise
+    if x.numel() and not (y != -1).any():
         raise ConfigError(f'{path} scores no target (every y is -1): {again}')
 
 
 def validation_split(train, frac, meta):
-    """-> (train, validation): the training split's last `frac` (examples, or tokens of a stream) held out of
-    training, for model selection (experiments/common.py: search): drawn from the training distribution, so the
-    reported held-out split is never used to choose. (Examples are generated i.i.d. or shuffled before the split.)"""
+    """-> (train, validation): the training split's last `frac` (examples, or tokens of a stream)
+    held out of training, for model selection (experiments/common.py: search): drawn from the
+    training distribution, so the reported held-out split is never used to choose. (Examples are
+    generated i.i.d. or shuffled before the split.)"""
     if meta['eval_split'] == 'train':
         raise ConfigError(
-            f'{meta["task"]} is measured on its training set (nothing generalises): there is nothing to '
-            f'hold out for validation; set val_frac=0 and select on the training-set accuracy'
+            f'{meta["task"]} is measured on its training set (nothing generalises): '
+            f'there is nothing to hold out for validation; '
+            f'set val_frac=0 and select on the training-set accuracy'
         )
     n = len(train[0]) if isinstance(train, tuple) else len(train)
     cut = n - max(1, round(frac * n))
@@ -356,10 +353,11 @@ def validation_split(train, frac, meta):
 
 
 def class_targets(y, classes, path, again):
-    """Replaces y's scored targets, in place: token id classes[i] -> class index i (-1 stays: not scored), each moved
-    from the separator to the token before it, the review's last, where the authors' classifier reads (their
-    LlamaForSequenceClassification reads the last token that is not padding, and their padding is the end of text,
-    our separator: its embedding row is zero there, model_args_of in train.py)."""
+    """Replaces y's scored targets, in place: token id classes[i] -> class index i (-1 stays: not
+    scored), each moved from the separator to the token before it, the review's last, where the
+    authors' classifier reads (their LlamaForSequenceClassification reads the last token that is not
+    padding, and their padding is the end of text, our separator: its embedding row is zero there,
+    model_args_of in train.py)."""
     scored = y != -1
     ids, classes = y[scored], torch.tensor(classes, dtype=y.dtype)
     match = ids[:, None] == classes  # (scored positions, classes)
@@ -371,9 +369,8 @@ def class_targets(y, classes, path, again):
         )
     rows, cols = scored.nonzero(as_tuple=True)
     y[rows, cols] = -1
-    y[rows, (cols - 1).clamp(min=0)] = (
-        match.int().argmax(1).to(y.dtype)
-    )  # an empty review: read the separator
+    # an empty review: read the separator
+    y[rows, (cols - 1).clamp(min=0)] = match.int().argmax(1).to(y.dtype)
     return y
 
 
@@ -396,8 +393,8 @@ def epoch_order(n, seed, epoch):
 
 
 def batch_indices(n, step, global_batch, seed):
-    """Example indices of optimizer step `step`: consecutive slices of a fresh permutation per epoch, so a
-    function of (seed, step) only, and every example is seen once per epoch."""
+    """Example indices of optimizer step `step`: consecutive slices of a fresh permutation per
+    epoch, so a function of (seed, step) only, and every example is seen once per epoch."""
     start, parts = step * global_batch, []
     while sum(len(p) for p in parts) < global_batch:
         pos = start + sum(len(p) for p in parts)
@@ -409,16 +406,17 @@ def batch_indices(n, step, global_batch, seed):
 
 
 def online_batches(cfg):
-    """-> batches(step, n): n fresh examples from the task's generator, drawn from a numpy generator seeded by
-    (data_seed, seed, step), so a function of the step as every batch here (online training, as the universal
-    transformer experiments and the authors' depth.py). A draw whose input row equals an input of the task's
-    held-out split (all of it, not only eval_examples), or of the validation split (val_frac), is rejected and
-    redrawn from the same generator, as depth.py's `if tuple(x) in taskA_test_set: continue`, for every task
-    (Dyck-1's EXCLUDE_HELD_OUT is about its fixed training split), so both are on inputs never trained on."""
+    """-> batches(step, n): n fresh examples from the task's generator, drawn from a numpy generator
+    seeded by (data_seed, seed, step), so a function of the step as every batch here (online
+    training, as the universal transformer experiments and the authors' depth.py). A draw whose
+    input row equals an input of the task's held-out split (all of it, not only eval_examples), or
+    of the validation split (val_frac), is rejected and redrawn from the same generator, as
+    depth.py's `if tuple(x) in taskA_test_set: continue`, for every task (Dyck-1's EXCLUDE_HELD_OUT
+    is about its fixed training split), so both are on inputs never trained on."""
     module, args, _ = task_data(cfg)
     gen_args = {k: v for k, v in args.items() if k not in ('n_train', 'n_test', 'seed')}
-    # the held-out inputs (the files made if missing) and, in a validation run (val_frac), the validation inputs too:
-    # neither is ever trained on
+    # the held-out inputs (the files made if missing) and, in a validation run (val_frac), the
+    # validation inputs too: neither is ever trained on
     meta, train, (x_held, _), _ = load_data(
         {**cfg, 'eval_split': '', 'eval_examples': 0, 'val_frac': 0.0}
     )
@@ -440,9 +438,8 @@ def online_batches(cfg):
             0,
             0,
         )
-        while (
-            kept < n
-        ):  # the first draw is n examples; top-ups of at least 1,024 keep rare rejections cheap
+        # the first draw is n examples; top-ups of at least 1,024 keep rare rejections cheap
+        while kept < n:
             x, y = (
                 np.asarray(a, np.int64)
                 for a in module.generate(rng, max(n - kept, 1024) if xs else n, **gen_args)
@@ -453,9 +450,9 @@ def online_batches(cfg):
             stalled = stalled + 1 if len(keep) == 0 else 0
             if stalled == 20:
                 raise ConfigError(
-                    f'online=True could not draw training examples outside the {len(held_out):,} '
-                    f'held-out inputs: they cover (nearly) every input of the task; lower n_test or '
-                    f'enlarge the task'
+                    f'online=True could not draw training examples outside the '
+                    f'{len(held_out):,} held-out inputs: '
+                    f'they cover (nearly) every input of the task; lower n_test or enlarge the task'
                 )
         return torch.from_numpy(np.concatenate(xs)), torch.from_numpy(np.concatenate(ys))
 
@@ -471,9 +468,8 @@ def get_batch(train, step, global_batch, T, seed):
     if isinstance(train, np.memmap):
         g = torch.Generator().manual_seed(zlib.crc32(f'{seed}:{step}'.encode()))
         starts = torch.randint(len(train) - T, (global_batch, 1), generator=g).numpy()
-        window = torch.from_numpy(
-            train[starts + np.arange(T + 1)].astype(np.int64)
-        )  # (global_batch, T + 1)
+        # (global_batch, T + 1)
+        window = torch.from_numpy(train[starts + np.arange(T + 1)].astype(np.int64))
         return window[:, :-1], window[:, 1:]
     x, y = train
     idx = to_device(batch_indices(len(x), step, global_batch, seed), x.device)
@@ -481,10 +477,11 @@ def get_batch(train, step, global_batch, T, seed):
 
 
 def batches(cfg, train, T, device, rank=0, world=1, vocab_size=2**16):
-    """-> batch(step): this process's micro-batches [(x, y), ...] of optimizer step `step`, on the device.
-    The examples of a task live on the device (cut there); a stream's windows and online examples are made
-    on the host while the GPU still runs the last step, and only this rank's rows are copied. The windows of a
-    train.bin too large to check whole when loaded are checked against vocab_size as they are drawn."""
+    """-> batch(step): this process's micro-batches [(x, y), ...] of optimizer step `step`, on the
+    device. The examples of a task live on the device (cut there); a stream's windows and online
+    examples are made on the host while the GPU still runs the last step, and only this rank's rows
+    are copied. The windows of a train.bin too large to check whole when loaded are checked against
+    vocab_size as they are drawn."""
     unchecked = isinstance(train, np.memmap) and len(train) > CHECKED_WHOLE
     if cfg['online']:
         train = online_batches(cfg)
@@ -504,17 +501,18 @@ def batches(cfg, train, T, device, rank=0, world=1, vocab_size=2**16):
 
 
 def to_device(t, device):
-    """A host tensor on the device without waiting for it: on CUDA, pinned memory and a non-blocking copy, which
-    the GPU runs after the work already queued (a plain copy would wait for the previous step to finish)."""
+    """A host tensor on the device without waiting for it: on CUDA, pinned memory and a non-blocking
+    copy, which the GPU runs after the work already queued (a plain copy would wait for the previous
+    step to finish)."""
     if t.device.type == 'cpu' and str(device).startswith('cuda'):
         return t.pin_memory().to(device, non_blocking=True)
     return t.to(device)
 
 
 def prompt_codec(meta, prompt):
-    """-> (token ids of `prompt`, decode: ids -> text) in a run's vocabulary (its meta.json): a corpus's
-    tiktoken encoding (an empty prompt starts from the end-of-text token), or a synthetic task's tokens,
-    one per character or per sep-separated word."""
+    """-> (token ids of `prompt`, decode: ids -> text) in a run's vocabulary (its meta.json): a
+    corpus's tiktoken encoding (an empty prompt starts from the end-of-text token), or a synthetic
+    task's tokens, one per character or per sep-separated word."""
     if 'encoding' in meta:
         enc = corpus.get_encoding(meta['encoding'])
         return enc.encode_ordinary(prompt) or [enc.eot_token], enc.decode

@@ -1,8 +1,8 @@
 """
-Local data for the experiments, where a paper's corpus cannot be used: a byte-level 'text' corpus of any local
-file (Debian's license texts when none is given), and a tiny Yelp CSV with which the tests run the Yelp
-classifier's protocol. Each is prepared under a root the caller names (the experiments' data root) and only when
-its source changed.
+Local data for the experiments, where a paper's corpus cannot be used: a byte-level 'text' corpus of
+any local file (Debian's license texts when none is given), and a tiny Yelp CSV with which the tests
+run the Yelp classifier's protocol. Each is prepared under a root the caller names (the experiments'
+data root) and only when its source changed.
 """
 
 import csv
@@ -26,21 +26,19 @@ def license_text(root):
         )
     path = Path(root) / 'common-licenses.txt'
     text = '\n\n'.join(Path(f).read_text(encoding='utf-8', errors='replace') for f in files)
-    if (
-        not path.exists() or path.read_text(encoding='utf-8') != text
-    ):  # keep its mtime: no needless prepare
+    # keep its mtime: no needless prepare
+    if not path.exists() or path.read_text(encoding='utf-8') != text:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding='utf-8')
     return path
 
 
 def byte_text(root, text='', smoke=False):
-    """-> root/<source's stem>/, a byte-level 'text' corpus of the file `text` (else Debian's license texts; with
-    smoke, of a few generated lines), prepared only when the source changed."""
+    """-> root/<source's stem>/, a byte-level 'text' corpus of the file `text` (else Debian's
+    license texts; with smoke, of a few generated lines), prepared only when the source changed."""
     root = Path(root)
-    if (
-        text and not Path(text).is_file()
-    ):  # --smoke reads its own lines, but a mistake is one all the same
+    # --smoke reads its own lines, but a mistake is one all the same
+    if text and not Path(text).is_file():
         raise ConfigError(f'--text={text} is not a file: give a UTF-8 text file')
     if smoke:
         source = root / 'smoke.txt'
@@ -63,15 +61,15 @@ def byte_text(root, text='', smoke=False):
     if not fresh:
         out, info = corpus.prepare('text', {'encoding': 'bytes'}, str(source), str(out))
         print(
-            f'prepared {source} in {out}: {info["tokens"]["train"]:,} training and {info["tokens"]["val"]:,} '
-            f'held-out bytes'
+            f'prepared {source} in {out}: {info["tokens"]["train"]:,} training and '
+            f'{info["tokens"]["val"]:,} held-out bytes'
         )
     return out
 
 
 def tiny_yelp(root):
-    """-> the train.py keys of a tiny byte-level Yelp made in root/ (32 training and 8 test reviews of two
-    classes), so that the tests run the Yelp classifier's protocol."""
+    """-> the train.py keys of a tiny byte-level Yelp made in root/ (32 training and 8 test reviews
+    of two classes), so that the tests run the Yelp classifier's protocol."""
     root = Path(root)
     if not (root / 'bytes' / 'meta.json').exists():
         (root / 'csv').mkdir(parents=True, exist_ok=True)

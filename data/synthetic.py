@@ -1,23 +1,25 @@
 """
-Shared plumbing for the synthetic tasks (data/<task>/prepare.py): command-line flags,
-train/held-out splits (i.i.d. draws; held-out inputs kept out of train unless the task says otherwise),
-atomic writes, meta.json, and replacing a directory's data set as a whole. Each task's format lives in its
+Shared plumbing for the synthetic tasks (data/<task>/prepare.py): command-line flags, train/held-out
+splits (i.i.d. draws; held-out inputs kept out of train unless the task says otherwise), atomic
+writes, meta.json, and replacing a directory's data set as a whole. Each task's format lives in its
 own prepare.py, which defines
 
     DEFAULTS = dict(...)               # the paper-scale settings; every key is a --flag
     def generate(rng, n, **args)       # n random examples -> (x, y), int arrays of shape (n, T)
     def describe(args) -> dict         # vocab_size, itos (token id -> text), what is scored
     def splits(args, rng) -> dict      # optional: {'train': (x, y), 'val': (x, y)}; default below
-    EXCLUDE_HELD_OUT = False           # optional: let held-out inputs occur in train (default_splits); or a
-                                       # function of the settings, when that depends on them (Dyck-1's format)
+    EXCLUDE_HELD_OUT = False           # optional: let held-out inputs occur in train
+                                       # (default_splits); or a function of the settings, when that
+                                       # depends on them (Dyck-1's format)
 
 An example is an input row x and a target row y of the same length; y is -1 where a position is
 not scored (nanoGPT's ignore index). Files written to the task directory:
     train.npz, val.npz    arrays x (uint16) and y (int16 or int32)
     meta.json             moved in last, so its presence means the directory is complete
-All of them are first written to a directory of this process's own (new.tmp<pid>/ in the task directory) and
-moved in together when complete (new_files): an error, Ctrl-C or SIGTERM at any point leaves the previous
-complete data or the new, never a mix or temporary files, and two processes preparing the same data both succeed.
+All of them are first written to a directory of this process's own (new.tmp<pid>/ in the task
+directory) and moved in together when complete (new_files): an error, Ctrl-C or SIGTERM at any point
+leaves the previous complete data or the new, never a mix or temporary files, and two processes
+preparing the same data both succeed.
 """
 
 import argparse
@@ -59,37 +61,38 @@ def load_task(task):
 
 def task_dir(task, args, defaults, root=DATA_ROOT):
     """root/<task>/ for the default settings and root/<task>/<k=v,...>/ when any setting differs, so
-    that runs with different settings never read or overwrite each other's files; root is data/ unless
-    an experiment's --data_dir moves the whole tree elsewhere."""
+    that runs with different settings never read or overwrite each other's files; root is data/
+    unless an experiment's --data_dir moves the whole tree elsewhere."""
     changed = {k: v for k, v in sorted(args.items()) if v != defaults[k]}
     name = ','.join(f'{k}={v}' for k, v in changed.items())
     for k, v in changed.items():
         if any(c in str(v) for c in '/\\\0'):  # '../x' would name a folder outside root
             raise ValueError(
-                f"{k}={v!r} cannot be part of the data folder's name (it holds '/', '\\' or NUL): give "
-                f'another value, or data_dir'
+                f"{k}={v!r} cannot be part of the data folder's name (it holds '/', '\\' or NUL): "
+                f'give another value, or data_dir'
             )
     root = Path(root)
     return root / task / name if name else root / task
 
 
 def excludes_held_out(module, args):
-    """Whether default_splits redraws training examples that repeat a held-out input: the task's EXCLUDE_HELD_OUT
-    (default True), a bool or a function of the settings."""
+    """Whether default_splits redraws training examples that repeat a held-out input: the task's
+    EXCLUDE_HELD_OUT (default True), a bool or a function of the settings."""
     rule = getattr(module, 'EXCLUDE_HELD_OUT', True)
     return rule(args) if callable(rule) else rule
 
 
 def default_splits(module, args, rng, meta):
-    """Both splits are i.i.d. draws from the task's generator, as in the papers' streaming data. Training
-    draws that repeat a held-out input are rejected and redrawn (paper: "4,000 test pairs not in train";
-    the authors' code: depth.py), unless the task's EXCLUDE_HELD_OUT says otherwise (Dyck-1's paper-text
-    format: see its prepare.py). Training inputs may repeat each other: requiring them distinct would skew
-    the training distribution wherever the task has few distinct inputs of some kind (Dyck-1 at length 16
-    has ~2,000 balanced strings, so 100,000 distinct strings would be 1% balanced instead of ~45%). meta.json
-    records what the rule cost: the share of training draws rejected (a warning is printed above 1%), or the
-    share of held-out inputs that also occur in train. A finite table split without replacement defines its
-    own splits() (modular addition)."""
+    """Both splits are i.i.d. draws from the task's generator, as in the papers' streaming data.
+    Training draws that repeat a held-out input are rejected and redrawn (paper: "4,000 test pairs
+    not in train"; the authors' code: depth.py), unless the task's EXCLUDE_HELD_OUT says otherwise
+    (Dyck-1's paper-text format: see its prepare.py). Training inputs may repeat each other:
+    requiring them distinct would skew the training distribution wherever the task has few distinct
+    inputs of some kind (Dyck-1 at length 16 has ~2,000 balanced strings, so 100,000 distinct
+    strings would be 1% balanced instead of ~45%). meta.json records what the rule cost: the share
+    of training draws rejected (a warning is printed above 1%), or the share of held-out inputs that
+    also occur in train. A finite table split without replacement defines its own splits() (modular
+    addition)."""
     if args['n_train'] < 1 or args['n_test'] < 1:
         raise ValueError(
             f'n_train={args["n_train"]} and n_test={args["n_test"]} must both be at least 1'
@@ -103,7 +106,8 @@ def default_splits(module, args, rng, meta):
         meta['held_out_in_train'] = float(np.mean([row.tobytes() in seen for row in val[0]]))
         return {'train': train, 'val': val}
     xs, ys, kept, drawn, rejected, stalled = [], [], 0, 0, 0, 0
-    # a bar only for a person at a terminal (None: off when stderr is not one), and only when it takes a while
+    # a bar only for a person at a terminal (None: off when stderr is not one), and only when it
+    # takes a while
     with tqdm(
         total=args['n_train'], desc='train', disable=args['n_train'] < 20_000 or None, leave=False
     ) as bar:
@@ -119,26 +123,27 @@ def default_splits(module, args, rng, meta):
             stalled = stalled + 1 if len(keep) == 0 else 0
             if stalled == 20:
                 raise ValueError(
-                    f'could not draw training examples outside the {args["n_test"]:,} held-out ones: '
+                    f'could not draw training examples outside the {args["n_test"]:,} '
+                    f'held-out ones: '
                     f'they cover (nearly) every input of the task; lower n_test or enlarge the task'
                 )
     meta['train_draws_rejected'] = rejected / drawn
     if rejected > 0.01 * drawn:
         print(
-            f'warning: {rejected / drawn:.1%} of the training draws repeated a held-out input and were redrawn, so '
-            f"the training distribution lacks that share of the task's; a longer or larger task avoids it"
+            f'warning: {rejected / drawn:.1%} of the training draws repeated a held-out input '
+            f"and were redrawn, so the training distribution lacks that share of the task's; "
+            f'a longer or larger task avoids it'
         )
     return {'train': (np.concatenate(xs), np.concatenate(ys)), 'val': val}
 
 
-TEMPORARIES = (
-    set()
-)  # the temporary files and folders this process may be writing (end_on_signal removes them)
+# the temporary files and folders this process may be writing (end_on_signal removes them)
+TEMPORARIES = set()
 
 
 def temporary(path):
-    """path's temporary name, <name>.tmp<pid>: unique to this process, so two processes never share one. Registered
-    in TEMPORARIES, so that SIGINT or SIGTERM removes it before the process ends."""
+    """path's temporary name, <name>.tmp<pid>: unique to this process, so two processes never share
+    one. Registered in TEMPORARIES, so that SIGINT or SIGTERM removes it before the process ends."""
     path = Path(path)
     tmp = path.with_name(f'{path.name}.tmp{os.getpid()}')
     TEMPORARIES.add(tmp)
@@ -146,9 +151,10 @@ def temporary(path):
 
 
 def remove_leftovers(folder, names):
-    """Removes the temporaries <name>.tmp<pid> in folder, for each of `names` (what this code writes there; a user's
-    own file that happens to end in .tmp<digits> stays), of processes that no longer run: a kill -9 or a crash leaves
-    them. A running process's are its own (concurrent prepares of the same data)."""
+    """Removes the temporaries <name>.tmp<pid> in folder, for each of `names` (what this code writes
+    there; a user's own file that happens to end in .tmp<digits> stays), of processes that no longer
+    run: a kill -9 or a crash leaves them. A running process's are its own (concurrent prepares of
+    the same data)."""
     for name in names:
         for path in Path(folder).glob(f'{name}.tmp*'):
             pid = path.name[len(name) + 4 :]
@@ -172,9 +178,9 @@ def running(pid):
 
 
 def atomic_write(path, write):
-    """Calls write(tmp) on a temporary name unique to this process, then renames it to path: a reader sees the
-    old file or the new one, never half of one, and two processes writing the same file never share a name.
-    The temporary file is removed if write fails or is interrupted."""
+    """Calls write(tmp) on a temporary name unique to this process, then renames it to path: a
+    reader sees the old file or the new one, never half of one, and two processes writing the same
+    file never share a name. The temporary file is removed if write fails or is interrupted."""
     path = Path(path)
     tmp = temporary(path)
     try:
@@ -187,19 +193,19 @@ def atomic_write(path, write):
 
 @contextmanager
 def new_files(out):
-    """-> a directory in out to write a complete new data set into, meta.json included. If the block ends
-    normally, its files replace out's (commit); if it fails or is interrupted, they are deleted and out keeps
-    its previous files. The directory is this process's own, so concurrent prepares of the same data (the same
-    files: the output is deterministic) do not disturb each other. An out made here is removed again on failure."""
+    """-> a directory in out to write a complete new data set into, meta.json included. If the block
+    ends normally, its files replace out's (commit); if it fails or is interrupted, they are deleted
+    and out keeps its previous files. The directory is this process's own, so concurrent prepares of
+    the same data (the same files: the output is deterministic) do not disturb each other. An out
+    made here is removed again on failure."""
     out = Path(out)
     made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     new = temporary(out / 'new')
     remove_leftovers(out, ['new'])
     try:
-        shutil.rmtree(
-            new, ignore_errors=True
-        )  # left by a killed process whose pid this one reuses (containers do)
+        # left by a killed process whose pid this one reuses (containers do)
+        shutil.rmtree(new, ignore_errors=True)
         new.mkdir()
         yield new
         commit(new, out)
@@ -213,13 +219,15 @@ def new_files(out):
 
 
 def commit(new, out):
-    """Moves every file of the directory `new` into out, meta.json last, with SIGINT and SIGTERM held until all
-    are in place (the signal takes effect right after): an interruption leaves out's old data or the new, both
-    complete. Only SIGKILL or a crash in these few microseconds can leave new data files beside the old meta.json
-    (data/loader.py catches that for a corpus: the .bin token counts disagree with meta.json) and `new` behind."""
+    """Moves every file of the directory `new` into out, meta.json last, with SIGINT and SIGTERM
+    held until all are in place (the signal takes effect right after): an interruption leaves out's
+    old data or the new, both complete. Only SIGKILL or a crash in these few microseconds can leave
+    new data files beside the old meta.json (data/loader.py catches that for a corpus: the .bin
+    token counts disagree with meta.json) and `new` behind."""
     held = []
-    # Handlers, not pthread_sigmask: a signal blocked in this thread goes to another one (tqdm's monitor,
-    # OpenBLAS's workers), and Python runs the handler here all the same. Only the main thread can set them.
+    # Handlers, not pthread_sigmask: a signal blocked in this thread goes to another one (tqdm's
+    # monitor, OpenBLAS's workers), and Python runs the handler here all the same. Only the main
+    # thread can set them.
     main = threading.current_thread() is threading.main_thread()
     old = (
         {s: signal.signal(s, lambda s, _: held.append(s)) for s in (signal.SIGINT, signal.SIGTERM)}
@@ -239,7 +247,8 @@ def commit(new, out):
 
 def save_npz(path, x, y):
     """Writes x (uint16) and y (int16 where the ids fit, else int32; -1 = not scored) to path
-    atomically. Arrays already of those types (memory-mapped ones too) are written without a copy."""
+    atomically. Arrays already of those types (memory-mapped ones too) are written without a
+    copy."""
     assert x.max() < 2**16 and x.min() >= 0, 'token ids must fit in uint16'
 
     def write(tmp):
@@ -254,32 +263,29 @@ def save_npz(path, x, y):
 
 
 def load_split(directory, split):
-    """-> (x, y) as int64 numpy arrays of shape (N, T). Only a file as save_npz writes it, stored and not compressed:
-    no small file expands to gigabytes when read (ValueError)."""
+    """-> (x, y) as int64 numpy arrays of shape (N, T). Only a file as save_npz writes it, stored
+    and not compressed: no small file expands to gigabytes when read (ValueError)."""
     path = Path(directory) / f'{split}.npz'
     with zipfile.ZipFile(path) as z:
         if any(member.compress_type != zipfile.ZIP_STORED for member in z.infolist()):
             raise ValueError(f'{path} is compressed, and save_npz stores its arrays uncompressed')
     with np.load(path) as f:
         x, y = f['x'], f['y']
-        if (
-            x.dtype.kind not in 'iu' or y.dtype.kind not in 'iu'
-        ):  # floats would be cut to ids, booleans read as 0/1
+        # floats would be cut to ids, booleans read as 0/1
+        if x.dtype.kind not in 'iu' or y.dtype.kind not in 'iu':
             raise ValueError(f'{path} holds arrays of {x.dtype} and {y.dtype}, not of token ids')
         return x.astype(np.int64), y.astype(np.int64)
 
 
 def prepare(task, overrides=None, out_dir=None):
     """Generates data/<task>/ (or out_dir) from the task's DEFAULTS updated with overrides; returns
-    (directory, meta). Deterministic: the same settings give byte-identical files. Until the new files are
-    complete, the directory keeps its previous ones."""
+    (directory, meta). Deterministic: the same settings give byte-identical files. Until the new
+    files are complete, the directory keeps its previous ones."""
     module = load_task(task)
     args = {**module.DEFAULTS, **(overrides or {})}
     out = Path(out_dir) if out_dir else task_dir(task, args, module.DEFAULTS)
-    for (
-        key,
-        value,
-    ) in args.items():  # what every task's settings share; each task checks its own ranges
+    # what every task's settings share; each task checks its own ranges
+    for key, value in args.items():
         if isinstance(value, float) and not math.isfinite(value) or key == 'seed' and value < 0:
             raise ValueError(
                 f'{key}={value} must be ' + ('at least 0' if key == 'seed' else 'a finite number')
@@ -287,8 +293,8 @@ def prepare(task, overrides=None, out_dir=None):
     meta = {'task': task, 'args': args, 'version': VERSION, **module.describe(args)}
     if meta['vocab_size'] > 2**16:
         raise ValueError(
-            f'these settings make {meta["vocab_size"]:,} tokens, and the files hold token ids of 16 bits: '
-            f'at most 65,536 tokens'
+            f'these settings make {meta["vocab_size"]:,} tokens, '
+            f'and the files hold token ids of 16 bits: at most 65,536 tokens'
         )
     split_fn = getattr(module, 'splits', None)
     try:
@@ -296,8 +302,8 @@ def prepare(task, overrides=None, out_dir=None):
         data = split_fn(args, rng) if split_fn else default_splits(module, args, rng, meta)
     except MemoryError:
         raise ValueError(
-            f'the {task} data of {args} does not fit in memory: make it smaller (n_train, n_test, the '
-            f"task's size)"
+            f'the {task} data of {args} does not fit in memory: '
+            f"make it smaller (n_train, n_test, the task's size)"
         ) from None
     meta['block_size'] = int(data['train'][0].shape[1])
     meta['eval_split'] = 'val' if 'val' in data else 'train'
@@ -318,23 +324,24 @@ def write_meta(out, meta):
 
 
 def end_on_signal():
-    """Makes SIGINT (Ctrl-C) and SIGTERM end the process at once: this process's temporary files and folders
-    (TEMPORARIES) are removed, and it exits with status 128 + the signal's number, as a kill's. Whatever was complete
-    stays: data sets and checkpoints are only ever renamed into place. Not by raising KeyboardInterrupt or SystemExit:
-    an exception raised between two arbitrary bytecodes can land inside a library's `with lock:` before it is set up
-    (threading.Condition.__enter__ under tiktoken's thread pool, importlib's module locks), leaving the lock held, and
-    the process then hangs at exit instead of ending. A shell starts background jobs with SIGINT ignored; that stays
-    so. For a command line's main thread."""
+    """Makes SIGINT (Ctrl-C) and SIGTERM end the process at once: this process's temporary files and
+    folders (TEMPORARIES) are removed, and it exits with status 128 + the signal's number, as a
+    kill's. Whatever was complete stays: data sets and checkpoints are only ever renamed into place.
+    Not by raising KeyboardInterrupt or SystemExit: an exception raised between two arbitrary
+    bytecodes can land inside a library's `with lock:` before it is set up
+    (threading.Condition.__enter__ under tiktoken's thread pool, importlib's module locks), leaving
+    the lock held, and the process then hangs at exit instead of ending. A shell starts background
+    jobs with SIGINT ignored; that stays so. For a command line's main thread."""
 
     def end(sig, _):
         try:
             for path in list(TEMPORARIES):
                 remove(path)
-            if (
-                int(os.environ.get('RANK', 0)) == 0
-            ):  # under torchrun, which ends the others when one fails: once
+            # under torchrun, which ends the others when one fails: once
+            if int(os.environ.get('RANK', 0)) == 0:
                 os.write(2, f'\nstopped by {signal.Signals(sig).name}\n'.encode())
-            sys.stdout.flush()  # what was printed before; raises if the signal came in the middle of a print
+            # what was printed before; raises if the signal came in the middle of a print
+            sys.stdout.flush()
         finally:
             os._exit(128 + sig)
 
@@ -344,8 +351,9 @@ def end_on_signal():
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with every command line's one-line errors: 'error: ...' and exit status 2, without the usage lines
-    argparse prints before it (--help has them); the module's docstring as the help's description."""
+    """argparse with every command line's one-line errors: 'error: ...' and exit status 2, without
+    the usage lines argparse prints before it (--help has them); the module's docstring as the
+    help's description."""
 
     def __init__(self, doc):
         super().__init__(
@@ -357,8 +365,9 @@ class Parser(argparse.ArgumentParser):
 
 
 def cannot_write(out, e, where='--out_dir'):
-    """The one line for an OSError e while writing to the folder out (a prepare's, a run's, a figure's): the OS's
-    reason and what to do, with `where`, the flag or key that chooses the folder."""
+    """The one line for an OSError e while writing to the folder out (a prepare's, a run's, a
+    figure's): the OS's reason and what to do, with `where`, the flag or key that chooses the
+    folder."""
     full = e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
     fix = (
         f'free space on its disk, or set {where} to a folder on another'

@@ -104,7 +104,7 @@ def random_text(rng, n_words):
 
 
 def docs_of(path):
-    """The documents of a .bin file: decoded text between end-of-text tokens (each one ends a document)."""
+    """The documents of a .bin file: decoded text between end-of-text tokens (each ends one)."""
     ids = np.fromfile(path, dtype=np.uint16).tolist()
     assert ids and ids[-1] == EOT, 'the last document ends with an end-of-text token'
     out, start = [], 0
@@ -115,12 +115,13 @@ def docs_of(path):
     return out
 
 
-# ----------------------------------------------------------------------------- sources, in their formats
+# --------------------------------------------------------------------- sources, in their formats
 
 
 def article(title, words):
     return (
-        f' = {title} = \n \n {title} is a {words} of 1 @,@ 000 parts , well @-@ known since 1 @.@ 5 . \n \n'
+        f' = {title} = \n \n {title} is a {words} of 1 @,@ 000 parts , '
+        f'well @-@ known since 1 @.@ 5 . \n \n'
         f' = = Section of {title} = = \n \n More about {title} . \n \n'
     )
 
@@ -163,7 +164,7 @@ def prepared(task, tmp_path, source, name='out', **overrides):
     return corpus.prepare(task, {'encoding': 'bytes', **overrides}, source, tmp_path / name)
 
 
-# ----------------------------------------------------------------------------- the tokenizer
+# --------------------------------------------------------------------- the tokenizer
 
 
 def test_byte_encoding_round_trips_any_utf8():
@@ -193,7 +194,7 @@ def test_pieces_tokenize_exactly_like_the_whole_text():
     assert len(list(corpus.pieces(['x' * 100] * 100, size=10))) > 1
 
 
-# ----------------------------------------------------------------------------- each source
+# --------------------------------------------------------------------- each source
 
 
 def test_wikitext(tmp_path):
@@ -375,7 +376,7 @@ def test_prepare_command_line(tmp_path):
         assert out.returncode == 2 and message in out.stderr and 'Traceback' not in out.stderr
 
 
-# ----------------------------------------------------------------------------- bad input: one line, exit 2
+# --------------------------------------------------------------------- bad input: one line, exit 2
 
 
 def write(path, content):
@@ -422,8 +423,8 @@ def xz_cut_short(d):
 
 
 def full_disk(d):
-    """Runs the command with files limited to 4 KB: a write past that fails with EFBIG (SIGXFSZ ignored, as
-    CPython does), as a full disk's with ENOSPC: the same OSError on the same path."""
+    """Runs the command with files limited to 4 KB: a write past that fails with EFBIG (SIGXFSZ
+    ignored, as CPython does), as a full disk's with ENOSPC: the same OSError on the same path."""
     write(d / 'a.txt', 'Hello there.\n' * 1000)
     return dict(
         preexec_fn=lambda: (
@@ -441,8 +442,9 @@ def args(d, source, *more, out='out'):
 FEW = ('--n_val_docs=1', '--n_train_docs=2')
 LATIN1 = b'caf\xe9 cr\xe8me'
 
-# (case, prepare script, argv from the case's folder d, what to build first, what the message must say). d/out holds
-# a good prepare's files beforehand; a setup that returns a dict (full_disk) gives options for subprocess.run.
+# (case, prepare script, argv from the case's folder d, what to build first, what the message must
+# say). d/out holds a good prepare's files beforehand; a setup that returns a dict (full_disk) gives
+# options for subprocess.run.
 BAD_INPUT = [
     # 1. a Parquet file without a "text" column
     (
@@ -450,7 +452,8 @@ BAD_INPUT = [
         'fineweb_edu',
         lambda d: args(d, 'in.parquet', *FEW),
         lambda d: parquet(d / 'in.parquet', body=['a', 'b'], id=[1, 2]),
-        r'in.parquet has no "text" column \(its columns: body, id\): give files with the text in a "text" column',
+        r'in.parquet has no "text" column \(its columns: body, id\): '
+        r'give files with the text in a "text" column',
     ),
     # 2. a text that is not a string
     (
@@ -458,7 +461,8 @@ BAD_INPUT = [
         'fineweb_edu',
         lambda d: args(d, 'in.jsonl', *FEW),
         lambda d: write(d / 'in.jsonl', '{"text": "fine"}\n{"text": 5}\n'),
-        r'in.jsonl:2 has a "text" of int, not a string: fix that record, or leave the file out of --input',
+        r'in.jsonl:2 has a "text" of int, not a string: '
+        r'fix that record, or leave the file out of --input',
     ),
     (
         'JSONL text null',
@@ -487,7 +491,8 @@ BAD_INPUT = [
         'fineweb_edu',
         lambda d: args(d, 'in.parquet', *FEW),
         lambda d: write(d / 'in.parquet', random.Random(0).randbytes(3000)),
-        r'in.parquet is not a readable Parquet file \(.*\): download it again, or leave it out of --input',
+        r'in.parquet is not a readable Parquet file \(.*\): '
+        r'download it again, or leave it out of --input',
     ),
     (
         'Parquet cut short',
@@ -502,7 +507,8 @@ BAD_INPUT = [
         'yelp',
         lambda d: args(d, 'yelp.tgz'),
         lambda d: yelp_tgz(d, {'train.csv': b'"1","Bad."\n', 'readme.txt': b'Yelp.\n'}),
-        r"yelp.tgz holds no test.csv: give the release's yelp_review_polarity_csv.tgz, or a directory with",
+        r'yelp.tgz holds no test.csv: '
+        r"give the release's yelp_review_polarity_csv.tgz, or a directory with",
     ),
     (
         'Yelp .tgz cut short',
@@ -513,7 +519,8 @@ BAD_INPUT = [
             yelp_tgz(d, {f: (d / 'csv' / f).read_bytes() for f in ('train.csv', 'test.csv')}),
             write(d / 'yelp.tgz', (d / 'yelp.tgz').read_bytes()[:300]),
         ),
-        r'yelp.tgz is not a readable tar archive \(.*\): download it again, or leave it out of --input',
+        r'yelp.tgz is not a readable tar archive \(.*\): '
+        r'download it again, or leave it out of --input',
     ),
     (
         'empty .tgz',
@@ -544,7 +551,8 @@ BAD_INPUT = [
         lambda d: yelp_tgz(
             d, {'train.csv': b'"1","' + b'x' * 2**24 + b'\n', 'test.csv': b'"1","Bad."\n'}
         ),
-        r'yelp.tgz/yelp_review_polarity_csv/train.csv row 1 \(line 1\) is not CSV \(field larger than field limit',
+        r'yelp.tgz/yelp_review_polarity_csv/train.csv row 1 \(line 1\) '
+        r'is not CSV \(field larger than field limit',
     ),
     # 6. an output folder that cannot be written, a full disk, an input that cannot be read
     (
@@ -566,7 +574,8 @@ BAD_INPUT = [
         'text',
         lambda d: args(d, 'a.txt'),
         full_disk,
-        r'cannot write to .*out \(File too large\): free space on its disk, or set --out_dir to a folder on another',
+        r'cannot write to .*out \(File too large\): '
+        r'free space on its disk, or set --out_dir to a folder on another',
     ),
     (
         'synthetic full disk',
@@ -592,7 +601,8 @@ BAD_INPUT = [
         'fineweb_edu',
         lambda d: args(d, 'in.jsonl', *FEW),
         lambda d: write(d / 'in.jsonl', b'{"text": "fine"}\n{"text": "' + LATIN1 + b'"}\n'),
-        r'in.jsonl:2 is not UTF-8 text \(invalid continuation byte\): convert it first, e.g. iconv -f latin1 -t utf-8',
+        r'in.jsonl:2 is not UTF-8 text \(invalid continuation byte\): '
+        r'convert it first, e.g. iconv -f latin1 -t utf-8',
     ),
     (
         'WikiText not UTF-8',
@@ -632,8 +642,8 @@ def good_out(tmp_path_factory):
     'script, argv, setup, message', [c[1:] for c in BAD_INPUT], ids=[c[0] for c in BAD_INPUT]
 )
 def test_bad_input_is_one_line_with_exit_code_2(good_out, tmp_path, script, argv, setup, message):
-    """The real command line: one line on stderr, exit status 2, and nothing written: every file of the case's folder
-    (the input, d/out's earlier data) as it was, no temporary file left."""
+    """The real command line: one line on stderr, exit status 2, and nothing written: every file of
+    the case's folder (the input, d/out's earlier data) as it was, no temporary file left."""
     d = tmp_path / 'case'
     shutil.copytree(good_out, d / 'out')
     options = setup(d)
@@ -654,7 +664,7 @@ def test_bad_input_is_one_line_with_exit_code_2(good_out, tmp_path, script, argv
     assert not [p for p in d.rglob('*.tmp*')]
 
 
-# ----------------------------------------------------------------------------- train.py on a corpus
+# --------------------------------------------------------------------- train.py on a corpus
 
 
 @pytest.fixture(scope='module')
@@ -699,9 +709,8 @@ def test_corpus_training_reports_the_log_perplexity_of_the_whole_split(tmp_path,
     model.eval()
     val = torch.from_numpy(np.fromfile(text_dir / 'val.bin', dtype=np.uint16).astype(np.int64))
     total, count = 0.0, 0
-    with (
-        torch.no_grad()
-    ):  # reference: window by window, one after the other, the short last one too
+    # reference: window by window, one after the other, the short last one too
+    with torch.no_grad():
         for start in range(0, len(val) - 1, 32):
             chunk = val[start : start + 33]
             logits, _ = model(chunk[:-1][None], chunk[1:][None])
@@ -712,13 +721,12 @@ def test_corpus_training_reports_the_log_perplexity_of_the_whole_split(tmp_path,
 
 
 def test_corpus_resume_is_exact(tmp_path, text_dir):
-    run = lambda **kw: train(
-        dict(TINY, task='text', data_dir=str(text_dir), out_dir=str(tmp_path), **kw)
-    )
+    def run(**kw):
+        return train(dict(TINY, task='text', data_dir=str(text_dir), out_dir=str(tmp_path), **kw))
+
     run(run_name='whole')
-    run(
-        run_name='split', max_iters=3, eval_interval=3, lr_decay_iters=6
-    )  # the same schedule as 'whole'
+    # the same schedule as 'whole'
+    run(run_name='split', max_iters=3, eval_interval=3, lr_decay_iters=6)
     run(run_name='split', resume=True)
     a, b = (
         torch.load(tmp_path / n / 'ckpt.pt', weights_only=True)['model'] for n in ('whole', 'split')
@@ -757,11 +765,12 @@ def test_yelp_accuracy_is_over_the_whole_test_split(tmp_path):
 
 
 def test_yelp_as_a_classifier(tmp_path, text_dir):
-    """classify=True, the authors' framing: a head of 2 outputs (negative, positive) read at the review's last token
-    (the one before the separator, as their classifier reads the last token that is not padding), softmax attention
-    causal as their code ran, the end-of-text (padding, separator) embedding row zero. The targets are the CSV's label
-    column as class indices, training and held-out alike; the accuracy is the checkpoint's, recomputed example by
-    example. Data without classes is refused."""
+    """classify=True, the authors' framing: a head of 2 outputs (negative, positive) read at the
+    review's last token (the one before the separator, as their classifier reads the last token that
+    is not padding), softmax attention causal as their code ran, the end-of-text (padding,
+    separator) embedding row zero. The targets are the CSV's label column as class indices, training
+    and held-out alike; the accuracy is the checkpoint's, recomputed example by example. Data
+    without classes is refused."""
     rows = make_yelp(tmp_path / 'csv')
     out, _ = corpus.prepare('yelp', {'encoding': 'bytes'}, tmp_path / 'csv', tmp_path / 'data')
     keys = dict(
@@ -798,9 +807,8 @@ def test_yelp_as_a_classifier(tmp_path, text_dir):
         logits, _ = model(x_test, y_test)
         short = rows_[read < 254]  # reviews with padding after the separator
         later = x_test.clone()
-        later[short, read[short] + 2] = BYTES.encode_single_token(
-            'x'
-        )  # a token after the separator
+        # a token after the separator
+        later[short, read[short] + 2] = BYTES.encode_single_token('x')
         changed = model(later, y_test)[0][short, read[short]]
     assert logits.shape == (len(x_test), 256, 2) and len(short)
     assert torch.equal(changed, logits[short, read[short]]), (
@@ -844,15 +852,15 @@ def test_missing_or_damaged_corpus_says_what_to_run(tmp_path, text_dir):
         train(dict(TINY, task='text', data_dir=str(damaged), out_dir=str(tmp_path)))
 
 
-# ----------------------------------------------------------------------------- the download paths
+# --------------------------------------------------------------------- the download paths
 # No test machine reaches the Hub or S3, so each download path runs against a local stand-in that
 # serves rows (or the archive) in the real source's format; the tests check that the scripts ask for
 # the real dataset names and write exactly the stand-in's documents.
 
 
 def fake_datasets(monkeypatch, rows):
-    """Installs a stand-in for Hugging Face's `datasets` whose load_dataset yields rows[split] one at a
-    time; -> its calls, each a dict of the arguments and of how many rows were read."""
+    """Installs a stand-in for Hugging Face's `datasets` whose load_dataset yields rows[split] one
+    at a time; -> its calls, each a dict of the arguments and of how many rows were read."""
     calls = []
 
     def load_dataset(path, name=None, split=None, streaming=False, **others):
@@ -928,7 +936,7 @@ def test_fineweb_download(tmp_path, monkeypatch):
     ]
     calls = fake_datasets(monkeypatch, {'train': rows})
     out, _ = prepared('fineweb_edu', tmp_path, None, n_val_docs=2, n_train_docs=4)
-    # sample-10BT is far larger than any run needs: the stream is read only as far as the documents kept
+    # sample-10BT is far larger than any run needs: the stream is read only up to the documents kept
     assert calls == [
         dict(
             path='HuggingFaceFW/fineweb-edu',
@@ -955,17 +963,17 @@ def test_openwebtext_download(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize('task', ['wikitext', 'fineweb_edu', 'openwebtext'])
 def test_download_without_datasets_says_what_to_install(tmp_path, monkeypatch, task):
-    monkeypatch.setitem(
-        sys.modules, 'datasets', None
-    )  # `import datasets` raises ImportError, as when not installed
+    # `import datasets` raises ImportError, as when not installed
+    monkeypatch.setitem(sys.modules, 'datasets', None)
     with pytest.raises(ValueError, match=r'pip install datasets\); or give --input'):
         prepared(task, tmp_path, None)
 
 
 @contextlib.contextmanager
 def http_server(directory):
-    """Serves directory on 127.0.0.1 from a background thread; yields (base URL, paths requested). A path
-    under /cut/ gets a response that stops short of its Content-Length, as when a connection drops."""
+    """Serves directory on 127.0.0.1 from a background thread; yields (base URL, paths requested). A
+    path under /cut/ gets a response that stops short of its Content-Length, as when a connection
+    drops."""
     requested = []
 
     class Handler(http.server.SimpleHTTPRequestHandler):
@@ -1005,9 +1013,8 @@ def test_yelp_download(tmp_path, monkeypatch):
     archive = tmp_path / 'srv' / 'yelp_review_polarity_csv.tgz'
     with tarfile.open(archive, 'w:gz') as tar:
         tar.add(tmp_path / 'yelp_review_polarity_csv', 'yelp_review_polarity_csv')
-    monkeypatch.setenv(
-        'no_proxy', '127.0.0.1'
-    )  # a proxy configured on the machine would get the request instead
+    # a proxy configured on the machine would get the request instead
+    monkeypatch.setenv('no_proxy', '127.0.0.1')
     with http_server(tmp_path / 'srv') as (base, requested):
         monkeypatch.setenv('YELP_URL', f'{base}/{archive.name}')
         monkeypatch.setenv('YELP_CACHE', str(tmp_path / 'cache'))
@@ -1019,7 +1026,8 @@ def test_yelp_download(tmp_path, monkeypatch):
             'no temporary file left'
         )
         assert (tmp_path / 'cache' / archive.name).read_bytes() == archive.read_bytes()
-        # a download cut short: an error that says what to do instead, and nothing kept to be mistaken for the file
+        # a download cut short: an error that says what to do instead, and nothing kept to be
+        # mistaken for the file
         monkeypatch.setenv('YELP_URL', f'{base}/cut/{archive.name}')
         monkeypatch.setenv('YELP_CACHE', str(tmp_path / 'cut_cache'))
         with pytest.raises(ValueError, match='could not download .*retrieval incomplete.*--input'):
@@ -1038,7 +1046,7 @@ def test_yelp_download(tmp_path, monkeypatch):
             )
 
 
-# ----------------------------------------------------------------------------- interrupted prepares
+# --------------------------------------------------------------------- interrupted prepares
 
 
 def text_prepare(source, out):
@@ -1057,8 +1065,8 @@ def text_prepare(source, out):
 
 
 def complete_data(d):
-    """The data set in d, checked complete (meta.json's token counts are the .bin files'), as comparable values:
-    the .bin files' bytes and meta.json but its date."""
+    """The data set in d, checked complete (meta.json's token counts are the .bin files'), as
+    comparable values: the .bin files' bytes and meta.json but its date."""
     assert sorted(p.name for p in d.iterdir()) == ['meta.json', 'train.bin', 'val.bin']
     meta = json.loads((d / 'meta.json').read_text())
     assert all(2 * meta['tokens'][s] == (d / f'{s}.bin').stat().st_size for s in ('train', 'val'))
@@ -1067,8 +1075,8 @@ def complete_data(d):
 
 
 def test_a_killed_prepare_leaves_the_old_data_or_the_new(tmp_path):
-    """SIGINT or SIGTERM at any time in a prepare of ~1 s (imports, tokenizing, writing, the commit) leaves no
-    temporary file and either the previous complete data or the new complete data."""
+    """SIGINT or SIGTERM at any time in a prepare of ~1 s (imports, tokenizing, writing, the commit)
+    leaves no temporary file and either the previous complete data or the new complete data."""
     rng = random.Random(0)
     words = [''.join(rng.choices('abcdefgh ', k=rng.randint(1, 9))) for _ in range(2000)]
     duration, versions = float('inf'), {}
@@ -1097,9 +1105,8 @@ def test_a_killed_prepare_leaves_the_old_data_or_the_new(tmp_path):
         assert not [f.name for f in out.rglob('*') if '.tmp' in f.name], kills
         now = complete_data(out)
         assert now in (versions[have], versions[want]), f'neither complete version: {kills}'
-        assert p.returncode != 0 or now == versions[want], (
-            err
-        )  # exit 0 only if it finished before the signal
+        # exit 0 only if it finished before the signal
+        assert p.returncode != 0 or now == versions[want], err
         have = want if now == versions[want] else have
         kills[-1] += (have,)
     assert {k[0] for k in kills} == {'SIGINT', 'SIGTERM'}

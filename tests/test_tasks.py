@@ -1,6 +1,7 @@
 """
 Checks of the synthetic tasks (data/<task>/prepare.py) at small settings: every task's rows are
-re-derived by a plain-Python reference, plus the split/determinism/CLI contract of data/synthetic.py.
+re-derived by a plain-Python reference, plus the split/determinism/CLI contract of
+data/synthetic.py.
 """
 
 import json
@@ -51,7 +52,8 @@ def rows(prepared, task):
 
 
 def test_all_tasks_present():
-    """Every synthetic task (a prepare.py with generate()) is checked here; the corpora in test_corpora.py."""
+    """Every synthetic task (a prepare.py with generate()) is checked here; the corpora in
+    test_corpora.py."""
     assert [t for t in tasks() if hasattr(load_task(t), 'generate')] == sorted(SMALL)
 
 
@@ -82,10 +84,10 @@ def test_contract(prepared, task):
 
 
 def addition_reference(a, b, digits, format):
-    """(x, y) of a + b, written out from the definition in data/addition/prepare.py: the sum starts at
-    c = 2*digits+2 and <stop> follows it. Authors' format: the positions of the sum digits and <stop>
-    are scored (the first sum digit is never a target, a final <pad> is); text: the positions from '=' on
-    whose target is a sum digit or <stop>."""
+    """(x, y) of a + b, written out from the definition in data/addition/prepare.py: the sum starts
+    at c = 2*digits+2 and <stop> follows it. Authors' format: the positions of the sum digits and
+    <stop> are scored (the first sum digit is never a target, a final <pad> is); text: the positions
+    from '=' on whose target is a sum digit or <stop>."""
     PLUS, EQ, STOP, PAD, first = 10, 11, 12, 13, 14 if format == 'authors' else 0
     total = [int(c) for c in str(a + b)[::-1]]
     s = [int(c) for c in str(a)[::-1]] + [PLUS] + [int(c) for c in str(b)[::-1]] + [EQ]
@@ -96,7 +98,8 @@ def addition_reference(a, b, digits, format):
 
 
 def check_addition(meta, x, y, digits, format):
-    """Reads a and b off the row and compares the whole row with addition_reference; -> the sum's length."""
+    """Reads a and b off the row and compares the whole row with addition_reference; -> the sum's
+    length."""
     a = int(''.join(map(str, x[:digits][::-1])))
     b = int(''.join(map(str, x[digits + 1 : 2 * digits + 1][::-1])))
     assert len(str(a)) == len(str(b)) == digits
@@ -107,7 +110,8 @@ def check_addition(meta, x, y, digits, format):
 
 
 def test_addition(prepared):
-    """The default, the authors' format: always digits+1 scored tokens, whatever the sum's length."""
+    """The default, the authors' format: always digits+1 scored tokens, whatever the sum's
+    length."""
     digits = SMALL['addition']['digits']
     lengths = Counter()
     for meta, x, y in rows(prepared, 'addition'):
@@ -121,7 +125,8 @@ def test_addition(prepared):
 
 
 def test_addition_text_format():
-    """The paper text's format: sum digits share the operands' tokens, digits+1 or digits+2 scored tokens."""
+    """The paper text's format: sum digits share the operands' tokens, digits+1 or digits+2 scored
+    tokens."""
     module, digits = load_task('addition'), 4
     meta = module.describe(dict(format='text'))
     x, y = module.generate(np.random.default_rng(0), 2000, digits=digits, format='text')
@@ -140,8 +145,8 @@ def test_modular_addition(prepared):
 
 
 def test_modular_addition_whole_table(tmp_path):
-    """The defaults, the authors' code: all p^2 pairs, shuffled and split 95/5, so 37,620 training and
-    1,981 held-out pairs at p=199, and together they hold every pair exactly once."""
+    """The defaults, the authors' code: all p^2 pairs, shuffled and split 95/5, so 37,620 training
+    and 1,981 held-out pairs at p=199, and together they hold every pair exactly once."""
     d, meta = prepare('modular_addition', {}, out_dir=tmp_path)
     (tx, ty), (vx, vy) = load_split(d, 'train'), load_split(d, 'val')
     p = meta['args']['p']
@@ -173,16 +178,16 @@ def check_dyck(meta, x, y, length):
 
 
 def test_dyck(prepared):
-    """The default, the authors' format: 2*pairs+3 tokens, x one shorter; held-out strings not in train."""
+    """The default, the authors' format: 2*pairs+3 tokens, x one shorter; held-out strings not in
+    train."""
     length = SMALL['dyck']['length']
     labels = Counter()
     for meta, x, y in rows(prepared, 'dyck'):
         assert len(x) == length + 2
         labels[check_dyck(meta, x, y, length)] += 1
     assert labels[')'] > 0.25 * sum(labels.values()) and labels['('] > 0.25 * sum(labels.values())
-    assert (
-        prepared['dyck'][1]['train_draws_rejected'] > 0
-    )  # the authors' exclusion of held-out strings
+    # the authors' exclusion of held-out strings
+    assert prepared['dyck'][1]['train_draws_rejected'] > 0
 
 
 def test_dyck_text_format():
@@ -236,39 +241,40 @@ def authors_dyck(r, pairs):
 
 
 def test_dyck_authors_distribution():
-    """The vectorized generator draws the strings of the authors' code with its probabilities: a two-sample
-    chi-square test against a plain-Python port at 3 pairs (all 126 strings of at most 6 brackets), and
-    at their 40 pairs the balanced share, 52.6% (the port, 4,000,000 draws: 52.57%; 200,000 draws here
-    give a standard error of 0.11 points)."""
-    module, n = (
-        load_task('dyck'),
-        200_000,
-    )  # enough to see, e.g., swaps of any p != q instead of p < q
+    """The vectorized generator draws the strings of the authors' code with its probabilities: a
+    two-sample chi-square test against a plain-Python port at 3 pairs (all 126 strings of at most 6
+    brackets), and at their 40 pairs the balanced share, 52.6% (the port, 4,000,000 draws: 52.57%;
+    200,000 draws here give a standard error of 0.11 points)."""
+    # enough to see, e.g., swaps of any p != q instead of p < q
+    module, n = load_task('dyck'), 200_000
     r = random.Random(0)
     theirs = Counter(authors_dyck(r, 3) for _ in range(n))
     x = module.generate(np.random.default_rng(0), n, length=6)[0].tolist()
     ours = Counter(''.join('?()'[t] for t in row[: row.index(3)]) for row in x)
     chi2 = sum((theirs[s] - ours[s]) ** 2 / (theirs[s] + ours[s]) for s in theirs | ours)
     dof = len(theirs | ours) - 1
-    assert dof == 125 and chi2 < dof + 5 * (2 * dof) ** 0.5, (
-        chi2
-    )  # 5 standard deviations of chi2(dof)
+    # 5 standard deviations of chi2(dof)
+    assert dof == 125 and chi2 < dof + 5 * (2 * dof) ** 0.5, chi2
     y = module.generate(np.random.default_rng(1), 200_000, length=80)[1]
     assert abs((y[y != -1] == 2).mean() - 0.526) < 0.005
 
 
 def test_splits_follow_the_generator(tmp_path):
-    """Training examples are i.i.d. draws from the generator, conditioned on not repeating a held-out input
-    where the task excludes those, and meta.json says what that cost. Dyck-1 in the paper text's format at
-    length 12 has only 196 balanced strings: distinct training strings would be under 4% balanced instead of
-    the generator's ~45%. Retrieval with 4 keys of 8 excludes held-out inputs; the share of examples with m
-    pairs in train must be the generator's share among inputs outside the held-out set."""
+    """Training examples are i.i.d. draws from the generator, conditioned on not repeating a
+    held-out input where the task excludes those, and meta.json says what that cost. Dyck-1 in the
+    paper text's format at length 12 has only 196 balanced strings: distinct training strings would
+    be under 4% balanced instead of the generator's ~45%. Retrieval with 4 keys of 8 excludes
+    held-out inputs; the share of examples with m pairs in train must be the generator's share among
+    inputs outside the held-out set."""
     rng = np.random.default_rng(1)
     d, meta = prepare(
         'dyck', dict(length=12, format='text', n_train=5000, n_test=500), out_dir=tmp_path / 'dyck'
     )
     (train_x, train_y), (val_x, _) = load_split(d, 'train'), load_split(d, 'val')
-    balanced = lambda y: (y[y != -1] == 2).mean()  # the answer ')' means balanced
+
+    def balanced(y):  # the answer ')' means balanced
+        return (y[y != -1] == 2).mean()
+
     y = load_task('dyck').generate(rng, 50_000, length=12, format='text')[1]
     assert 0.4 < balanced(y) < 0.5 and abs(balanced(train_y) - balanced(y)) < 0.025
     seen = {r.tobytes() for r in train_x}
@@ -281,9 +287,10 @@ def test_splits_follow_the_generator(tmp_path):
     assert not held_out & {r.tobytes() for r in train_x}
     x, y = load_task('retrieval').generate(rng, 50_000, m_max=4, vocab=16)
     outside = np.array([r.tobytes() not in held_out for r in x])
-    pairs = lambda y: (
-        np.bincount((y != -1).argmax(1), minlength=9) / len(y)
-    )  # the scored position is 2m
+
+    def pairs(y):  # the scored position is 2m
+        return np.bincount((y != -1).argmax(1), minlength=9) / len(y)
+
     assert np.abs(pairs(train_y) - pairs(y[outside])).max() < 0.02
     assert (
         abs(meta['train_draws_rejected'] - (1 - outside.mean())) < 0.02
@@ -292,7 +299,7 @@ def test_splits_follow_the_generator(tmp_path):
 
 
 def test_dyck_words_uniform():
-    """The cycle-lemma sampler gives only balanced strings, and all 14 with 4 pairs equally often."""
+    """The cycle-lemma sampler gives only balanced strings, all 14 with 4 pairs equally often."""
     words = load_task('dyck').dyck_words(np.random.default_rng(0), 14_000, 4)
     counts = Counter(''.join('?()'[t] for t in w) for w in words)
     assert len(counts) == 14 and all(naive_balanced(w) for w in counts)
@@ -300,8 +307,9 @@ def test_dyck_words_uniform():
 
 
 def check_retrieval(meta, x, y, m_max, vocab):
-    """One row of the authors' format, decoded: k v pairs with distinct keys, the query token q<k> of one
-    of them, its value; padding only at the end; only the value after the query scored. -> the values."""
+    """One row of the authors' format, decoded: k v pairs with distinct keys, the query token q<k>
+    of one of them, its value; padding only at the end; only the value after the query scored.
+    -> the values."""
     assert len(x) == 2 * m_max + 2
     n = np.count_nonzero(x)
     assert (x[:n] != 0).all() and (x[n:] == 0).all()  # pad only at the end
@@ -319,7 +327,7 @@ def check_retrieval(meta, x, y, m_max, vocab):
 
 
 def test_retrieval(prepared):
-    """The authors' format (the default) at small settings, and 500 rows at the defaults (length 62)."""
+    """The authors' format (default) at small settings, and 500 rows at the defaults (length 62)."""
     m_max, vocab = SMALL['retrieval']['m_max'], SMALL['retrieval']['vocab']
     values = set()
     for meta, x, y in rows(prepared, 'retrieval'):
@@ -337,7 +345,7 @@ def test_retrieval(prepared):
 
 
 def test_retrieval_text_format():
-    """The paper text's format: keys from [V/2, V), the query repeats one of them, x ends at the query."""
+    """The paper text's format: keys from [V/2, V), the query repeats one of them, x ends at it."""
     module, m_max, vocab = load_task('retrieval'), 5, 16
     meta = module.describe(dict(m_max=m_max, vocab=vocab, format='text'))
     x, y = module.generate(np.random.default_rng(0), 2000, m_max=m_max, vocab=vocab, format='text')
@@ -438,9 +446,8 @@ def test_errors(tmp_path):
         prepare('retrieval', dict(m_max=9, vocab=16, n_train=10, n_test=10), out_dir=tmp_path / 'b')
     with pytest.raises(ValueError, match='vocab'):
         prepare('retrieval', dict(m_max=1, vocab=3, n_train=10, n_test=10), out_dir=tmp_path / 'c')
-    with pytest.raises(
-        ValueError, match='vocab/2 \\+ 2\\*m_max'
-    ):  # the authors' keys and query tokens
+    # the authors' keys and query tokens
+    with pytest.raises(ValueError, match='vocab/2 \\+ 2\\*m_max'):
         prepare('retrieval', dict(m_max=5, vocab=16, n_train=10, n_test=10), out_dir=tmp_path / 'b')
     with pytest.raises(ValueError, match="format='paper' must be"):
         prepare('retrieval', dict(format='paper', n_train=10, n_test=10), out_dir=tmp_path / 'b')
@@ -456,9 +463,8 @@ def test_errors(tmp_path):
         prepare('modular_addition', dict(p=7, train_frac=1.0), out_dir=tmp_path / 'a')
     with pytest.raises(ValueError, match='length=7 must be even'):
         prepare('dyck', dict(length=7, n_train=10, n_test=10), out_dir=tmp_path / 'd')
-    prepare(
-        'dyck', dict(length=7, format='text', n_train=10, n_test=10), out_dir=tmp_path / 'd'
-    )  # any length
+    # any length
+    prepare('dyck', dict(length=7, format='text', n_train=10, n_test=10), out_dir=tmp_path / 'd')
     with pytest.raises(ValueError, match='n_train=0 and n_test=10 must both be at least 1'):
         prepare('addition', dict(digits=2, n_train=0, n_test=10), out_dir=tmp_path / 'e')
     with pytest.raises(ValueError, match='unknown task'):
@@ -510,7 +516,8 @@ def test_cli_run(tmp_path):
 
 
 def test_khop_fixed_k():
-    """min_hops = max_hops fixes k: every row starts with the same <k=K> token (test_khop checks the targets)."""
+    """min_hops = max_hops fixes k: every row starts with the same <k=K> token (test_khop checks the
+    targets)."""
     module = load_task('khop')
     x, y = module.generate(
         np.random.default_rng(0), 200, length=12, letters=3, max_hops=2, min_hops=2
@@ -521,21 +528,21 @@ def test_khop_fixed_k():
 
 
 def test_a_signal_during_the_commit_takes_effect_after_it(tmp_path, monkeypatch):
-    """Ctrl-C while the new files are moved in (a kill at the very end of a prepare) waits for the last one:
-    the folder then holds the complete new data, not new .npz files beside the old meta.json."""
+    """Ctrl-C while the new files are moved in (a kill at the very end of a prepare) waits for the
+    last one: the folder then holds the complete new data, not new .npz files beside the old
+    meta.json."""
     out, _ = prepare('khop', {**SMALL['khop'], 'seed': 1}, out_dir=tmp_path / 'khop')
     new, _ = prepare('khop', SMALL['khop'], out_dir=tmp_path / 'new')
     replace = os.replace
 
     def interrupted_replace(src, dst):
-        if (
-            Path(dst).parent == out
-        ):  # moving a file in, not writing one in the directory of new files
+        # moving a file in, not writing one in the directory of new files
+        if Path(dst).parent == out:
             os.kill(os.getpid(), signal.SIGINT)
         replace(src, dst)
 
     monkeypatch.setattr(os, 'replace', interrupted_replace)
-    # Ctrl-C's own handler: a shell starts a background job with SIGINT ignored, and Python keeps it so
+    # Ctrl-C's own handler: a shell starts a background job with SIGINT ignored, which Python keeps
     before = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with pytest.raises(KeyboardInterrupt):
@@ -549,8 +556,8 @@ def test_a_signal_during_the_commit_takes_effect_after_it(tmp_path, monkeypatch)
     )
 
 
-# A lock taken in a Python-level __enter__, and a thread that needs it to end (as a thread pool's worker needs its
-# idle semaphore's); the signal comes in between, before the `with` holds __exit__.
+# A lock taken in a Python-level __enter__, and a thread that needs it to end (as a thread pool's
+# worker needs its idle semaphore's); the signal comes in between, before the `with` holds __exit__.
 SIGNAL_INSIDE_ENTER = """
 import os, signal, sys, threading, time
 sys.path.insert(0, sys.argv[1])
@@ -580,9 +587,9 @@ with Guard():
 def test_a_signal_at_any_bytecode_ends_the_process_and_removes_its_temporaries(
     tmp_path, sig, status
 ):
-    """end_on_signal: the process ends at once with 128 + the signal's number and no temporary file, even where an
-    exception raised by the signal would leave a lock held and hang the exit (raising SystemExit there did); a
-    SIGINT the parent ignores stays ignored."""
+    """end_on_signal: the process ends at once with 128 + the signal's number and no temporary file,
+    even where an exception raised by the signal would leave a lock held and hang the exit (raising
+    SystemExit there did); a SIGINT the parent ignores stays ignored."""
     p = subprocess.Popen(
         [sys.executable, '-c', SIGNAL_INSIDE_ENTER, str(ROOT), str(tmp_path / 'data.bin'), sig],
         stderr=subprocess.PIPE,

@@ -1,7 +1,7 @@
 """
 Decimal addition with digits written least-significant first ("Attention Retrieves, MLP Memorizes",
-appendix B: 10-digit operands, 50,000 train and 4,000 test pairs; authors' code: task_additionstream.py,
-task additionstream_10).
+appendix B: 10-digit operands, 50,000 train and 4,000 test pairs; authors' code:
+task_additionstream.py, task additionstream_10).
 
 Each example is the token sequence
     rev(a) + rev(b) = rev(a+b) <stop> [<pad>]
@@ -11,16 +11,17 @@ digit first, and the sum has no leading zeros (digits or digits+1 digits). Every
 (3*digits+3 tokens), y = s[1:] at the scored positions and -1 elsewhere. The two formats differ in
 the sum's tokens and in what is scored:
 
-format='authors' (default; authors' code): the sum digits are tokens of their own, ids 14-23 (written
-    '₀'..'₉'), apart from the operand digits 0-9. A position is scored when its own token is a sum
-    digit or <stop> (the authors' loss: the current token >= their first sum digit). So the first sum
-    digit, the target of '=', is neither trained nor scored, and the <pad> after <stop> is: always
-    digits+1 scored tokens per example.
+format='authors' (default; authors' code): the sum digits are tokens of their own, ids 14-23
+    (written '₀'..'₉'), apart from the operand digits 0-9. A position is scored when its own token
+    is a sum digit or <stop> (the authors' loss: the current token >= their first sum digit). So the
+    first sum digit, the target of '=', is neither trained nor scored, and the <pad> after <stop>
+    is: always digits+1 scored tokens per example.
 format='text' (paper text): the sum digits share ids 0-9 with the operands; scored are the positions
     from '=' on whose target is not <pad>: the whole sum and <stop>, digits+1 or digits+2 tokens.
-The unscored first sum digit matters. In --quick's setting (3 digits, width 64, 2 layers), a MixiT trained in the
-text format gets that digit 10.72% right (chance) and the other sum tokens 98.68%
-(experiments/results/algorithmic-quick.md). The authors' scoring leaves out the one token it cannot compute.
+The unscored first sum digit matters. In --quick's setting (3 digits, width 64, 2 layers), a MixiT
+trained in the text format gets that digit 10.72% right (chance) and the other sum tokens 98.68%
+(experiments/results/algorithmic-quick.md). The authors' scoring leaves out the one token it cannot
+compute.
 Example, digits=3, 457 + 168 = 625:
     s = 754+861=₅₂₆<stop><pad>                      authors'
     x = 754+861=₅₂₆<stop>                           (3*digits+3 = 12 tokens)
@@ -42,8 +43,10 @@ from data.synthetic import main
 import numpy as np
 
 DEFAULTS = dict(
-    digits=10,  # digits per operand; the paper's text (appendix B) and the authors' code (additionstream_10)
-    format='authors',  # 'authors': the authors' code (own sum-digit tokens, their loss) | 'text': the paper's text
+    # digits: the paper's text (appendix B) and the authors' code (additionstream_10)
+    digits=10,  # digits per operand; the paper's text and the authors' code
+    # format 'authors': own sum-digit tokens and the authors' loss
+    format='authors',  # 'authors': the authors' code, own sum-digit tokens | 'text': the paper text
     n_train=50_000,  # training examples; the paper's text (appendix B)
     n_test=4_000,  # held-out examples; the paper's text (appendix B)
     seed=0,  # seed of the generator that draws the data; train.py: --data_seed
@@ -94,8 +97,8 @@ def describe(args):
             vocab_size=24,
             itos=itos + [chr(0x2080 + d) for d in range(10)],
             sep='',
-            scored='the targets of the sum digits and <stop>: the sum but its first digit, <stop>, and '
-            'the <pad> after <stop> where the sum has `digits` digits',
+            scored='the targets of the sum digits and <stop>: the sum but its first digit, <stop>, '
+            'and the <pad> after <stop> where the sum has `digits` digits',
         )
     return dict(
         vocab_size=14,

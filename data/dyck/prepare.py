@@ -13,19 +13,19 @@ predicts it before seeing it, as in every next-token task. Example, length=8, au
 Vocabulary (sep ''): 0 '<pad>', 1 '(', 2 ')', 3 '?'. `length` is the most brackets in a string:
 the authors' dyckstream_40 counts 40 pairs, so length=80 (default); the paper text says length 40.
 
-format='authors' (default; authors' code, gen_single): s has length+3 tokens (2*pairs+3; x length+2).
-    A third of the strings are random (length uniform in 1..length, brackets uniform), the rest come
-    from their recursive gen_balanced (not uniform over balanced strings) of 1..length/2 pairs, and
-    half of those stay as they are. The others, random strings included, are mutated as their
-    mutate = 0..3 says: bit 1, a geometric number (1, 2, ... with probability 1/2, 1/4, ...) of swaps
-    of two uniform positions p < q (a draw with p >= q swaps nothing); bit 2, then a geometric number
-    of flips of a uniform position, doubled with probability 2/3. 52.6% of the strings are balanced
-    (a plain-Python port of their code, 4,000,000 draws: 52.57%; their own 4,000 test strings: 52.1%).
-    As their depth.py, training draws that repeat a held-out string are rejected (EXCLUDE_HELD_OUT):
-    at the defaults that is 10.0% of the draws (meta.json: train_draws_rejected), nearly all of them of
-    at most 16 brackets (99.6%), so the training set lacks almost every string of at most 4 brackets
-    (98% of their draws are rejected) and is 50.6% balanced; 23% of the draws at length 40, 65% at 16,
-    97% at 8.
+format='authors' (default; authors' code, gen_single): s has length+3 tokens (2*pairs+3; x
+    length+2). A third of the strings are random (length uniform in 1..length, brackets uniform),
+    the rest come from their recursive gen_balanced (not uniform over balanced strings) of
+    1..length/2 pairs, and half of those stay as they are. The others, random strings included, are
+    mutated as their mutate = 0..3 says: bit 1, a geometric number (1, 2, ... with probability 1/2,
+    1/4, ...) of swaps of two uniform positions p < q (a draw with p >= q swaps nothing); bit 2,
+    then a geometric number of flips of a uniform position, doubled with probability 2/3. 52.6% of
+    the strings are balanced (a plain-Python port of their code, 4,000,000 draws: 52.57%; their own
+    4,000 test strings: 52.1%). As their depth.py, training draws that repeat a held-out string are
+    rejected (EXCLUDE_HELD_OUT): at the defaults that is 10.0% of the draws (meta.json:
+    train_draws_rejected), nearly all of them of at most 16 brackets (99.6%), so the training set
+    lacks almost every string of at most 4 brackets (98% of their draws are rejected) and is 50.6%
+    balanced; 23% of the draws at length 40, 65% at 16, 97% at 8.
 format='text' (paper text: --format=text --length=40): s has length+2 tokens. The strings are a mix
     of three kinds, a third each: uniformly random strings of uniformly random length (nearly all
     unbalanced); uniformly random balanced strings of uniformly random even length; and balanced
@@ -46,8 +46,10 @@ from data.synthetic import main
 import numpy as np
 
 DEFAULTS = dict(
-    length=80,  # most brackets in a string; 80 = the authors' code (dyckstream_40: 40 pairs); the paper's text: 40
-    format='authors',  # 'authors': the authors' code's strings (gen_single) | 'text': the paper text's three-way mix
+    # length: 80 = the authors' code (dyckstream_40: 40 pairs); the paper's text: 40
+    length=80,  # most brackets in a string; 80 = the authors' code (40 pairs); the paper's text: 40
+    # format: 'authors' = the authors' code's strings (gen_single); 'text' = the paper text's mix
+    format='authors',  # 'authors': the authors' code's strings | 'text': the paper text's mix
     n_train=100_000,  # training examples; the paper's text (appendix B)
     n_test=4_000,  # held-out examples; the paper's text (appendix B) and the authors' code
     seed=0,  # seed of the generator that draws the data; train.py: --data_seed
@@ -76,17 +78,17 @@ def dyck_words(rng, n, half):
 
 
 def gen_balanced(rng, t, width):
-    """The authors' gen_balanced(t) for each t in the array t (all >= 1), as rows of an (len(t), width)
-    array padded with 0. Their recursion: t = 1 gives '()'; otherwise, with probability 1/2, '(' + piece
-    of t-1 + ')', else a piece of u and one of t-u, u uniform in 1..t-1. Here it runs breadth first over
-    all strings at once: each pending piece (row, start, t) writes its outer brackets or splits, so the
-    loop runs at most max(t) times. Not uniform over balanced strings: the distribution is theirs."""
+    """The authors' gen_balanced(t) for each t in the array t (all >= 1), as rows of an
+    (len(t), width) array padded with 0. Their recursion: t = 1 gives '()'; otherwise, with
+    probability 1/2, '(' + piece of t-1 + ')', else a piece of u and one of t-u, u uniform in
+    1..t-1. Here it runs breadth first over all strings at once: each pending piece (row, start, t)
+    writes its outer brackets or splits, so the loop runs at most max(t) times. Not uniform over
+    balanced strings: the distribution is theirs."""
     out = np.full((len(t), width), PAD, dtype=np.int64)
     row, at, t = np.arange(len(t)), np.zeros(len(t), dtype=np.int64), np.asarray(t, dtype=np.int64)
     while len(row):
-        split = (t > 1) & (
-            rng.integers(0, 2, len(t)) == 0
-        )  # t = 1 ('()') and wraps write their brackets
+        # t = 1 ('()') and wraps write their brackets
+        split = (t > 1) & (rng.integers(0, 2, len(t)) == 0)
         out[row[~split], at[~split]] = OPEN
         out[row[~split], at[~split] + 2 * t[~split] - 1] = CLOSE
         wrap = ~split & (t > 1)
@@ -98,14 +100,13 @@ def gen_balanced(rng, t, width):
 
 
 def authors_strings(rng, n, pairs):
-    """-> (strings, lengths): n strings of the authors' generator (task_dyckstream.py, gen_single before
-    the '?'), as an (n, 2*pairs) array padded with 0. Python's random draws become numpy's, one array per
-    draw; each string gets the same distribution as theirs."""
+    """-> (strings, lengths): n strings of the authors' generator (task_dyckstream.py, gen_single
+    before the '?'), as an (n, 2*pairs) array padded with 0. Python's random draws become numpy's,
+    one array per draw; each string gets the same distribution as theirs."""
     width = 2 * pairs
     mutate = rng.integers(0, 4, n)
-    rand = (
-        rng.integers(0, 3, n) == 0
-    )  # a third: brackets uniform, of a length uniform in 1..2*pairs
+    # a third: brackets uniform, of a length uniform in 1..2*pairs
+    rand = rng.integers(0, 3, n) == 0
     lens = rng.integers(1, width + 1, n)
     strings = np.where(
         np.arange(width) < lens[:, None], rng.integers(OPEN, CLOSE + 1, (n, width)), PAD
@@ -114,8 +115,9 @@ def authors_strings(rng, n, pairs):
     t = rng.integers(1, pairs + 1, len(bal))
     strings[bal], lens[bal] = gen_balanced(rng, t, width), 2 * t
     mutate[bal[rng.integers(0, 2, len(bal)) == 1]] = 0  # half of the balanced ones stay as they are
-    # swaps (mutate & 1): rep = 1 + heads before the first tail (geometric), each of a uniform (p, q),
-    # skipped unless p < q; then flips (mutate & 2): a rep drawn the same way, doubled with probability 2/3
+    # swaps (mutate & 1): rep = 1 + heads before the first tail (geometric), each of a uniform
+    # (p, q), skipped unless p < q; then flips (mutate & 2): a rep drawn the same way, doubled with
+    # probability 2/3
     swaps = np.where(mutate & 1, rng.geometric(0.5, n), 0)
     for k in range(swaps.max(initial=0)):
         r = np.flatnonzero(swaps > k)
@@ -133,7 +135,8 @@ def authors_strings(rng, n, pairs):
 
 
 def text_strings(rng, n, length):
-    """-> (strings, lengths): n strings of the paper-text generator, as an (n, length) array padded with 0."""
+    """-> (strings, lengths): n strings of the paper-text generator, as an (n, length) array padded
+    with 0."""
     kind = rng.integers(0, 3, n)  # 0 random, 1 balanced, 2 balanced then mutated
     lens = np.where(
         kind == 0, rng.integers(1, length + 1, n), 2 * rng.integers(1, length // 2 + 1, n)
@@ -179,9 +182,8 @@ def generate(rng, n, length, format=DEFAULTS['format']):
     # label the final string; <pad> adds 0 to the depth, so it does not change min or final depth
     depth = np.cumsum((strings == OPEN).astype(np.int64) - (strings == CLOSE), axis=1)
     balanced = (depth.min(1) >= 0) & (depth[:, -1] == 0)
-    s = np.zeros(
-        (n, length + (3 if format == 'authors' else 2)), dtype=np.int64
-    )  # authors: 2*pairs+3
+    # authors: 2*pairs+3
+    s = np.zeros((n, length + (3 if format == 'authors' else 2)), dtype=np.int64)
     s[:, :length] = strings
     s[rows, lens] = QUERY
     s[rows, lens + 1] = np.where(balanced, CLOSE, OPEN)

@@ -3,8 +3,8 @@ FineWeb-edu, the papers' second language-modeling corpus (Table 2: log perplexit
 3.16 Frozen-QK, 4.08 MixiT). As in the paper, 4,096 held-out and 1,048,576 training documents:
 the first n_val_docs documents of the source are val.bin, the next n_train_docs are train.bin.
 
-    python data/fineweb_edu/prepare.py                   # streams sample-10BT (needs: pip install datasets)
-    python data/fineweb_edu/prepare.py --input=fineweb/  # local .parquet (needs pyarrow) or .jsonl files
+    python data/fineweb_edu/prepare.py                   # streams sample-10BT (needs datasets)
+    python data/fineweb_edu/prepare.py --input=fineweb/  # local .parquet (needs pyarrow) or .jsonl
     python train.py --task=fineweb_edu --variant=frozen_qk
 
 At FineWeb-edu's roughly 1,000 tokens per document (an estimate), about 1B GPT-2 tokens and 2 GB on
@@ -19,8 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data import corpus
 
 DEFAULTS = dict(
-    encoding='gpt2',  # tokenizer: 'gpt2' (GPT-2 BPE, tiktoken) | 'bytes' (offline, byte-level: 256 bytes + end-of-text)
-    n_train_docs=1_048_576,  # training documents, the ones after the held-out ones; the paper's text
+    # encoding 'bytes': 256 byte tokens + end-of-text
+    encoding='gpt2',  # tokenizer: 'gpt2' (GPT-2 BPE, tiktoken) | 'bytes' (offline, byte-level)
+    n_train_docs=1_048_576,  # training documents, those after the held-out ones; the paper's text
     n_val_docs=4_096,  # held-out documents, the source's first ones (val.bin); the paper's text
 )
 SOURCE = 'HuggingFaceFW/fineweb-edu sample-10BT (Hugging Face)'
@@ -45,7 +46,8 @@ def download():
 def documents(args, source):
     if args['n_val_docs'] < 1 or args['n_train_docs'] < 1:
         raise ValueError(
-            f'n_val_docs={args["n_val_docs"]} and n_train_docs={args["n_train_docs"]} must be at least 1'
+            f'n_val_docs={args["n_val_docs"]} and n_train_docs={args["n_train_docs"]} '
+            'must be at least 1'
         )
     texts = corpus.records(source) if source else download()
     for i, text in enumerate(itertools.islice(texts, args['n_val_docs'] + args['n_train_docs'])):

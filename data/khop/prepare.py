@@ -30,8 +30,10 @@ import numpy as np
 DEFAULTS = dict(
     length=100,  # letters in the string X (x holds length-1 tokens); the paper's text (appendix B)
     letters=4,  # alphabet size; the paper's text (appendix B)
-    min_hops=0,  # least number of hops k (uniform in min_hops..max_hops); the paper's text (appendix B: 0..16)
-    max_hops=16,  # most hops k; the paper's text; min_hops = max_hops fixes k, as in Fixed universal transformers
+    # min_hops: k is uniform in min_hops..max_hops
+    min_hops=0,  # fewest hops k; the paper's text (appendix B: 0..16)
+    # max_hops: min_hops = max_hops fixes k, as in "Fixed universal transformers"
+    max_hops=16,  # most hops k; the paper's text; min_hops = max_hops fixes k
     n_train=100_000,  # training examples; the paper's text (appendix B)
     n_test=100,  # held-out examples; the paper's text (appendix B)
     seed=0,  # seed of the generator that draws the data; train.py: --data_seed
@@ -77,9 +79,8 @@ def generate(rng, n, length, letters, max_hops, min_hops=0):
     shifts = rng.integers(1, letters, (n, length))
     shifts[:, 0] = rng.integers(0, letters, n)
     X = np.cumsum(shifts, axis=1) % letters
-    k = rng.integers(
-        min_hops, max_hops + 1, n
-    )  # min_hops = max_hops: one fixed k (universal_tasks.py)
+    # min_hops = max_hops: one fixed k (universal_tasks.py)
+    k = rng.integers(min_hops, max_hops + 1, n)
     none, blank = letters, letters + 1
     x = np.concatenate([(letters + 2 + k)[:, None], X[:, :-2]], 1)
     y = np.concatenate([np.full((n, 1), blank), hops(X, k, none)[:, :-2]], 1)

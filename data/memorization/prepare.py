@@ -3,9 +3,9 @@ Memorization of a random function of two arguments ("Attention Retrieves, MLP Me
 appendix B: all 512^2 pairs, labels uniform in [0, 512), vocabulary 1024). There is nothing to
 generalise to, so the only split is train and accuracy is measured on it (eval_split='train').
 
-Each example is the sequence [a, b+n, label] for every pair a, b in [0, n), n = size, in a-major order,
-with label = f(a, b) a fixed uniformly random table drawn from the seed. x = [a, b+n] (b is shifted
-so that the two arguments use different tokens), y = [-1, label]. Example, size=4:
+Each example is the sequence [a, b+n, label] for every pair a, b in [0, n), n = size, in a-major
+order, with label = f(a, b) a fixed uniformly random table drawn from the seed. x = [a, b+n] (b is
+shifted so that the two arguments use different tokens), y = [-1, label]. Example, size=4:
     x = 2 7, y = -1 f(2, 3)
 Vocabulary (sep ' '): ids 0..2n-1, written as the number; labels use ids 0..n-1.
 """
@@ -19,7 +19,8 @@ from data.synthetic import main
 import numpy as np
 
 DEFAULTS = dict(
-    size=512,  # n: all n*n pairs, labels in [0, n); the paper's text; 'size', not 'n': torchrun reads --n= as --nnodes
+    # 'size', not 'n': torchrun reads --n= as --nnodes
+    size=512,  # n: all n*n pairs, labels in [0, n); the paper's text
     seed=0,  # seed of the random label table f(a, b); train.py: --data_seed
 )
 

@@ -3,14 +3,16 @@ Modular addition: (a, b) -> (a + b) mod p, a and b uniform in [0, p) ("Attention
 Memorizes", appendix B). The task is a finite table of p*p pairs, split without replacement: the
 held-out and training pairs are disjoint sets of distinct pairs. Two ways to split it:
 
-    n_train = n_test = 0 (default)   authors' code (modadd_exp.py, task modadds_199): the whole table is
-                                     shuffled, its first int(p*p*train_frac) pairs train and the rest are
-                                     held out: at p=199 and 0.95, 37,620 and 1,981, every pair once
+    n_train = n_test = 0 (default)   authors' code (modadd_exp.py, task modadds_199): the whole
+                                     table is shuffled, its first int(p*p*train_frac) pairs train
+                                     and the rest are held out: at p=199 and 0.95, 37,620 and 1,981,
+                                     every pair once
     both n_train and n_test given    paper text: 40,000 training and 4,000 held-out pairs of the
-                                     599^2 = 358,801 (--p=599 --n_train=40000 --n_test=4000); the rest of
-                                     the table is unused, so n_train + n_test must not exceed p*p
-The defaults p = 199 and train_frac = 0.95 are the authors' code; the paper text says p = 599. Only one
-of n_train and n_test, or a train_frac other than 0.95 beside them, is an error.
+                                     599^2 = 358,801 (--p=599 --n_train=40000 --n_test=4000); the
+                                     rest of the table is unused, so n_train + n_test must not
+                                     exceed p*p
+The defaults p = 199 and train_frac = 0.95 are the authors' code; the paper text says p = 599. Only
+one of n_train and n_test, or a train_frac other than 0.95 beside them, is an error.
 
 Each example is the sequence [a, b, c] with c = (a + b) mod p; x = [a, b], y = [-1, c]: only the
 answer is scored (so is it in the authors' loss). Example, p=7: s = 5 4 2, x = 5 4, y = -1 2.
@@ -26,10 +28,13 @@ from data.synthetic import main
 import numpy as np
 
 DEFAULTS = dict(
-    p=199,  # the modulus (a, b in [0, p)); 199 = the authors' code (modadds_199); the paper's text: 599
-    train_frac=0.95,  # share of the p*p table that trains when n_train = n_test = 0; the authors' code (modadd_exp.py)
-    n_train=0,  # training pairs; 0 = the authors' code's split by train_frac; the paper's text: 40,000 (with --p=599)
-    n_test=0,  # held-out pairs; 0 = the authors' code's split by train_frac; the paper's text: 4,000 (with --p=599)
+    # p: 199 = the authors' code (modadds_199); the paper's text: 599
+    p=199,  # the modulus (a, b in [0, p)); 199 = the authors' code; the paper's text: 599
+    # train_frac: the authors' code (modadd_exp.py)
+    train_frac=0.95,  # share of the p*p table that trains if n_train = n_test = 0; authors' code
+    # n_train, n_test: the paper's text's 40,000 and 4,000 go with --p=599
+    n_train=0,  # training pairs; 0 = split by train_frac (authors' code); the paper's text: 40,000
+    n_test=0,  # held-out pairs; 0 = split by train_frac (authors' code); the paper's text: 4,000
     seed=0,  # seed of the table's shuffle, which makes the split; train.py: --data_seed
 )
 
@@ -51,8 +56,8 @@ def splits(args, rng):
     p, frac, n_train, n_test = args['p'], args['train_frac'], args['n_train'], args['n_test']
     if n_train < 0 or n_test < 0 or (n_train == 0) != (n_test == 0):
         raise ValueError(
-            f"n_train={n_train}, n_test={n_test}: give both (paper text) or neither (authors' code: "
-            f'the whole table split by train_frac)'
+            f'n_train={n_train}, n_test={n_test}: give both (paper text) or neither '
+            f"(authors' code: the whole table split by train_frac)"
         )
     if n_train and frac != DEFAULTS['train_frac']:
         raise ValueError(

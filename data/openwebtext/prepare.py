@@ -1,9 +1,9 @@
 """
 OpenWebText, the corpus of the identity-query paper's GPT-2 runs (and nanoGPT's):
 
-    python data/openwebtext/prepare.py                   # downloads it (needs: pip install datasets)
-    python data/openwebtext/prepare.py --input=openwebtext/   # the release's .xz/.tar archives, .txt files,
-                                                              # or .jsonl/.parquet files with a "text" field
+    python data/openwebtext/prepare.py                   # downloads it (needs the datasets package)
+    python data/openwebtext/prepare.py --input=openwebtext/
+        # the release's .xz/.tar archives, .txt files, or .jsonl/.parquet files with a "text" field
     python train.py --task=openwebtext --variant=identity_query
 
 Document i (in the order read) is held out when i % round(1 / val_fraction) == 0: every 2000th,
@@ -19,8 +19,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data import corpus
 
 DEFAULTS = dict(
-    encoding='gpt2',  # tokenizer: 'gpt2' (GPT-2 BPE, tiktoken) | 'bytes' (offline, byte-level: 256 bytes + end-of-text)
-    val_fraction=0.0005,  # held-out share: every round(1/val_fraction)th document, about 4,000; nanoGPT's split size
+    # encoding 'bytes': 256 byte tokens + end-of-text
+    encoding='gpt2',  # tokenizer: 'gpt2' (GPT-2 BPE, tiktoken) | 'bytes' (offline, byte-level)
+    # val_fraction: about 4,000 documents, the size of nanoGPT's split
+    val_fraction=0.0005,  # held-out share: every round(1/val_fraction)th document; nanoGPT's size
 )
 SOURCE = 'Skylion007/openwebtext (Hugging Face)'
 SUFFIXES = ('.txt', '.xz', '.tar', '.jsonl', '.json', '.parquet')
@@ -42,8 +44,9 @@ def download():
 
 
 def archive_texts(fileobj):
-    """The .txt members of a tar archive (any compression), in archive order; the release nests one
-    archive of .txt files per subset inside openwebtext.tar.xz, so archives inside are opened too."""
+    """The .txt members of a tar archive (any compression), in archive order; the release nests
+    one archive of .txt files per subset inside openwebtext.tar.xz, so archives inside are opened
+    too."""
     with tarfile.open(fileobj=fileobj, mode='r|*') as tar:
         for member in tar:
             if not member.isfile():
@@ -70,9 +73,8 @@ def local_texts(source):
 
 
 def documents(args, source):
-    if (
-        not 0 < args['val_fraction'] <= 0.5
-    ):  # every round(1 / val_fraction)-th document: above 1/2, all of them
+    # every round(1 / val_fraction)-th document: above 1/2, all of them
+    if not 0 < args['val_fraction'] <= 0.5:
         raise ValueError(f'val_fraction={args["val_fraction"]} must be above 0 and at most 0.5')
     every = round(1 / args['val_fraction'])
     for i, text in enumerate(local_texts(source) if source else download()):

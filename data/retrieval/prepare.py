@@ -4,12 +4,12 @@ Memorizes", appendix B: up to 30 pairs, 40,000 train and 4,000 test). Two format
 M = m_max, m uniform in 1..M pairs, values drawn iid from [1, V/2) (0 is the pad), and the queried
 pair one of the m chosen uniformly:
 
-format='authors' (default; authors' code, task_condattendstream.py, task condattendstream_30, V = 512):
+format='authors' (default; authors' code, task_condattendstream.py: condattendstream_30, V = 512):
     k1 v1 k2 v2 ... km vm qk v <pad>...                      (2M+3 tokens)
 with the m keys distinct, the first m of a random permutation of 0..M-1, written as ids V/2+k
 ('k0'..), and a query token of its own, V/2+M+k ('q0'..), for the queried key k, followed by its
-value. x = s[:-1] (2M+2 tokens) and y is -1 except at the query token, whose target is its value (the
-authors score only that value). Needs V/2 + 2M <= V. Example, V=16, M=3, m=2:
+value. x = s[:-1] (2M+2 tokens) and y is -1 except at the query token, whose target is its value
+(the authors score only that value). Needs V/2 + 2M <= V. Example, V=16, M=3, m=2:
     s = k2 5 k0 3 q2 5 _ _ _
     x = k2 5 k0 3 q2 5 _ _                  (ids 10 5 8 3 13 5 0 0)
     y = -1 -1 -1 -1 5 -1 -1 -1
@@ -24,8 +24,8 @@ the target) and the query repeating the key kq. x = s[:-1] padded with 0 to 2M+1
     y = -1 -1 -1 -1 3 -1 -1
 
 In both, the query sits at position 2m. Defaults: m_max=30 (both), vocab=512 (authors' code), 40,000
-training and 4,000 held-out sequences (paper text; the authors' code streams fresh training sequences,
-rejecting those that repeat one of its 4,000 held-out ones).
+training and 4,000 held-out sequences (paper text; the authors' code streams fresh training
+sequences, rejecting those that repeat one of its 4,000 held-out ones).
 Vocabulary (sep ' '): 0 is the pad '_' (never a value); values, and in the text format keys, are
 written as the number; the authors' keys and query tokens as 'k3' and 'q3'.
 """
@@ -39,9 +39,12 @@ from data.synthetic import main
 import numpy as np
 
 DEFAULTS = dict(
-    m_max=30,  # most key-value pairs in a sequence (m uniform in 1..m_max); the paper's text and the authors' code
-    vocab=512,  # V: values in [1, V/2); 512 = the authors' code (condattendstream_30); the paper's text: 256
-    format='authors',  # 'authors': the authors' code (own query tokens) | 'text': the paper's text (query = key)
+    # m_max: m is uniform in 1..m_max
+    m_max=30,  # most key-value pairs in a sequence; the paper's text and the authors' code
+    # vocab: 512 = the authors' code (condattendstream_30)
+    vocab=512,  # V: values in [1, V/2); 512 = the authors' code; the paper's text: 256
+    # format 'text': the query repeats the key
+    format='authors',  # 'authors': the authors' code (own query tokens) | 'text': the paper's text
     n_train=40_000,  # training sequences; the paper's text (the authors' code streams fresh ones)
     n_test=4_000,  # held-out sequences; the paper's text and the authors' code
     seed=0,  # seed of the generator that draws the data; train.py: --data_seed
@@ -60,12 +63,14 @@ def check(m_max, vocab, format):
         )
     if format == 'text' and not 1 <= m_max <= vocab // 2:
         raise ValueError(
-            f'm_max={m_max} must be in 1..vocab//2={vocab // 2}: the keys of one example are distinct'
+            f'm_max={m_max} must be in 1..vocab//2={vocab // 2}: '
+            'the keys of one example are distinct'
         )
     if format == 'authors' and not 1 <= m_max <= (vocab - vocab // 2) // 2:
         raise ValueError(
-            f"m_max={m_max} must be in 1..{(vocab - vocab // 2) // 2} at vocab={vocab}: the authors' "
-            f'format needs vocab/2 + 2*m_max <= vocab (keys and query tokens); raise vocab or lower m_max'
+            f'm_max={m_max} must be in 1..{(vocab - vocab // 2) // 2} at vocab={vocab}: '
+            "the authors' format needs vocab/2 + 2*m_max <= vocab (keys and query tokens); "
+            'raise vocab or lower m_max'
         )
 
 
@@ -82,12 +87,10 @@ def generate(rng, n, m_max, vocab, format=DEFAULTS['format']):
     s = np.full((n, 2 * m_max + 3), PAD, dtype=np.int64)  # long enough for both formats
     s[:, 0 : 2 * m_max : 2], s[:, 1 : 2 * m_max : 2] = keys, values
     s[np.arange(2 * m_max + 3) >= 2 * m[:, None]] = PAD  # drop the pairs beyond the m-th
-    s[rows, 2 * m] = keys[rows, q] + (
-        m_max if format == 'authors' else 0
-    )  # the authors' query token is its own
-    if (
-        format == 'authors'
-    ):  # x = s[:-1] holds the value after the query; the text's x ends at the query
+    # the authors' query token is its own
+    s[rows, 2 * m] = keys[rows, q] + (m_max if format == 'authors' else 0)
+    # x = s[:-1] holds the value after the query; the text's x ends at the query
+    if format == 'authors':
         s[rows, 2 * m + 1] = values[rows, q]
     x = s[:, : 2 * m_max + (2 if format == 'authors' else 1)]
     y = np.full_like(x, -1)

@@ -21,7 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data import corpus
 
 DEFAULTS = dict(
-    encoding='gpt2',  # tokenizer: 'gpt2' (GPT-2 BPE, tiktoken) | 'bytes' (offline, byte-level: 256 bytes + end-of-text)
+    # encoding 'bytes': 256 byte tokens + end-of-text
+    encoding='gpt2',  # tokenizer: 'gpt2' (GPT-2 BPE, tiktoken) | 'bytes' (offline, byte-level)
     val_fraction=0.05,  # held-out share of each file: its last stretch, cut at the next line end
 )
 SUFFIXES = ('.txt',)
@@ -35,9 +36,8 @@ def halves(path, fraction):
     for block in corpus.read_text(path):
         data = block.encode('utf-8')
         if split == 'train' and seen + len(data) > limit:
-            cut = data.find(
-                b'\n', max(0, int(limit - seen))
-            )  # a byte offset; '\n' is never inside a character
+            # a byte offset; '\n' is never inside a character
+            cut = data.find(b'\n', max(0, int(limit - seen)))
             if cut != -1:
                 yield 'train', data[: cut + 1].decode('utf-8')
                 split, block = 'val', data[cut + 1 :].decode('utf-8')

@@ -2,15 +2,17 @@
 WikiText-103 (raw), the papers' first language-modeling corpus (Table 2: log perplexity 2.78
 standard, 3.07 Frozen-QK, 3.73 MixiT):
 
-    python data/wikitext/prepare.py                      # downloads it (needs: pip install datasets)
-    python data/wikitext/prepare.py --input=wikitext-103-raw/   # wiki.{train,valid,test}.raw, unzipped
+    python data/wikitext/prepare.py                      # downloads it (needs the datasets package)
+    python data/wikitext/prepare.py --input=wikitext-103-raw/
+        # wiki.{train,valid,test}.raw, unzipped
     python train.py --task=wikitext --variant=mixit
 
 Its train/valid/test files become train.bin/val.bin/test.bin: 2 bytes per token, so about as many
 bytes on disk as the raw text (about 540 MB for train; GPT-2 BPE spends about one token per 4
-characters of English, an estimate, not a measurement here). Each article, from its top-level heading ' = Title = ' to the next, is one
-document. The text is kept exactly as released, its tokenization escapes (' @-@ ', ' @,@ ', ' @.@ ')
-and spaced punctuation included, because the benchmark is defined on that text.
+characters of English, an estimate, not a measurement here). Each article, from its top-level
+heading ' = Title = ' to the next, is one document. The text is kept exactly as released, its
+tokenization escapes (' @-@ ', ' @,@ ', ' @.@ ') and spaced punctuation included, because the
+benchmark is defined on that text.
 """
 
 import re
@@ -21,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data import corpus
 
 DEFAULTS = dict(
-    encoding='gpt2',  # tokenizer: 'gpt2' (GPT-2 BPE, tiktoken) | 'bytes' (offline, byte-level: 256 bytes + end-of-text)
+    # encoding 'bytes': 256 byte tokens + end-of-text
+    encoding='gpt2',  # tokenizer: 'gpt2' (GPT-2 BPE, tiktoken) | 'bytes' (offline, byte-level)
 )
 SPLITS = ('train', 'val', 'test')
 FILES = {'train': 'wiki.train.raw', 'val': 'wiki.valid.raw', 'test': 'wiki.test.raw'}
@@ -41,8 +44,9 @@ def download(split):
         ) from None
     hf_split = {'val': 'validation'}.get(split, split)
     for row in load_dataset('Salesforce/wikitext', 'wikitext-103-raw-v1', split=hf_split):
-        # a row is one line of the raw file, its '\n' included, except that the Hub's conversion turned
-        # each blank line (' \n' in the release) into '': put back, so both paths give the released text
+        # a row is one line of the raw file, its '\n' included, except that the Hub's conversion
+        # turned each blank line (' \n' in the release) into '': put back, so both paths give the
+        # released text
         yield row['text'] or ' \n'
 
 

@@ -7,14 +7,15 @@ causal model as fixed-length examples of 256 tokens:
     y = -1 everywhere but at the separator, whose target is the label: '+' positive, '-' negative
 
 so the label is the only scored position and held-out accuracy is the fraction of reviews whose
-label the model predicts, over the whole test split. The padding after the separator is never
-read by a causal model's prediction at the separator. meta.json lists the label tokens' ids in
-class order (negative, positive) as `classes`: train.py --classify=True trains the authors' framing
-instead, a classifier with one output per class read at the separator, MixiT bidirectional and softmax
-attention causal as their code ran, the end-of-text embedding zero and untrained (train.py model_args_of).
+label the model predicts, over the whole test split. The padding after the separator is never read
+by a causal model's prediction at the separator. meta.json lists the label tokens' ids in class
+order (negative, positive) as `classes`: train.py --classify=True trains the authors' framing
+instead, a classifier with one output per class read at the separator, MixiT bidirectional and
+softmax attention causal as their code ran, the end-of-text embedding zero and untrained (train.py
+model_args_of).
 
     python data/yelp/prepare.py                          # downloads the fast.ai copy of the CSVs
-    python data/yelp/prepare.py --input=yelp_review_polarity_csv/   # train.csv/test.csv, or the .tgz
+    python data/yelp/prepare.py --input=yelp_review_polarity_csv/  # train.csv/test.csv, or the .tgz
     python train.py --task=yelp --variant=mixit
     python train.py --task=yelp --variant=mixit --classify=True   # the authors' classifier
 
@@ -40,7 +41,8 @@ from tqdm import tqdm
 from data import corpus, synthetic
 
 DEFAULTS = dict(
-    encoding='gpt2',  # tokenizer: 'gpt2' (GPT-2 BPE, tiktoken) | 'bytes' (offline, byte-level: 256 bytes + end-of-text)
+    # encoding 'bytes': 256 byte tokens + end-of-text
+    encoding='gpt2',  # tokenizer: 'gpt2' (GPT-2 BPE, tiktoken) | 'bytes' (offline, byte-level)
 )
 SPLITS = ('train', 'test')
 EVAL_SPLIT = 'test'
@@ -56,7 +58,8 @@ LABELS = ('-', '+')  # the label tokens: CSV label 1 -> '-', 2 -> '+'
 
 
 def download():
-    """Fetches the archive once into CACHE; a failed or interrupted download leaves nothing there."""
+    """Fetches the archive once into CACHE; a failed or interrupted download leaves nothing
+    there."""
     path = CACHE / URL.rsplit('/', 1)[1]
     if not path.exists():
         print(f'downloading {URL}')
@@ -86,18 +89,17 @@ def csv_files(source):
     if source.suffix != '.tgz' and not tarfile.is_tarfile(source):
         raise ValueError(f'--input {source}: {INPUT_HELP}')
     try:
-        tar = tarfile.open(
-            source, 'r:gz' if source.suffix == '.tgz' else 'r'
-        )  # one error, not one per method
-        members = {
-            Path(m.name).name: m for m in tar.getmembers() if m.isfile()
-        }  # reads the whole archive
+        # one error, not one per method
+        tar = tarfile.open(source, 'r:gz' if source.suffix == '.tgz' else 'r')
+        # reads the whole archive
+        members = {Path(m.name).name: m for m in tar.getmembers() if m.isfile()}
     except corpus.DAMAGED as e:
         raise corpus.damaged(source, 'tar archive', e) from None
     missing = [f'{s}.csv' for s in SPLITS if f'{s}.csv' not in members]
     if missing:
         raise ValueError(
-            f"{source} holds no {' or '.join(missing)}: give the release's {URL.rsplit('/', 1)[1]}, "
+            f'{source} holds no {" or ".join(missing)}: '
+            f"give the release's {URL.rsplit('/', 1)[1]}, "
             f'or a directory with train.csv and test.csv'
         )
     return {
@@ -110,8 +112,9 @@ def documents(args, source):
     """(split, review text, label 0/1) for every row, train then test."""
     source = source or download()
     files = csv_files(source)
-    # a long review is text all the same, and python's default limit is 128 KB; 16M characters still stops a
-    # damaged file (one unclosed quote makes the rest of it one field) from being read into memory whole
+    # a long review is text all the same, and python's default limit is 128 KB; 16M characters still
+    # stops a damaged file (one unclosed quote makes the rest of it one field) from being read into
+    # memory whole
     csv.field_size_limit(2**24)
     for split in SPLITS:
         name, f = files[split]
@@ -128,8 +131,8 @@ def documents(args, source):
                     yield split, row[1].replace('\\n', '\n'), int(row[0]) - 1
             except csv.Error as e:  # a field over the limit
                 raise ValueError(
-                    f'{name} row {i + 1} (line {rows.line_num}) is not CSV ({e}): fix or remove that '
-                    f'row'
+                    f'{name} row {i + 1} (line {rows.line_num}) is not CSV ({e}): '
+                    f'fix or remove that row'
                 ) from None
             except corpus.DAMAGED as e:
                 raise corpus.damaged(source, 'tar archive', e) from None
