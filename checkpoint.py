@@ -1,17 +1,21 @@
 """
-A run's folder and its checkpoint: everything a run writes and reads back (as nanochat keeps its checkpoints in a
-module of their own). A run lives in one folder, out_dir/<run name>/:
+A run's folder and its checkpoint: everything a run writes and reads back (as nanochat keeps its
+checkpoints in a module of their own). A run lives in one folder, out_dir/<run name>/:
 
     config.json   the full config: `python train.py out/<run>/config.json` runs it again
     log.jsonl     one JSON line per evaluation
-    ckpt.pt       weights, optimizer state, config, model args and the data's meta.json, with their sha256
+    ckpt.pt       weights, optimizer state, config, model args and the data's meta.json,
+                  with their sha256
     .lock         held (flock) by the one process that writes the folder
 
-train.py calls it in one line where a run resumes (find_checkpoint, load_checkpoint, resumed_config, restore) and
-one where it saves (Run.record). Files are written to a temporary name and renamed; a checkpoint is read with
-weights_only and checked against its checksum and its own model_args, so a crafted file is refused, not run.
-Nothing here imports train.py: what depends on its keys (which keys name a run, which --resume may change) is
-passed in.
+train.py calls it in one line where a run resumes (find_checkpoint, load_checkpoint,
+resumed_config, restore) and one where it saves (Run.record).
+
+Files are written to a temporary name and renamed. A checkpoint is read with weights_only and
+checked against its checksum and its own model_args, so a crafted file is refused, not run.
+
+Nothing here imports train.py: what depends on its keys (which keys name a run, which --resume may
+change) is passed in.
 """
 
 import fcntl
@@ -38,10 +42,13 @@ class ReportedElsewhere(ConfigError):
 
 @contextmanager
 def together(ddp):
-    """A block that may fail on some processes of a torchrun only (rank 0 alone writes the run's folder; each machine
-    reads its own data): at its end all learn whether any failed, and all stop with the first failure's ConfigError,
-    which rank 0 prints (train.py main). Else the others would wait in their next collective for a process that has
-    left: a gloo traceback, or an NCCL hang. No collective may run inside the block."""
+    """A block that may fail on some processes of a torchrun only (rank 0 alone writes the run's
+    folder; each machine reads its own data).
+
+    At its end all learn whether any failed, and all stop with the first failure's ConfigError,
+    which rank 0 prints (train.py main). Else the others would wait in their next collective for a
+    process that has left: a gloo traceback, or an NCCL hang. No collective may run inside the
+    block."""
     error = None
     try:
         yield
@@ -59,14 +66,17 @@ def together(ddp):
 
 
 def differing(a, b, ignored=()):
-    """The keys whose values differ between two configs (or two meta.json), a key one lacks included."""
+    """The keys whose values differ between two configs (or two meta.json), a key one lacks
+    included."""
     return [k for k in {**a, **b} if k not in ignored and a.get(k) != b.get(k)]
 
 
 def run_dir(cfg, label, not_named):
-    """out_dir/run_name, or a name of the config's own: the task, then `label` (the variant and the keys not at their
-    default) as far as it fits, then a hash of every key outside not_named, so that runs of different configs never
-    share a folder: 'dyck-standard,seed=1-3f2a9c01'."""
+    """out_dir/run_name, or a name of the config's own: 'dyck-standard,seed=1-3f2a9c01'.
+
+    That name is the task, then `label` (the variant and the keys not at their default) as far as it
+    fits, then a hash of every key outside not_named, so that runs of different configs never share
+    a folder."""
     if cfg['run_name']:
         return Path(cfg['out_dir']) / cfg['run_name']
     readable = re.sub(r'[^\w.,=+-]', '_', label)
@@ -81,10 +91,13 @@ def run_dir(cfg, label, not_named):
 
 
 def find_checkpoint(cfg, given, folder, resumable, action):
-    """The ckpt.pt of an existing run, to `action` it (--resume, --sample): `folder` (the run_name's, or the config's
-    own), else the one folder in out_dir whose config.json agrees with cfg on every key outside `resumable` (so a run
-    extended with max_iters is still found), else the one that differs least, in keys `given` now only (so that
-    resume can name the key it cannot change)."""
+    """The ckpt.pt of an existing run, to `action` it (--resume, --sample). In order:
+
+    - `folder` (the run_name's, or the config's own);
+    - else the one folder in out_dir whose config.json agrees with cfg on every key outside
+      `resumable` (so a run extended with max_iters is still found);
+    - else the one that differs least, in keys `given` now only (so that resume can name the key it
+      cannot change)."""
     found = [folder]
     if not cfg['run_name'] and not (folder / 'ckpt.pt').exists():
         near = []  # (number of keys that differ, all of them given now; folder)
@@ -103,65 +116,71 @@ def find_checkpoint(cfg, given, folder, resumable, action):
     if not found or not (found[0] / 'ckpt.pt').exists():
         raise ConfigError(
             f'cannot {action}: no run in {cfg["out_dir"]} has a ckpt.pt with these keys'
-            f'{f" ({found[0]})" if found else ""}; give the keys it was trained with, or its run_name'
+            f'{f" ({found[0]})" if found else ""}; give the keys it was trained with, '
+            f'or its run_name'
         )
     return found[0] / 'ckpt.pt'
 
 
-# where a run writes or reads and what it sends: the command line decides, never a checkpoint (a file from elsewhere)
+# where a run writes or reads and what it sends: the command line decides, never a checkpoint (a
+# file from elsewhere)
 CHOSEN_NOW = ('out_dir', 'data_dir', 'wandb_log', 'wandb_project', 'wandb_run_name')
 
 
 def resumed_config(ckpt, overrides, resolve, resumable):
-    """A resumed run's config: the checkpoint's, with the keys given now, through `resolve` (train.py's); CHOSEN_NOW
-    come from the command line alone. A key outside `resumable` given with a value other than the run's (its
-    config's, else its model's) is refused, by name."""
+    """A resumed run's config: the checkpoint's, with the keys given now, through `resolve`
+    (train.py's); CHOSEN_NOW come from the command line alone.
+
+    A key outside `resumable` given with a value other than the run's (its config's, else its
+    model's) is refused, by name."""
     saved = {k: v for k, v in ckpt['config'].items() if k not in CHOSEN_NOW}
     try:
         resolve(saved)
     except ConfigError as e:  # the file's own config, apart from what is given now
         raise ConfigError(
-            f"the run's ckpt.pt holds a config train.py refuses ({e}): delete it, or restore it from a "
-            f'copy'
+            f"the run's ckpt.pt holds a config train.py refuses ({e}): delete it, or restore it "
+            f'from a copy'
         ) from None
     cfg = resolve({**saved, **overrides})
     if 'data_dir' not in overrides and cfg['data_dir'] != ckpt['config'].get(
         'data_dir', cfg['data_dir']
     ):
         raise ConfigError(
-            f'this run read its data from data_dir={ckpt["config"]["data_dir"]!r}: give that data_dir '
-            f'again (a checkpoint does not choose where data is read or written), or the one it moved to'
+            f'this run read its data from data_dir={ckpt["config"]["data_dir"]!r}: give that '
+            f'data_dir again (a checkpoint does not choose where data is read or written), or the '
+            f'one it moved to'
         )
     if cfg['max_iters'] < ckpt['step']:
         raise ConfigError(
-            f"max_iters={cfg['max_iters']} is below the run's step {ckpt['step']}: a run does not go "
-            f'back; give max_iters={ckpt["step"]} or more, or start a new run'
+            f"max_iters={cfg['max_iters']} is below the run's step {ckpt['step']}: a run does not "
+            f'go back; give max_iters={ckpt["step"]} or more, or start a new run'
         )
     for key in overrides:
         before = saved[key] if key in saved else ckpt['model_args'].get(key)
         if key not in resumable and cfg[key] != before:
             raise ConfigError(
-                f'--resume cannot change {key} ({before!r} in the run, {cfg[key]!r} given): it fixes '
-                f'the model, the data or the optimizer state. Drop it, or start a new run'
+                f'--resume cannot change {key} ({before!r} in the run, {cfg[key]!r} given): it '
+                f'fixes the model, the data or the optimizer state. Drop it, or start a new run'
             )
     return cfg
 
 
 def same_data(ckpt, meta):
-    """A resumed run goes on with the data it was trained on: the checkpoint's meta.json (source, encoding, sizes). A
-    fresh run (no checkpoint) has nothing to compare."""
+    """A resumed run goes on with the data it was trained on: the checkpoint's meta.json (source,
+    encoding, sizes). A fresh run (no checkpoint) has nothing to compare."""
     changed = differing(ckpt['meta'], meta, ('date',)) if ckpt else []
     if changed:
         raise ConfigError(
             f'the {meta["task"]} data is not what this run trained on ({changed[0]}: '
-            f'{ckpt["meta"].get(changed[0])!r} then, {meta.get(changed[0])!r} now): prepare it again as '
-            f'it was, or start a new run'
+            f'{ckpt["meta"].get(changed[0])!r} then, {meta.get(changed[0])!r} now): prepare it '
+            f'again as it was, or start a new run'
         )
 
 
 def digest(obj, h=None):
-    """sha256 over a checkpoint's tensors (dtype, shape, bytes) and plain values, in their order: recorded at save
-    time, it catches a file that still unzips but whose contents changed."""
+    """sha256 over a checkpoint's tensors (dtype, shape, bytes) and plain values, in their order.
+
+    Recorded at save time, it catches a file that still unzips but whose contents changed."""
     h = h or hashlib.sha256()
     if isinstance(obj, torch.Tensor):
         h.update(f'{obj.dtype}{tuple(obj.shape)}'.encode())
@@ -179,14 +198,17 @@ def digest(obj, h=None):
 
 
 def save_checkpoint(ckpt, path):
-    """Tensors and plain values only (so that weights_only loading reads it), with their checksum, atomically."""
+    """Tensors and plain values only (so that weights_only loading reads it), with their checksum,
+    atomically."""
     ckpt = {**ckpt, 'sha256': digest(ckpt).hexdigest()}
     atomic_write(path, lambda tmp: torch.save(ckpt, tmp))
 
 
 def load_checkpoint(path):
-    """A checkpoint, for resume, --sample and the experiments. weights_only: run folders are shared, and a pickle
-    can run any code when it is loaded, so only tensors and plain values are read; then the checksum is checked."""
+    """A checkpoint, for resume, --sample and the experiments.
+
+    weights_only: run folders are shared, and a pickle can run any code when it is loaded, so only
+    tensors and plain values are read; then the checksum is checked."""
     if not Path(path).is_file():  # a FIFO or a device would block or never end
         raise ConfigError(
             f'{path} is not a regular file: delete it, or restore the checkpoint from a copy'
@@ -196,8 +218,8 @@ def load_checkpoint(path):
     except Exception as e:  # torch.load raises many types for a damaged file
         if 'Weights only load failed' in str(e):
             raise ConfigError(
-                f'{path} holds objects other than tensors and plain values, which could run code when '
-                f'loaded: it was not loaded. Delete it unless you know who made it and why'
+                f'{path} holds objects other than tensors and plain values, which could run code '
+                f'when loaded: it was not loaded. Delete it unless you know who made it and why'
             ) from None
         raise ConfigError(
             f'{path} is damaged ({type(e).__name__}): delete it, or restore it from a copy'
@@ -238,17 +260,20 @@ def load_checkpoint(path):
         k: t.shape for k, t in ckpt['model'].items()
     }:
         raise ConfigError(
-            f'{path} is damaged: its model_args do not describe its tensors; delete it, or restore it '
-            f'from a copy'
+            f'{path} is damaged: its model_args do not describe its tensors; delete it, or '
+            f'restore it from a copy'
         )
     return {**ckpt, 'file': file_id(path)}
 
 
 def meta_model(args, tensors):
-    """The model a checkpoint's model_args build, on the meta device (which allocates nothing), if they are GPTConfig's
-    and it asks for no more other memory than a few times its tensors; else None. The file is data from elsewhere, and
-    its checksum can be made again: a block_size of 10^9 beside a small model's tensors would have the model ask for
-    gigabytes. Sizes are first bounded by the file's, so that no loop runs 10^9 times."""
+    """The model a checkpoint's model_args build, on the meta device (which allocates nothing), if
+    they are GPTConfig's and it asks for no more other memory than a few times its tensors; else
+    None.
+
+    The file is data from elsewhere, and its checksum can be made again: a block_size of 10^9 beside
+    a small model's tensors would have the model ask for gigabytes. Sizes are first bounded by the
+    file's, so that no loop runs 10^9 times."""
     if (
         not isinstance(args, dict)
         or not set(args) <= {f.name for f in fields(GPTConfig)}
@@ -280,12 +305,13 @@ def meta_model(args, tensors):
 
 
 def restore(ckpt, model, optimizer, scaler):
-    """A resumed run's weights, optimizer state and loss scale (float16 then and now) from its checkpoint. An optimizer
-    state of other tensors than the model's (a file from elsewhere) is refused here, not met as a shape error at the
-    first step."""
-    settings = [
-        (g['betas'], g['weight_decay']) for g in optimizer.param_groups
-    ]  # the config's, which resume keeps
+    """A resumed run's weights, optimizer state and loss scale (float16 then and now) from its
+    checkpoint.
+
+    An optimizer state of other tensors than the model's (a file from elsewhere) is refused here,
+    not met as a shape error at the first step."""
+    # the config's, which resume keeps
+    settings = [(g['betas'], g['weight_decay']) for g in optimizer.param_groups]
     try:
         model.load_state_dict(ckpt['model'])
         optimizer.load_state_dict(ckpt['optimizer'])
@@ -306,14 +332,16 @@ def restore(ckpt, model, optimizer, scaler):
             ):
                 raise ConfigError(
                     f"the run's ckpt.pt is damaged: its optimizer state holds a tensor of another "
-                    f'shape than the {tuple(p.shape)} weight it belongs to; delete it, or restore it '
-                    f'from a copy'
+                    f'shape than the {tuple(p.shape)} weight it belongs to; delete it, or '
+                    f'restore it from a copy'
                 )
 
 
 def file_id(path):
-    """Which file is at path now: a checkpoint is replaced by a rename (a new inode), so this tells a file read earlier
-    from the one there now; None if there is none."""
+    """Which file is at path now; None if there is none.
+
+    A checkpoint is replaced by a rename (a new inode), so this tells a file read earlier from the
+    one there now."""
     try:
         st = Path(path).stat()
     except FileNotFoundError:
@@ -322,7 +350,8 @@ def file_id(path):
 
 
 def logged_step(line):
-    """The step of a log.jsonl line (bytes, any encoding); 0 for a line without one (a user's note): resume keeps it."""
+    """The step of a log.jsonl line (bytes, any encoding); 0 for a line without one (a user's note):
+    resume keeps it."""
     try:
         return int(json.loads(line.decode('utf-8', errors='replace'))['step'])
     except (
@@ -339,16 +368,27 @@ RUN_FILES = ('config.json', 'log.jsonl', 'ckpt.pt')  # what a run writes in its 
 
 
 class Run:
-    """A run's folder while the run writes to it, as a context manager; with write=False (the other DDP ranks) it
-    writes nothing, and with ddp every process stops with rank 0 when that cannot write (together). On
-    entering: a folder, or a file of it, that is a symbolic link is refused (the run would write through it to another
-    folder); a lock (flock, which the kernel drops when the process ends, so a crash leaves none behind) refuses a
-    second process instead of mixing two runs' files; a resume whose ckpt.pt was replaced after it read it (by another
-    resume, which held the lock then) stops; dead processes' temporaries are removed; a fresh run does not replace
-    another run's files unless cfg's overwrite is set (the keys in not_named say where and how a run is shown, not what
-    it trains); config.json is written and log.jsonl started: empty, or for a resumed run cut back to the checkpoint's
-    step, atomically; W&B starts when wandb_log asks for it. Each record checks that the lock still guards the folder
-    (one removed and made again could be locked by another process)."""
+    """A run's folder while the run writes to it, as a context manager.
+
+    With write=False (the other DDP ranks) it writes nothing, and with ddp every process stops with
+    rank 0 when that cannot write (together).
+
+    On entering:
+    - a folder, or a file of it, that is a symbolic link is refused (the run would write through it
+      to another folder);
+    - a lock (flock, which the kernel drops when the process ends, so a crash leaves none behind)
+      refuses a second process instead of mixing two runs' files;
+    - a resume whose ckpt.pt was replaced after it read it (by another resume, which held the lock
+      then) stops;
+    - dead processes' temporaries are removed;
+    - a fresh run does not replace another run's files unless cfg's overwrite is set (the keys in
+      not_named say where and how a run is shown, not what it trains);
+    - config.json is written and log.jsonl started: empty, or for a resumed run cut back to the
+      checkpoint's step, atomically;
+    - W&B starts when wandb_log asks for it.
+
+    Each record checks that the lock still guards the folder (one removed and made again could be
+    locked by another process)."""
 
     def __init__(self, folder, cfg, meta, ckpt, not_named, write=True, ddp=False):
         self.folder, self.cfg, self.meta, self.ckpt, self.not_named = (
@@ -397,8 +437,8 @@ class Run:
                 odd
             ):  # a link: appending to it, or reading it as this run's, would reach another file
                 raise ConfigError(
-                    f'{self.folder / odd[0]} is a symbolic link or not a regular file, and a run reads '
-                    f'and writes its own files only: remove it'
+                    f'{self.folder / odd[0]} is a symbolic link or not a regular file, and a run '
+                    f'reads and writes its own files only: remove it'
                 )
             # O_NOFOLLOW: a link made since the check is refused too
             self.lock = os.fdopen(
@@ -412,12 +452,13 @@ class Run:
                 self.ckpt and file_id(self.folder / 'ckpt.pt') != self.ckpt['file']
             ):  # read before the lock was ours
                 raise ConfigError(
-                    f'another process wrote {self.folder} after this one read its checkpoint: run the '
-                    f'command again'
+                    f'another process wrote {self.folder} after this one read its checkpoint: run '
+                    f'the command again'
                 )
             remove_leftovers(self.folder, RUN_FILES)
             self.check_fresh()
-            # the same config run again: the run there (finished or stopped) stays until this one is as far
+            # the same config run again: the run there (finished or stopped) stays until this one is
+            # as far
             self.keep_until = (
                 self.step_there() if self.resumed is None and not self.cfg['overwrite'] else 0
             )
@@ -468,7 +509,8 @@ class Run:
             return 0
 
     def check_fresh(self):
-        """A fresh run (not resumed, not overwrite) refuses a folder that holds another run's files (any of them)."""
+        """A fresh run (not resumed, not overwrite) refuses a folder that holds another run's files
+        (any of them)."""
         config = self.folder / 'config.json'
         if (
             self.resumed is not None
@@ -488,8 +530,8 @@ class Run:
             )
 
     def record(self, metrics, model, optimizer, scaler):
-        """One evaluation: its log line, the checkpoint of the weights that gave it, and W&B (rank 0; the other
-        processes stop with it if it cannot write)."""
+        """One evaluation: its log line, the checkpoint of the weights that gave it, and W&B
+        (rank 0; the other processes stop with it if it cannot write)."""
         with together(self.ddp):
             if self.write:
                 try:
@@ -511,8 +553,8 @@ class Run:
             held.st_ino,
         ):  # the lock guards another folder
             raise ConfigError(
-                f'{self.folder} was removed or made again while this run wrote it, so another process '
-                f'could write it too: this run stopped; start it again'
+                f'{self.folder} was removed or made again while this run wrote it, so another '
+                f'process could write it too: this run stopped; start it again'
             )
         with open(
             self.log, 'a'
@@ -550,7 +592,8 @@ class Run:
         self.saved_step = metrics['step']
 
     def non_finite(self, step):
-        """The error that stops a run whose loss became NaN or infinite; the last checkpoint is kept."""
+        """The error that stops a run whose loss became NaN or infinite; the last checkpoint is
+        kept."""
         kept = (
             f'{self.folder / "ckpt.pt"} keeps the weights of step {self.saved_step}'
             if self.saved_step
@@ -571,7 +614,8 @@ class Run:
 
 
 def wandb_module():
-    """Weights & Biases, imported only when asked for; WANDB_MODE=offline keeps its runs on this machine."""
+    """Weights & Biases, imported only when asked for; WANDB_MODE=offline keeps its runs on this
+    machine."""
     try:
         import wandb
     except ImportError:
@@ -579,7 +623,7 @@ def wandb_module():
     return wandb
 
 
-# ----------------------------------------------------------------------------- reading runs back (compare_runs.py)
+# ------------------------------------------------------------- reading runs back (compare_runs.py)
 
 
 def is_run(folder):
@@ -587,7 +631,8 @@ def is_run(folder):
 
 
 def read_log(folder):
-    """-> the evaluations of log.jsonl as dicts; blank lines (none that train.py writes) are skipped."""
+    """-> the evaluations of log.jsonl as dicts; blank lines (none that train.py writes) are
+    skipped."""
     path = folder / 'log.jsonl'
     if not path.exists():
         raise ConfigError(
@@ -612,8 +657,8 @@ def read_log(folder):
             or any(type(v) is int and abs(v) > 2**53 for v in line.values())
         ):  # too large to draw as a float
             raise ConfigError(
-                f'{path} line {i} is not a JSON object with a step ({text[:60]!r}): delete or repair '
-                f'that line, or leave the run out'
+                f'{path} line {i} is not a JSON object with a step ({text[:60]!r}): delete or '
+                f'repair that line, or leave the run out'
             )
         lines.append(line)
     if not lines:

@@ -19,8 +19,9 @@ def reject(constant):
 
 @pytest.fixture(autouse=True)
 def strict_logs(request):
-    """After every test: each log.jsonl under its tmp_path (what train.py and the experiments wrote there) parses line
-    by line with a strict JSON parser, one object a line: no NaN, Infinity or half-written line."""
+    """After every test: each log.jsonl under its tmp_path (what train.py and the experiments wrote
+    there) parses line by line with a strict JSON parser, one object a line: no NaN, Infinity or
+    half-written line."""
     yield
     folder = request.node.funcargs.get('tmp_path')
     if folder is None or request.node.get_closest_marker('log_by_hand'):

@@ -1,6 +1,9 @@
-"""Runs a researcher can trust: every input a user can type and every damaged file under out/ or data/ ends in one
-line 'error: ...' with exit code 2 and nothing written; checkpoints run no code; resume keeps its run; run folders
-are per config, locked, and never replace another run."""
+"""Runs a researcher can trust:
+- every input a user can type and every damaged file under out/ or data/ ends in one line
+  'error: ...' with exit code 2 and nothing written;
+- checkpoints run no code;
+- resume keeps its run;
+- run folders are per config, locked, and never replace another run."""
 
 import contextlib
 import io
@@ -60,8 +63,8 @@ def yelp_data(d):
 
 
 def recrafted(**model_args):
-    """A setup that rewrites the finished run's checkpoint with these model_args and a checksum made again: a file
-    from elsewhere, whose checksum proves nothing."""
+    """A setup that rewrites the finished run's checkpoint with these model_args and a checksum made
+    again: a file from elsewhere, whose checksum proves nothing."""
 
     def setup(d):
         path = d / 'out/done/ckpt.pt'
@@ -74,7 +77,8 @@ def recrafted(**model_args):
 
 
 def crafted(change):
-    """A setup that rewrites the finished run's checkpoint with change(ckpt) applied and a checksum made again."""
+    """A setup that rewrites the finished run's checkpoint with change(ckpt) applied and a checksum
+    made again."""
 
     def setup(d):
         path = d / 'out/done/ckpt.pt'
@@ -90,7 +94,8 @@ def optimizer_state(ckpt):
 
 
 def bin_file(split, content):
-    """A setup that prepares the byte-level text task in d/text and replaces <split>.bin by `content` (bytes)."""
+    """A setup that prepares the byte-level text task in d/text and replaces <split>.bin by
+    `content` (bytes)."""
 
     def setup(d):
         text_corpus(d, cut=False)
@@ -100,7 +105,8 @@ def bin_file(split, content):
 
 
 def npz(change, compressed=False):
-    """A setup that writes data/train.npz again with change(x, y) -> (x, y), as np.savez would (or compressed)."""
+    """A setup that writes data/train.npz again with change(x, y) -> (x, y), as np.savez would (or
+    compressed)."""
 
     def setup(d):
         from data.synthetic import load_split
@@ -126,7 +132,8 @@ def write(path, content):
 
 
 class Doctored:
-    """Pickled as a call of os.system: whoever unpickles it with weights_only=False runs the command."""
+    """Pickled as a call of os.system: whoever unpickles it with weights_only=False runs the
+    command."""
 
     def __init__(self, marker):
         self.marker = marker
@@ -158,7 +165,8 @@ def text_corpus(d, cut=True):
 
 
 def text_token(split, value):
-    """A setup that prepares the byte-level text task in d/text and writes one token id `value` into <split>.bin."""
+    """A setup that prepares the byte-level text task in d/text and writes one token id `value` into
+    <split>.bin."""
 
     def setup(d):
         text_corpus(d, cut=False)
@@ -170,7 +178,8 @@ def text_token(split, value):
 
 
 def symlinked(name):
-    """A setup that makes the finished run's `name` (the folder itself: '') a symbolic link to a copy elsewhere."""
+    """A setup that makes the finished run's `name` (the folder itself: '') a symbolic link to a
+    copy elsewhere."""
 
     def setup(d):
         path = d / 'out' / 'done' / name
@@ -180,17 +189,19 @@ def symlinked(name):
     return setup
 
 
-TEXT = lambda d, *more: [
-    '--task=text',
-    '--encoding=bytes',
-    f'--data_dir={d / "text"}',
-    f'--out_dir={d / "out"}',
-    '--n_layer=1',
-    '--n_embd=32',
-    '--block_size=16',
-    '--max_iters=2',
-    *more,
-]
+def TEXT(d, *more):
+    return [
+        '--task=text',
+        '--encoding=bytes',
+        f'--data_dir={d / "text"}',
+        f'--out_dir={d / "out"}',
+        '--n_layer=1',
+        '--n_embd=32',
+        '--block_size=16',
+        '--max_iters=2',
+        *more,
+    ]
+
 
 # (case, argv from the case's folder d, what to break first, what the message must say)
 CASES = [
@@ -291,21 +302,22 @@ CASES = [
         lambda d: flags(d, vocab_size=10**10),
         None,
         r'the weights and optimizer state '
-        r'\(640,000,\d{3},\d{3} parameters\) would take [\d,.]+ GiB, and this cpu has [\d,.]+ GiB: at most [\d,]+ '
-        r'parameters fit',
+        r'\(640,000,\d{3},\d{3} parameters\) would take [\d,.]+ GiB, '
+        r'and this cpu has [\d,.]+ GiB: at most [\d,]+ parameters fit',
     ),  # the token embedding and the untied head: 2 x 10^10 x 32, and a few thousand more
     (
         'a batch of 10^9',
         lambda d: flags(d, batch_size=10**9),
         None,
-        r'the weights and a batch of 1,000,000,000 examples would take .* GiB: about [\d,]+ examples fit: lower batch_size',
+        r'the weights and a batch of 1,000,000,000 examples would take .* GiB: '
+        r'about [\d,]+ examples fit: lower batch_size',
     ),
     (
         'an evaluation batch of 10^10',
         lambda d: flags(d, eval_batch_size=10**10),
         None,  # 10^9 would fit (no_grad)
-        r'the weights and an evaluation batch of 10,000,000,000 examples would take .* GiB: about [\d,]+ examples fit: '
-        r'lower eval_batch_size',
+        r'the weights and an evaluation batch of 10,000,000,000 examples would take .* GiB: '
+        r'about [\d,]+ examples fit: lower eval_batch_size',
     ),
     (
         'zero mixit_std',
@@ -369,7 +381,8 @@ CASES = [
         'classify a task without classes',
         lambda d: flags(d, classify=True),
         None,
-        'classify=True needs a task whose meta.json lists its classes .yelp.; addition has none: drop classify',
+        'classify=True needs a task whose meta.json lists its classes .yelp.; '
+        'addition has none: drop classify',
     ),
     (
         'bidirectional MixiT longer than the examples',
@@ -426,14 +439,15 @@ CASES = [
         '10^9 samples',
         lambda d: done(d, '--sample', '--prompt=12', '--num_samples=1000000000'),
         None,
-        r'1,000,000,000 samples of \d+ tokens would take [\d,.]+ GiB, and this cpu has [\d,.]+ GiB: [\d,]+ such samples '
-        r'fit\n',
+        r'1,000,000,000 samples of \d+ tokens would take [\d,.]+ GiB, '
+        r'and this cpu has [\d,.]+ GiB: [\d,]+ such samples fit\n',
     ),
     (
         'samples of 10^12 tokens',
         lambda d: done(d, '--sample', '--prompt=12', f'--max_new_tokens={10**12}'),
         None,
-        r'3 samples of 1,000,000,000,\d+ tokens would take .* GiB: 0 such samples fit, or 3 of max_new_tokens=[1-9]',
+        r'3 samples of 1,000,000,000,\d+ tokens would take .* GiB: '
+        r'0 such samples fit, or 3 of max_new_tokens=[1-9]',
     ),
     (
         'prompt outside the vocabulary',
@@ -600,7 +614,8 @@ CASES = [
         'train.npz of another setting under the same meta.json',
         lambda d: flags(d),
         npz(lambda x, y: (x[:500], y[:500])),
-        r'train.npz holds x \(500, 9\) and y \(500, 9\), not the 600 examples of length 9 meta.json describes',
+        r'train.npz holds x \(500, 9\) and y \(500, 9\), '
+        r'not the 600 examples of length 9 meta.json describes',
     ),
     (
         'x and y of different rows',
@@ -733,7 +748,8 @@ CASES = [
         "a run's log that is a symbolic link",
         lambda d: done(d, '--resume', '--max_iters=9'),
         symlinked('log.jsonl'),
-        r'log.jsonl is a symbolic link or not a regular file, and a run reads and writes its own files only',
+        r'log.jsonl is a symbolic link or not a regular file, '
+        r'and a run reads and writes its own files only',
     ),
     (
         'a task setting that climbs out of data/',
@@ -745,7 +761,8 @@ CASES = [
         'another run in the folder',
         lambda d: flags(d, run_name='done', seed=1),
         None,
-        r'holds another run \(seed=0 there, 1 here\): --resume it, use another run_name, or set overwrite=True',
+        r'holds another run \(seed=0 there, 1 here\): '
+        r'--resume it, use another run_name, or set overwrite=True',
     ),
     # resume
     (
@@ -782,7 +799,8 @@ CASES = [
         'resume where the checkpoint says the data is',
         lambda d: [f'--out_dir={d / "out"}', '--run_name=done', '--resume'],
         None,
-        'this run read its data from data_dir=.*: give that data_dir again .a checkpoint does not choose',
+        'this run read its data from data_dir=.*: '
+        'give that data_dir again .a checkpoint does not choose',
     ),
     (
         'resume back to an earlier step',
@@ -1052,8 +1070,8 @@ def test_a_second_process_on_a_run_folder_is_refused_and_the_first_stays_intact(
     steps = [json.loads(line)['step'] for line in log.read_text().splitlines()]
     assert steps == list(range(5, 5 * len(steps) + 1, 5))  # one run's evaluations, in order
     ckpt = load_checkpoint(tmp_path / 'out' / 'r' / 'ckpt.pt')
-    # the log line of an evaluation is written just before its checkpoint: a kill between them leaves the log one
-    # evaluation ahead, which resume cuts back
+    # the log line of an evaluation is written just before its checkpoint: a kill between them
+    # leaves the log one evaluation ahead, which resume cuts back
     assert ckpt['config']['seed'] == 0 and ckpt['step'] in steps[-2:]
     assert not list((tmp_path / 'out' / 'r').glob('*.tmp*'))
     resumed = train(
@@ -1113,8 +1131,9 @@ def dead_pid():
 
 
 def test_temporaries_of_dead_processes_are_removed_by_the_next_run_and_prepare(tmp_path):
-    """A kill -9 leaves <name>.tmp<pid>; the next run of the folder (or prepare of the data) removes those of processes
-    that no longer run, of the names it writes there, and keeps a running process's and a user's own files."""
+    """A kill -9 leaves <name>.tmp<pid>; the next run of the folder (or prepare of the data) removes
+    those of processes that no longer run, of the names it writes there, and keeps a running
+    process's and a user's own files."""
     keys = {
         **TINY,
         'out_dir': str(tmp_path / 'out'),
@@ -1153,8 +1172,8 @@ def test_temporaries_of_dead_processes_are_removed_by_the_next_run_and_prepare(t
 
 
 def test_a_resume_refuses_a_checkpoint_replaced_after_it_read_it(tmp_path, monkeypatch):
-    """Two resumes of one run: the second read ckpt.pt before the first, which held the lock, replaced it; once it
-    holds the lock it sees that, and stops before it writes anything."""
+    """Two resumes of one run: the second read ckpt.pt before the first, which held the lock,
+    replaced it; once it holds the lock it sees that, and stops before it writes anything."""
     keys = {
         **TINY,
         'out_dir': str(tmp_path / 'out'),
@@ -1181,8 +1200,9 @@ def test_a_resume_refuses_a_checkpoint_replaced_after_it_read_it(tmp_path, monke
 
 
 def test_a_run_stops_when_its_folder_is_made_again(tmp_path, monkeypatch):
-    """The lock guards the folder it was taken in: a folder removed and made again (where another process could take
-    a new lock) stops the run at its next evaluation instead of two runs writing one folder."""
+    """The lock guards the folder it was taken in: a folder removed and made again (where another
+    process could take a new lock) stops the run at its next evaluation instead of two runs writing
+    one folder."""
     keys = {
         **TINY,
         'out_dir': str(tmp_path / 'out'),
@@ -1206,8 +1226,8 @@ def test_a_run_stops_when_its_folder_is_made_again(tmp_path, monkeypatch):
 
 
 def two_processes(argv_of_rank, timeout=120):
-    """Two processes of one run as torchrun starts them (its environment variables, gloo on the CPU), each with its own
-    command line; -> [(exit status, stderr)] by rank."""
+    """Two processes of one run as torchrun starts them (its environment variables, gloo on the
+    CPU), each with its own command line; -> [(exit status, stderr)] by rank."""
     import socket
 
     with socket.socket() as s:
@@ -1255,9 +1275,10 @@ def two_processes(argv_of_rank, timeout=120):
 def test_an_error_on_one_process_of_a_torchrun_stops_every_process_in_one_line(
     tmp_path, failing, message
 ):
-    """Rank 0 alone writes the run's folder, and each machine reads its own data: an error on one process (rank 0's
-    out_dir inside a file; rank 1's data missing, its data_dir another machine's) stops both, with the failing one's
-    message printed once, by rank 0, and exit status 2: no gloo traceback from a process left waiting for the other."""
+    """Rank 0 alone writes the run's folder, and each machine reads its own data: an error on one
+    process (rank 0's out_dir inside a file; rank 1's data missing, its data_dir another machine's)
+    stops both, with the failing one's message printed once, by rank 0, and exit status 2: no gloo
+    traceback from a process left waiting for the other."""
     (tmp_path / 'file').write_text('x')
     keys = {
         **TINY,
@@ -1267,13 +1288,16 @@ def test_an_error_on_one_process_of_a_torchrun_stops_every_process_in_one_line(
         'gradient_accumulation_steps': 2,
         'device': 'cpu',
     }
-    argv = lambda rank: [
-        f'--{k}={v}'
-        for k, v in {
-            **keys,
-            **({'data_dir': tmp_path / 'elsewhere'} if rank == failing == 1 else {}),
-        }.items()
-    ]
+
+    def argv(rank):
+        return [
+            f'--{k}={v}'
+            for k, v in {
+                **keys,
+                **({'data_dir': tmp_path / 'elsewhere'} if rank == failing == 1 else {}),
+            }.items()
+        ]
+
     (status0, err0), (status1, err1) = two_processes(argv)
     assert status0 == status1 == 2, (err0, err1)
     assert err0.startswith('error: ') and err0.count('\n') == 1 and re.search(message, err0), err0
@@ -1282,8 +1306,9 @@ def test_an_error_on_one_process_of_a_torchrun_stops_every_process_in_one_line(
 
 
 def test_a_train_bin_too_large_to_check_whole_is_checked_batch_by_batch(tmp_path, monkeypatch):
-    """A train.bin above loader.CHECKED_WHOLE tokens (2^30; 0 here) is not read whole when loaded: its windows are
-    checked as they are drawn, so a token id beyond the vocabulary stops the run at the first batch that holds one."""
+    """A train.bin above loader.CHECKED_WHOLE tokens (2^30; 0 here) is not read whole when loaded:
+    its windows are checked as they are drawn, so a token id beyond the vocabulary stops the run at
+    the first batch that holds one."""
     from data import loader
 
     text_corpus(tmp_path, cut=False)
@@ -1311,8 +1336,9 @@ def test_a_train_bin_too_large_to_check_whole_is_checked_batch_by_batch(tmp_path
 
 
 def test_an_experiment_checks_its_device_before_it_generates_data(tmp_path):
-    """fair.py reads a task's data (generated when missing) before train.py would check the device: the harness checks
-    --device first, so a mistake ends in one line, exit status 2, and generates nothing."""
+    """fair.py reads a task's data (generated when missing) before train.py would check the device:
+    the harness checks --device first, so a mistake ends in one line, exit status 2, and generates
+    nothing."""
     p = subprocess.run(
         [
             sys.executable,
@@ -1345,8 +1371,9 @@ def test_a_home_folder_is_expanded(tmp_path, monkeypatch):
 
 
 def test_a_checkpoint_decides_neither_where_a_run_writes_nor_what_it_sends(tmp_path):
-    """A checkpoint whose checksum was recomputed still cannot steer a resume: its config's out_dir, data_dir and
-    wandb_* are not used (W&B would need the wandb package, not installed here, or would log to the network)."""
+    """A checkpoint whose checksum was recomputed still cannot steer a resume: its config's out_dir,
+    data_dir and wandb_* are not used (W&B would need the wandb package, not installed here, or
+    would log to the network)."""
     keys = {
         **TINY,
         'out_dir': str(tmp_path / 'out'),
@@ -1373,9 +1400,10 @@ def test_a_checkpoint_decides_neither_where_a_run_writes_nor_what_it_sends(tmp_p
 
 
 def test_the_same_config_run_again_keeps_the_run_there_until_it_is_as_far(tmp_path, monkeypatch):
-    """A finished run's command typed again trains it anew, and its folder keeps the finished run (config.json,
-    log.jsonl and ckpt.pt, byte for byte) until the new run reaches the finished one's step: stopped before that, it
-    leaves the folder as it was and no temporary; run to the end, it takes the folder's place."""
+    """A finished run's command typed again trains it anew, and its folder keeps the finished run
+    (config.json, log.jsonl and ckpt.pt, byte for byte) until the new run reaches the finished
+    one's step: stopped before that, it leaves the folder as it was and no temporary; run to the
+    end, it takes the folder's place."""
     keys = {
         **TINY,
         'out_dir': str(tmp_path / 'out'),
@@ -1456,8 +1484,8 @@ def test_wandb_missing_is_refused_before_anything_is_written(base, tmp_path, mon
     ],
 )
 def test_other_command_lines_refuse_in_one_line(base, tmp_path, command, message):
-    """The experiments' harness, trend.py, compare_runs.py and the prepare scripts: one line, exit status 2, and
-    nothing made (no --out_dir folder)."""
+    """The experiments' harness, trend.py, compare_runs.py and the prepare scripts: one line, exit
+    status 2, and nothing made (no --out_dir folder)."""
     (tmp_path / 'file').write_text('x')
     argv = command.format(run=base / 'out' / 'done', d=tmp_path).split()
     p = subprocess.run(
@@ -1481,7 +1509,8 @@ def test_other_command_lines_refuse_in_one_line(base, tmp_path, command, message
     ],
 )
 def test_a_flag_no_command_line_knows_is_one_line(command):
-    """argparse's own errors, as every other error: 'error: ...' and exit status 2, without usage lines before it."""
+    """argparse's own errors, as every other error: 'error: ...' and exit status 2, without usage
+    lines before it."""
     p = subprocess.run(
         [sys.executable, *command.split(), '--no_such_flag=1'],
         cwd=ROOT,

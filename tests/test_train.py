@@ -44,7 +44,8 @@ def weights(tmp_path, run_name):
 
 
 def test_batches_are_a_function_of_seed_and_step():
-    """Each epoch is a permutation: every example appears once per epoch, batches straddle epochs."""
+    """Each epoch is a permutation: every example appears once per epoch, batches straddle
+    epochs."""
     n, batch = 10, 4
     seen = torch.cat(
         [batch_indices(n, step, batch, seed=0) for step in range(5)]
@@ -86,8 +87,9 @@ def test_every_variant_trains_through_train_py(tmp_path):
 
 @pytest.mark.parametrize('variant, dtype', [('standard', 'float32'), ('mixit', 'bfloat16')])
 def test_resume_is_exact(tmp_path, variant, dtype):
-    """Interrupted at step 5 and resumed to 10 == run straight to 10 (dropout on, so its masks count too). In
-    bfloat16 the fixed mixing matrices are cast once (model.fixed_to), and the checkpoint holds them cast."""
+    """Interrupted at step 5 and resumed to 10 == run straight to 10 (dropout on, so its masks count
+    too). In bfloat16 the fixed mixing matrices are cast once (model.fixed_to), and the checkpoint
+    holds them cast."""
     common = dict(
         max_iters=10, lr_decay_iters=10, eval_interval=5, dropout=0.1, variant=variant, dtype=dtype
     )
@@ -123,9 +125,11 @@ def free_port():
 @pytest.mark.skipif(sys.platform != 'linux', reason='torchrun with gloo is exercised on Linux')
 @pytest.mark.parametrize('data', ['examples', 'tokens', 'two nodes'])
 def test_ddp_two_processes_equal_one_process_with_accumulation(tmp_path, data):
-    """Two processes compute what one computes with two micro-batches: the weights, the held-out numbers and the
-    logged train loss (the mean over both processes). 'two nodes' runs the README's two-node command, one process a
-    node (RANK 0 and 1, each LOCAL_RANK 0), both on this machine."""
+    """Two processes compute what one computes with two micro-batches: the weights, the held-out
+    numbers and the logged train loss (the mean over both processes).
+
+    'two nodes' runs the README's two-node command, one process a node (RANK 0 and 1, each
+    LOCAL_RANK 0), both on this machine."""
     keys = dict(
         TINY,
         out_dir=str(tmp_path / 'out'),
@@ -153,7 +157,10 @@ def test_ddp_two_processes_equal_one_process_with_accumulation(tmp_path, data):
     torchrun = [sys.executable, '-m', 'torch.distributed.run']
     if data == 'two nodes':
         nodes = [
-            f'--nnodes=2 --node_rank={i} --nproc_per_node=1 --master_addr=127.0.0.1 --master_port={port}'.split()
+            (
+                f'--nnodes=2 --node_rank={i} --nproc_per_node=1 '
+                f'--master_addr=127.0.0.1 --master_port={port}'
+            ).split()
             for port in [free_port()]
             for i in (0, 1)
         ]
@@ -252,7 +259,10 @@ def test_missing_or_mismatched_data_says_what_to_do(tmp_path):
     (tmp_path / 'data' / 'train.npz').unlink()
     with pytest.raises(
         ConfigError,
-        match='train.npz is missing or not a regular file: delete .*meta.json; the data is regenerated',
+        match=(
+            'train.npz is missing or not a regular file: delete .*meta.json; '
+            'the data is regenerated'
+        ),
     ):
         run(tmp_path, max_iters=1)
     with pytest.raises(ConfigError, match='made with'):
@@ -266,8 +276,9 @@ def test_missing_or_mismatched_data_says_what_to_do(tmp_path):
 
 
 def test_help_says_what_every_key_means():
-    """Every key of train.py, of the model and of each task has its meaning beside its default, apart from it; each task
-    key's comment says whose default it is where the authors' code and the paper's text differ (dyck's length)."""
+    """Every key of train.py, of the model and of each task has its meaning beside its default,
+    apart from it; each task key's comment says whose default it is where the authors' code and the
+    paper's text differ (dyck's length)."""
     from data import synthetic
     from data.loader import task_keys, task_module
 
@@ -355,8 +366,9 @@ def test_command_line(tmp_path):
 
 
 def test_every_key_reaches_the_script_through_torchrun():
-    """torchrun's own parser matches option prefixes even after the script name (e.g. --run= would be
-    taken for --run-path); every key of train.py and of every task must pass through untouched."""
+    """torchrun's own parser matches option prefixes even after the script name (e.g. --run= would
+    be taken for --run-path); every key of train.py and of every task must pass through
+    untouched."""
     from torch.distributed.run import get_args_parser
     from data.synthetic import load_task, tasks
     from train import MODEL_KEYS
@@ -386,9 +398,9 @@ def test_cuda_bf16_compiled_training(tmp_path, variant):
 
 @pytest.mark.skipif(sys.platform != 'linux', reason='glibc malloc setting, Linux only')
 def test_cpu_allocator_keeps_freed_memory():
-    """After keep_freed_memory a freed 64 MiB block is reused without new page faults once the heap has grown
-    to hold it (a few times, as in the training loop's first steps), where glibc's default maps fresh pages
-    again every time (16,384 faults of 4 KiB)."""
+    """After keep_freed_memory a freed 64 MiB block is reused without new page faults once the heap
+    has grown to hold it (a few times, as in the training loop's first steps), where glibc's default
+    maps fresh pages again every time (16,384 faults of 4 KiB)."""
     import resource
 
     train_module.keep_freed_memory()
@@ -405,9 +417,10 @@ def test_cpu_allocator_keeps_freed_memory():
     not torch.cuda.is_available(), reason='needs CUDA (host-device synchronisation)'
 )
 def test_no_host_device_sync_between_log_steps(tmp_path):
-    """The training step never waits for the GPU: the synchronisations CUDA reports (torch.cuda's sync debug
-    mode) are those of logging, evaluation and checkpointing, so 8 more steps between them add none. Both a
-    task whose examples live on the GPU and a token stream copied from the host are checked."""
+    """The training step never waits for the GPU: the synchronisations CUDA reports (torch.cuda's
+    sync debug mode) are those of logging, evaluation and checkpointing, so 8 more steps between
+    them add none. Both a task whose examples live on the GPU and a token stream copied from the
+    host are checked."""
     import warnings
     from data import corpus
 
@@ -445,22 +458,27 @@ def test_no_host_device_sync_between_log_steps(tmp_path):
             finally:
                 torch.cuda.set_sync_debug_mode('default')
             counts.append(sum('synchroniz' in str(w.message) for w in caught))
-        # one-time synchronisations (first use of a kernel or of pinned memory) can only make the first run's count larger
+        # one-time synchronisations (first use of a kernel or of pinned memory) can only make the
+        # first run's count larger
         assert counts[1] <= counts[0], (
             f'{counts[1] - counts[0]} synchronisations in 8 more steps ({task or "addition"})'
         )
 
 
-# modular addition at p=11, its table split in half: 61 of the 121 pairs held out, so about half of all draws are
-# held-out inputs (explicit settings: the task's defaults are the authors' p=199)
+# modular addition at p=11, its table split in half: 61 of the 121 pairs held out, so about half of
+# all draws are held-out inputs (explicit settings: the task's defaults are the authors' p=199)
 MODADD = dict(task='modular_addition', p=11, train_frac=0.5, n_train=0, n_test=0)
 
 
 def test_online_batches_are_fresh_reproducible_and_never_held_out(tmp_path):
-    """online=True: step s's batch is drawn from the generator seeded by (data_seed, seed, s), held-out inputs
-    redrawn: the same on every call and in every process, different at every step; no training row is a held-out
-    input (brute force over the val split), every other input occurs, and the targets stay right; the first draw's
-    kept rows lead the batch in order; a run trains and is reproducible; a task without a generator is refused."""
+    """online=True: step s's batch is drawn from the generator seeded by (data_seed, seed, s),
+    held-out inputs redrawn:
+    - the same on every call and in every process, different at every step;
+    - no training row is a held-out input (brute force over the val split), every other input
+      occurs, and the targets stay right;
+    - the first draw's kept rows lead the batch in order;
+    - a run trains and is reproducible;
+    - a task without a generator is refused."""
     from data.synthetic import load_split, load_task
 
     cfg = train_module.resolve(dict(MODADD, online=True, seed=3, data_dir=str(tmp_path / 'data')))
@@ -508,8 +526,9 @@ def test_online_batches_are_fresh_reproducible_and_never_held_out(tmp_path):
 
 
 def test_online_refuses_a_task_its_held_out_inputs_cover(tmp_path):
-    """Held-out inputs that are every input of the task (all 9 pairs at p=3, written over the val split here) leave
-    nothing to train on: a one-line error before any training, not an endless loop."""
+    """Held-out inputs that are every input of the task (all 9 pairs at p=3, written over the val
+    split here) leave nothing to train on: a one-line error before any training, not an endless
+    loop."""
     from data.synthetic import save_npz
 
     keys = dict(
@@ -535,10 +554,14 @@ def test_online_refuses_a_task_its_held_out_inputs_cover(tmp_path):
 
 
 def test_val_frac_holds_the_training_splits_tail_out(tmp_path):
-    """val_frac (model selection): the validation split is exactly the training split's last val_frac, and those
-    rows are out of training: the kept training rows are the rest, in order (examples; a stream's tokens likewise);
-    online draws redraw validation inputs as they do held-out ones; the run reports its split as 'validation'; a
-    task measured on its training set (memorization) has nothing to hold out and is refused in one line."""
+    """val_frac (model selection):
+    - the validation split is exactly the training split's last val_frac, and those rows are out of
+      training: the kept training rows are the rest, in order (examples; a stream's tokens
+      likewise);
+    - online draws redraw validation inputs as they do held-out ones;
+    - the run reports its split as 'validation';
+    - a task measured on its training set (memorization) has nothing to hold out and is refused in
+      one line."""
     from data.synthetic import load_split
 
     keys = dict(MODADD, data_dir=str(tmp_path / 'data'))
@@ -583,9 +606,9 @@ def test_val_frac_holds_the_training_splits_tail_out(tmp_path):
 
 @pytest.mark.parametrize('schedule', ['cosine', 'linear'])
 def test_lr_schedule_is_the_formula(schedule):
-    """get_lr against each schedule written out: warm-up (step + 1) / (warmup + 1) of the peak, then cosine
-    (nanoGPT) or a straight line (HF's get_linear_schedule_with_warmup: (D - s) / (D - w) of the peak when
-    min_lr = 0) down to min_lr at lr_decay_iters, min_lr beyond."""
+    """get_lr against each schedule written out: warm-up (step + 1) / (warmup + 1) of the peak, then
+    cosine (nanoGPT) or a straight line (HF's get_linear_schedule_with_warmup: (D - s) / (D - w) of
+    the peak when min_lr = 0) down to min_lr at lr_decay_iters, min_lr beyond."""
     lr, low, w, D = 1e-3, 1e-4, 10, 110
     cfg = train_module.resolve(
         dict(
@@ -616,7 +639,8 @@ def test_lr_schedule_is_the_formula(schedule):
 
 
 def test_resume_may_change_the_schedule(tmp_path):
-    """lr_schedule is RESUMABLE: a run resumed with the linear schedule goes on with its lr (log.jsonl)."""
+    """lr_schedule is RESUMABLE: a run resumed with the linear schedule goes on with its lr
+    (log.jsonl)."""
     run(tmp_path, run_name='s', max_iters=4, eval_interval=2, lr_decay_iters=8)
     train(
         dict(
@@ -633,20 +657,25 @@ def test_resume_may_change_the_schedule(tmp_path):
     ]
     cfg = json.loads((tmp_path / 'out' / 's' / 'config.json').read_text())
     assert [e['step'] for e in log] == [2, 4, 6] and cfg['lr_schedule'] == 'linear'
-    # the lr of the last step trained, s = 5: warm-up 2, decay to min_lr 3e-4 at 8 from the default peak 3e-3
+    # the lr of the last step trained, s = 5: warm-up 2, decay to min_lr 3e-4 at 8 from the default
+    # peak 3e-3
     assert log[-1]['lr'] == pytest.approx(3e-4 + (8 - 5) / (8 - 2) * (3e-3 - 3e-4), rel=1e-12)
 
 
-# ----------------------------------------------------------------------------- --init_from: GPT-2's weights
+# --------------------------------------------------------------------- --init_from: GPT-2's weights
 
 GPT2 = dict(n_layer=2, n_head=2, n_embd=16, vocab_size=300, n_positions=64)
 
 
 def gpt2_files(folder, fmt='safetensors', seed=0):
-    """A small GPT-2 in Hugging Face's layout, as save_pretrained writes it: config.json and its weights (transformer.*
-    names, Conv1D weights (in, out), the old causal-mask buffers), every tensor random, norms and biases included."""
+    """A small GPT-2 in Hugging Face's layout, as save_pretrained writes it: config.json and its
+    weights (transformer.* names, Conv1D weights (in, out), the old causal-mask buffers), every
+    tensor random, norms and biases included."""
     g = torch.Generator().manual_seed(seed)
-    r = lambda *shape: torch.randn(shape, generator=g) * 0.3
+
+    def r(*shape):
+        return torch.randn(shape, generator=g) * 0.3
+
     n, V = GPT2['n_embd'], GPT2['vocab_size']
     sd = {
         'wte.weight': r(V, n),
@@ -684,7 +713,9 @@ def gpt2_files(folder, fmt='safetensors', seed=0):
     )
     if fmt == 'bin':
         torch.save(sd, folder / 'pytorch_model.bin')
-    else:  # safetensors, by its specification: a header's length (8 bytes, little-endian), a JSON header, the data
+    else:
+        # safetensors, by its specification: a header's length (8 bytes, little-endian), a JSON
+        # header, the data
         header, data, at = {'__metadata__': {'format': 'pt'}}, [], 0
         for name, t in sd.items():
             b = t.contiguous().numpy().tobytes()
@@ -699,15 +730,24 @@ def gpt2_files(folder, fmt='safetensors', seed=0):
 
 
 def gpt2_reference(sd, idx):
-    """GPT-2's forward pass as Hugging Face's GPT2LMHeadModel computes it, from its own tensors, in float64: x W + b
-    for Conv1D, LayerNorm eps 1e-5, scores / sqrt(head_dim) under a causal mask, the tanh GELU, the head tied to wte."""
-    w = lambda name: sd['transformer.' + name].double()
+    """GPT-2's forward pass as Hugging Face's GPT2LMHeadModel computes it, from its own tensors, in
+    float64: x W + b for Conv1D, LayerNorm eps 1e-5, scores / sqrt(head_dim) under a causal mask,
+    the tanh GELU, the head tied to wte."""
+
+    def w(name):
+        return sd['transformer.' + name].double()
+
     (B, T), n, H = idx.shape, GPT2['n_embd'], GPT2['n_head']
-    ln = lambda x, name: torch.nn.functional.layer_norm(
-        x, (n,), w(name + '.weight'), w(name + '.bias'), 1e-5
-    )
-    conv = lambda x, name: x @ w(name + '.weight') + w(name + '.bias')
-    heads = lambda t: t.view(B, T, H, n // H).transpose(1, 2)
+
+    def ln(x, name):
+        return torch.nn.functional.layer_norm(x, (n,), w(name + '.weight'), w(name + '.bias'), 1e-5)
+
+    def conv(x, name):
+        return x @ w(name + '.weight') + w(name + '.bias')
+
+    def heads(t):
+        return t.view(B, T, H, n // H).transpose(1, 2)
+
     x = w('wte.weight')[idx] + w('wpe.weight')[:T]
     for i in range(GPT2['n_layer']):
         q, k, v = conv(ln(x, f'h.{i}.ln_1'), f'h.{i}.attn.c_attn').split(n, dim=-1)
@@ -730,7 +770,8 @@ def gpt2_model(folder, **keys):
     own, unused = model.load_gpt2(gpt2[1])
     return (
         model,
-        f"at this code's init: {', '.join(own) or 'none'}; left unused: {', '.join(unused) or 'none'}",
+        f"at this code's init: {', '.join(own) or 'none'}; "
+        f'left unused: {", ".join(unused) or "none"}',
     )
 
 
@@ -760,8 +801,9 @@ def test_init_from_gpt2_gives_gpt2s_logits(tmp_path, fmt):
 
 
 def test_init_from_trains_frozen_parts_frozen_at_gpt2s_values(tmp_path, monkeypatch):
-    """frozen_qk from GPT-2: after training, W_Q and W_K are GPT-2's, bit for bit, and the rest has moved. Through a
-    stand-in of transformers too (what 'gpt2' by name reads when it is installed and online)."""
+    """frozen_qk from GPT-2: after training, W_Q and W_K are GPT-2's, bit for bit, and the rest has
+    moved. Through a stand-in of transformers too (what 'gpt2' by name reads when it is installed
+    and online)."""
     sd = gpt2_files(tmp_path / 'gpt2')
     keys = dict(
         task='dyck',
