@@ -760,6 +760,17 @@ class GPT(nn.Module):
         flops_per_iter = self.flops_per_token() * self.config.block_size * fwdbwd_per_iter
         return flops_per_iter / dt / peak_flops
 
+    @classmethod
+    def from_pretrained(cls, source, variant='standard', block_size=1024, **keys):
+        """nanoGPT's GPT.from_pretrained: GPT-2's weights (a folder of its Hugging Face files, or
+        'gpt2', ... through transformers) in `variant`, with GPTConfig `keys` on top. train.py's
+        --init_from runs the same three steps, with a memory check before the model is built."""
+        config, weights = gpt2_files(source)
+        args = {**VARIANTS[variant], **keys}
+        model = cls(GPTConfig(**{**args, **gpt2_args(config, VARIANTS[variant], keys, block_size)}))
+        model.load_gpt2(weights)
+        return model
+
     @torch.no_grad()
     def load_gpt2(self, weights):
         """Copies GPT-2's tensors (gpt2_files) into this model by name, nanoGPT's from_pretrained:

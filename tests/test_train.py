@@ -775,6 +775,22 @@ def gpt2_model(folder, **keys):
     )
 
 
+def test_from_pretrained_is_the_init_from_model(tmp_path):
+    """GPT.from_pretrained (nanoGPT's one call) builds the model --init_from builds: the same
+    weights, so GPT-2's logits; a variant's own parts (MixiT's matrices) as this code draws them."""
+    sd = gpt2_files(tmp_path / 'gpt2')
+    model = GPT.from_pretrained(tmp_path / 'gpt2', block_size=32)
+    idx = torch.randint(0, GPT2['vocab_size'], (3, 32), generator=torch.Generator().manual_seed(1))
+    torch.testing.assert_close(
+        model(idx, idx)[0].double(), gpt2_reference(sd, idx), rtol=0, atol=1e-5
+    )
+    for variant in ('frozen_qk', 'mixit'):
+        ours, _ = gpt2_model(tmp_path / 'gpt2', variant=variant)
+        theirs = GPT.from_pretrained(tmp_path / 'gpt2', variant=variant, block_size=32)
+        assert ours.state_dict().keys() == theirs.state_dict().keys()
+        assert all(torch.equal(v, theirs.state_dict()[k]) for k, v in ours.state_dict().items())
+
+
 @pytest.mark.parametrize('fmt', ['safetensors', 'bin'])
 def test_init_from_gpt2_gives_gpt2s_logits(tmp_path, fmt):
     sd = gpt2_files(tmp_path / 'gpt2', fmt)
