@@ -334,9 +334,9 @@ def check_examples(x, y, meta, split, path, again):
 
 def validation_split(train, frac, meta):
     """-> (train, validation): the training split's last `frac` (examples, or tokens of a stream)
-    held out of training, for model selection (experiments/common.py: search): drawn from the
-    training distribution, so the reported held-out split is never used to choose. (Examples are
-    generated i.i.d. or shuffled before the split.)"""
+    held out of training, for model selection (experiments/harness/common.py: search): drawn from
+    the training distribution, so the reported held-out split is never used to choose. (Examples
+    are generated i.i.d. or shuffled before the split.)"""
     if meta['eval_split'] == 'train':
         raise ConfigError(
             f'{meta["task"]} is measured on its training set (nothing generalises): '

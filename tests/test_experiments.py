@@ -1,8 +1,13 @@
-"""Every experiment file runs end to end with --smoke (a few steps of every model), so none can rot;
-its report must carry a table with the paper's numbers beside ours. The tools among them (TOOLS: they read runs or
-time steps, and have no paper to compare with) are tested on hand-made runs or a tiny size instead."""
-import importlib.util
+"""Every reproduction (experiments/<paper>/*.py) runs end to end with --smoke (a few steps of every
+model), so none can rot; its report must carry a table with the paper's numbers beside ours. The
+tools (experiments/tools/*.py: they read runs, time steps or run every reproduction, and have no
+paper to compare with) are tested on hand-made runs or a tiny size instead. Both are found on disk,
+not listed here."""
+
+import ast
+import importlib
 import json
+import re
 import struct
 import subprocess
 import sys
@@ -12,85 +17,139 @@ import pytest
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
-HARNESS = ['common', 'claims', 'papers', 'fair']  # harness, claims and verdicts, the papers' settings, comparisons
-FILES = sorted(p.stem for p in (ROOT / 'experiments').glob('*.py') if p.stem not in HARNESS)
-TOOLS = ['compare_runs', 'nanogpt_step', 'reproduce', 'trend']
-EXPERIMENTS = [name for name in FILES if name not in TOOLS]
+EXPERIMENTS = ROOT / 'experiments'
+# the folders of experiments/ that hold no reproduction
+NOT_PAPERS = ('harness', 'tools', 'results')
+REPRODUCTIONS = sorted(p for p in EXPERIMENTS.glob('*/*.py') if p.parent.name not in NOT_PAPERS)
+TOOLS = sorted((EXPERIMENTS / 'tools').glob('*.py'))
+HARNESS = sorted((EXPERIMENTS / 'harness').glob('*.py'))
 VERDICTS = ('Reproduced', 'Partly', 'Not reproduced', 'Not resolved', 'Not measured')
+ROOT_LINE = 'sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root'
 
 
-@pytest.mark.parametrize('name', EXPERIMENTS)
-def test_experiment_runs(tmp_path, name):
-    out = subprocess.run([sys.executable, f'experiments/{name}.py', '--smoke', f'--out_dir={tmp_path}',
-                          f'--data_dir={tmp_path / "data"}', '--device=cpu'], cwd=ROOT, capture_output=True,
-                         text=True, timeout=600)
+def name_of(path):
+    return path.relative_to(EXPERIMENTS).as_posix()
+
+
+def module(name):
+    """An experiment's, a tool's or the harness's module, by its file's name (unique under
+    experiments/)."""
+    path = next(p for p in [*REPRODUCTIONS, *TOOLS, *HARNESS] if p.stem == name)
+    return importlib.import_module(f'experiments.{path.parent.name}.{name}')
+
+
+def test_experiments_are_found():
+    """Each reproduction sits in its paper's folder, names are unique across the folders, and the
+    tools are the four that read runs, time steps or run every reproduction."""
+    names = [p.stem for p in [*REPRODUCTIONS, *TOOLS, *HARNESS]]
+    assert len(names) == len(set(names)), 'a name in two folders'
+    assert {p.parent.name for p in REPRODUCTIONS} == {'mixit', 'identity_query', 'universal'}
+    assert [p.stem for p in TOOLS] == ['compare_runs', 'nanogpt_step', 'reproduce', 'trend']
+    assert [p.stem for p in HARNESS] == ['claims', 'common', 'fair', 'papers']
+    assert not list(EXPERIMENTS.glob('*.py')), 'every file is in a folder'
+    assert sorted(module('reproduce').EXPERIMENTS) == sorted(p.stem for p in REPRODUCTIONS), (
+        "reproduce.py's tables list every reproduction"
+    )
+
+
+@pytest.mark.parametrize('path', REPRODUCTIONS, ids=name_of)
+def test_experiment_runs(tmp_path, path):
+    """Run as a script from another folder than the repository's."""
+    name = path.stem
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(path),
+            '--smoke',
+            f'--out_dir={tmp_path}',
+            f'--data_dir={tmp_path / "data"}',
+            '--device=cpu',
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     report = json.loads((tmp_path / f'{name}.json').read_text())
-    assert report['mode'] == 'smoke' and report['rows'] and any('paper' in c for c in report['columns'])
-    assert report['claims'] and report['verdict'] in VERDICTS, 'every reproduction declares and judges its claims'
-    assert not (ROOT / 'experiments' / 'results' / f'{name}-smoke.md').exists()
+    assert (
+        report['mode'] == 'smoke'
+        and report['rows']
+        and any('paper' in c for c in report['columns'])
+    )
+    assert report['claims'] and report['verdict'] in VERDICTS, (
+        'every reproduction declares and judges its claims'
+    )
+    assert report['command'].startswith(f'python experiments/{path.parent.name}/{name}.py --smoke')
+    assert not (EXPERIMENTS / 'results' / f'{name}-smoke.md').exists()
 
 
-def imported_modules(path):
-    """The top-level names a Python file imports (import a.b -> 'a'; from a.b import c -> 'a')."""
-    import ast
-    tree = ast.parse(path.read_text())
+def imported_names(path):
+    """The dotted names a Python file imports (import a.b -> 'a.b'; from a.b import c -> 'a.b',
+    'a.b.c')."""
     names = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            names |= {alias.name.split('.')[0] for alias in node.names}
+            names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
-            names.add(node.module.split('.')[0])
+            names |= {node.module} | {f'{node.module}.{alias.name}' for alias in node.names}
     return names
 
 
 def test_import_layers():
-    """The import structure is flat: experiments on top, then fair.py, common.py and papers.py, then train, then data
-    and model. No experiment imports another, the harness (common.py) nothing of the comparisons (fair.py), papers.py
-    neither, and nothing below imports an experiment or train."""
-    for name in FILES:
-        others = imported_modules(ROOT / 'experiments' / f'{name}.py') & (set(FILES) - {name})
-        assert not others, f'experiments/{name}.py imports experiments {others}'
-    assert not imported_modules(ROOT / 'experiments' / 'common.py') & {'fair', *FILES}
-    assert not imported_modules(ROOT / 'experiments' / 'papers.py') & {'common', 'fair', 'train', *FILES}
-    assert not imported_modules(ROOT / 'experiments' / 'claims.py') & {'common', 'fair', 'papers', 'train', *FILES}
-    below = [ROOT / 'model.py', *(ROOT / 'data').rglob('*.py')]
+    """The import structure: reproductions and tools on top, then the harness (fair.py, common.py,
+    papers.py, claims.py), then train, then data and model. No reproduction or tool imports another,
+    the harness's common.py nothing of the comparisons (fair.py), papers.py and claims.py none of
+    them or train, and nothing below imports experiments or train. No file leans on another's import
+    for its sys.path: each entry file puts the repository root there itself, in one statement, and
+    the harness touches it nowhere."""
+    entries = [*REPRODUCTIONS, *TOOLS]
+    dotted = {p: f'experiments.{p.parent.name}.{p.stem}' for p in entries}
+    for path in entries:
+        others = imported_names(path) & (set(dotted.values()) - {dotted[path]})
+        assert not others, f'{name_of(path)} imports {others}'
+        assert path.read_text().count('sys.path') == 1 and ROOT_LINE in path.read_text(), name_of(
+            path
+        )
+        assert not {
+            n for n in imported_names(path) if n.split('.')[0] in {p.stem for p in HARNESS}
+        }, f'{name_of(path)}: the harness by its absolute name, experiments.harness'
+    harness = {p.stem: imported_names(p) for p in HARNESS}
+    assert not harness['common'] & {'experiments.harness.fair'}
+    assert not harness['papers'] & {
+        'experiments.harness.common',
+        'experiments.harness.fair',
+        'train',
+    }
+    assert not {n for n in harness['claims'] if n.startswith('experiments') or n == 'train'}
+    for path in HARNESS:
+        assert 'sys.path' not in path.read_text(), f'{name_of(path)} touches sys.path'
+    below = [ROOT / 'model.py', ROOT / 'checkpoint.py', *(ROOT / 'data').rglob('*.py')]
     for path in [ROOT / 'train.py', *below]:
-        assert not imported_modules(path) & {*HARNESS, *FILES}, f'{path} imports an experiment'
+        assert not {n for n in imported_names(path) if n.split('.')[0] == 'experiments'}, (
+            f'{path} imports an experiment'
+        )
     for path in below:
-        assert 'train' not in imported_modules(path), f'{path} imports train.py'
+        assert 'train' not in imported_names(path), f'{path} imports train.py'
 
 
-@pytest.mark.parametrize('name', EXPERIMENTS)
-def test_protocol_shape_and_header(name):
-    """Every experiment's docstring is a header of at most 40 lines; one that trains
-    through common.config writes every PROTOCOL[mode] in the one shape: driver, keys and named sweep axes."""
-    path = ROOT / 'experiments' / f'{name}.py'
-    module = load_tool(name)
-    assert len(module.__doc__.strip().splitlines()) <= 40
+@pytest.mark.parametrize('path', REPRODUCTIONS, ids=name_of)
+def test_protocol_shape(path):
+    """Every reproduction that trains through common.config writes every PROTOCOL[mode] in the one
+    shape: driver, keys and named sweep axes."""
+    experiment = module(path.stem)
+    assert experiment.__doc__.strip()
     if 'common.config(' in path.read_text():
-        for mode, protocol in module.PROTOCOL.items():
-            assert mode in ('full', 'quick', 'smoke') and protocol.keys() == {'driver', 'keys', 'sweep'}, mode
+        for mode, protocol in experiment.PROTOCOL.items():
+            assert mode in ('full', 'quick', 'smoke') and protocol.keys() == {
+                'driver',
+                'keys',
+                'sweep',
+            }, mode
             assert protocol['driver'] is None or isinstance(protocol['driver'], str)
-            assert all(isinstance(values, (list, tuple, dict)) for values in protocol['sweep'].values())
-
-
-def test_files_at_most_250_lines():
-    """Every file under experiments/, the harness and the tools included, is at most 250 lines: one idea each; and
-    train.py and model.py stay within their budgets (450 and 600 lines), so that a reader can hold them."""
-    long = {p.name: n for p in (ROOT / 'experiments').glob('*.py') if (n := len(p.read_text().splitlines())) > 250}
-    assert not long, long
-    assert len((ROOT / 'train.py').read_text().splitlines()) <= 450
-    assert len((ROOT / 'model.py').read_text().splitlines()) <= 600
-
-
-def load_tool(name):
-    """experiments/<name>.py as a module (experiments/ is a folder of scripts, not a package)."""
-    sys.path.insert(0, str(ROOT / 'experiments'))
-    spec = importlib.util.spec_from_file_location(name, ROOT / 'experiments' / f'{name}.py')
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+            assert all(
+                isinstance(values, (list, tuple, dict)) for values in protocol['sweep'].values()
+            )
 
 
 def fake_run(path, config, log):
@@ -103,28 +162,58 @@ def fake_run(path, config, log):
 
 @pytest.mark.log_by_hand  # damaged logs, on purpose
 def test_compare_runs(tmp_path, capsys):
-    tool = load_tool('compare_runs')
+    tool = module('compare_runs')
     base = dict(task='dyck', variant='standard', seed=0, batch_size=4, out_dir='out', run_name='a')
     line = dict(train_loss=1.0, eval_tokens_per_s=1e5, lr=1e-3)
-    a = fake_run(tmp_path / 'runs' / 'a', base, [
-        dict(step=10, tokens=640, val_loss=0.9, val_acc=0.5, val_exact=0.25, elapsed_s=1.0, **line),
-        dict(step=20, tokens=1280, val_loss=0.4321, val_acc=0.8125, val_exact=0.5, elapsed_s=2.5, **line)])
-    b = fake_run(tmp_path / 'runs' / 'b', {**base, 'variant': 'mixit', 'run_name': 'b'}, [  # no tokens: an older log
-        dict(step=10, val_loss=1.5, val_acc=0.375, val_exact=0.0, elapsed_s=3.0, **line)])
+    a = fake_run(
+        tmp_path / 'runs' / 'a',
+        base,
+        [
+            dict(
+                step=10,
+                tokens=640,
+                val_loss=0.9,
+                val_acc=0.5,
+                val_exact=0.25,
+                elapsed_s=1.0,
+                **line,
+            ),
+            dict(
+                step=20,
+                tokens=1280,
+                val_loss=0.4321,
+                val_acc=0.8125,
+                val_exact=0.5,
+                elapsed_s=2.5,
+                **line,
+            ),
+        ],
+    )
+    b = fake_run(
+        tmp_path / 'runs' / 'b',
+        {**base, 'variant': 'mixit', 'run_name': 'b'},
+        [  # no tokens: an older log
+            dict(step=10, val_loss=1.5, val_acc=0.375, val_exact=0.0, elapsed_s=3.0, **line)
+        ],
+    )
     png = tmp_path / 'fig' / 'cmp.png'
     assert tool.main([str(a), str(b), f'--out={png}']) == 0
     assert png.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
     width, height = struct.unpack('>II', png.read_bytes()[16:24])  # the IHDR chunk
     assert width > 500 and height > 500 and not list(png.parent.glob('*.tmp*'))
     rows = [r for r in capsys.readouterr().out.splitlines() if r.startswith('| variant=')]
-    assert rows == ['| variant=standard | 20 | 1,280 | 0.4321 | 81.25% | 50.00% | 2.5 |',
-                    '| variant=mixit | 10 |  | 1.5 | 37.50% | 0.00% | 3.0 |'], 'in the order given, run_name no label'
+    assert rows == [
+        '| variant=standard | 20 | 1,280 | 0.4321 | 81.25% | 50.00% | 2.5 |',
+        '| variant=mixit | 10 |  | 1.5 | 37.50% | 0.00% | 3.0 |',
+    ], 'in the order given, run_name no label'
     assert tool.main([str(tmp_path / 'runs'), f'--out={png}']) == 0, 'a folder of run folders'
     assert capsys.readouterr().out.count('| variant=') == 2
 
     # bad input: one line that says what to fix, exit code 2
     fake_run(tmp_path / 'bad' / 'malformed', base, [])
-    (tmp_path / 'bad' / 'malformed' / 'log.jsonl').write_text('{"step": 10, "val_loss": 1.0}\n{"step": 20, "val_lo\n')
+    (tmp_path / 'bad' / 'malformed' / 'log.jsonl').write_text(
+        '{"step": 10, "val_loss": 1.0}\n{"step": 20, "val_lo\n'
+    )
     fake_run(tmp_path / 'bad' / 'empty', base, [])
     (tmp_path / 'bad' / 'nolog').mkdir()
     (tmp_path / 'bad' / 'nolog' / 'config.json').write_text('{}')
@@ -132,25 +221,46 @@ def test_compare_runs(tmp_path, capsys):
     (tmp_path / 'bad' / 'binary' / 'log.jsonl').write_bytes(b'\xff\xfe\x00\x01 not text\n')
     fake_run(tmp_path / 'bad' / 'nested', base, [])
     (tmp_path / 'bad' / 'nested' / 'log.jsonl').write_text('[' * 100_000 + '\n')
-    for run, says in (('malformed', 'log.jsonl line 2'), ('empty', 'empty'), ('nolog', 'has no log.jsonl'),
-                      ('binary', 'log.jsonl line 1'), ('nested', 'log.jsonl line 1')):
+    for run, says in (
+        ('malformed', 'log.jsonl line 2'),
+        ('empty', 'empty'),
+        ('nolog', 'has no log.jsonl'),
+        ('binary', 'log.jsonl line 1'),
+        ('nested', 'log.jsonl line 1'),
+    ):
         assert tool.main([str(a), str(tmp_path / 'bad' / run), f'--out={tmp_path / run}.png']) == 2
         out = capsys.readouterr()
-        assert out.out == '' and len(out.err.splitlines()) == 1 and out.err.startswith('error: ') and says in out.err
+        assert (
+            out.out == ''
+            and len(out.err.splitlines()) == 1
+            and out.err.startswith('error: ')
+            and says in out.err
+        )
         assert not (tmp_path / f'{run}.png').exists()
-    done = subprocess.run([sys.executable, 'experiments/compare_runs.py', str(tmp_path / 'bad' / 'malformed')],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, 'experiments/tools/compare_runs.py', str(tmp_path / 'bad' / 'malformed')],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2 and done.stderr.count('\n') == 1 and 'Traceback' not in done.stderr
-    assert f"{tmp_path / 'bad' / 'malformed' / 'log.jsonl'} line 2" in done.stderr
+    assert f'{tmp_path / "bad" / "malformed" / "log.jsonl"} line 2' in done.stderr
 
 
 def test_claims_judged_on_every_seed():
-    """A claim holds when every seed agrees, fails when none does, and is split otherwise, whichever way the seeds
-    pair: a brute force over every pairing of three seeds says the same as common.judge."""
+    """A claim holds when every seed agrees, fails when none does, and is split otherwise, whichever
+    way the seeds pair: a brute force over every pairing of three seeds says the same as
+    common.judge."""
     import itertools
-    claims = load_tool('claims')
-    cases = {'apart': ([0.9, 0.95, 0.92], [0.5, 0.6, 0.7]), 'overlap': ([0.9, 0.5, 0.92], [0.6, 0.7, 0.8]),
-             'reversed': ([0.1, 0.2, 0.3], [0.5, 0.6, 0.7]), 'touching': ([0.5, 0.6, 0.7], [0.3, 0.4, 0.5])}
+
+    claims = module('claims')
+    cases = {
+        'apart': ([0.9, 0.95, 0.92], [0.5, 0.6, 0.7]),
+        'overlap': ([0.9, 0.5, 0.92], [0.6, 0.7, 0.8]),
+        'reversed': ([0.1, 0.2, 0.3], [0.5, 0.6, 0.7]),
+        'touching': ([0.5, 0.6, 0.7], [0.3, 0.4, 0.5]),
+    }
     for case, (a, b) in cases.items():
         claim = dict(says=case, test='descending', of=['a', 'b'])
         # brute force: a above b on every seed under every pairing / under none
@@ -158,29 +268,46 @@ def test_claims_judged_on_every_seed():
         never = all(not any(x > y for x, y in zip(a, p)) for p in itertools.permutations(b))
         want = 'holds' if every else 'fails' if never else 'split'
         assert claims.judge(claim, {'a': a, 'b': b})['outcome'] == want, case
-        stats = {q: dict(n=3, mean=sum(v) / 3, std=0, min=min(v), max=max(v)) for q, v in (('a', a), ('b', b))}
-        assert claims.judge(claim, stats)['outcome'] == want, f'{case}, from a table of mean, min and max'
+        stats = {
+            q: dict(n=3, mean=sum(v) / 3, std=0, min=min(v), max=max(v))
+            for q, v in (('a', a), ('b', b))
+        }
+        assert claims.judge(claim, stats)['outcome'] == want, (
+            f'{case}, from a table of mean, min and max'
+        )
         up = dict(says=case, test='ascending', of=['b', 'a'])
         assert claims.judge(up, {'a': a, 'b': b})['outcome'] == want
     within = dict(says='w', test='within', target=1.0, tol=0.02, of=['a'])
-    assert [claims.judge(within, {'a': v})['outcome'] for v in ([0.99, 1.0], [0.99, 0.9], [0.9, 0.95])] == \
-        ['holds', 'split', 'fails']
+    assert [
+        claims.judge(within, {'a': v})['outcome'] for v in ([0.99, 1.0], [0.99, 0.9], [0.9, 0.95])
+    ] == ['holds', 'split', 'fails']
     above = dict(says='x', test='above', bound=0.5, of=['a'])
-    assert [claims.judge(above, {'a': v})['outcome'] for v in ([0.6], [0.4, 0.6], [0.5])] == ['holds', 'split', 'fails']
+    assert [claims.judge(above, {'a': v})['outcome'] for v in ([0.6], [0.4, 0.6], [0.5])] == [
+        'holds',
+        'split',
+        'fails',
+    ]
     assert claims.judge(above, {})['outcome'] == 'untested'
 
     def verdict(*outcomes):
         return claims.verdict([{'outcome': x} for x in outcomes])
-    assert (verdict('holds', 'holds', 'untested'), verdict('holds', 'fails'), verdict('split', 'holds'),
-            verdict('fails', 'split'), verdict('split'), verdict('untested')) == \
-        ('Reproduced', 'Partly', 'Partly', 'Not reproduced', 'Not resolved', 'Not measured')
+
+    assert (
+        verdict('holds', 'holds', 'untested'),
+        verdict('holds', 'fails'),
+        verdict('split', 'holds'),
+        verdict('fails', 'split'),
+        verdict('split'),
+        verdict('untested'),
+    ) == ('Reproduced', 'Partly', 'Partly', 'Not reproduced', 'Not resolved', 'Not measured')
 
 
 def test_nanogpt_step_times_the_same_model(capsys):
-    """nanogpt_step.py's reference is our standard model in GPT-2's flavour written as nanoGPT writes it: from our
-    weights it computes our loss, and after one training step of each, both still compute the same loss (the same
-    gradients, the same AdamW update). Its command line prints one row a configuration; bad flags are one line."""
-    tool = load_tool('nanogpt_step')
+    """nanogpt_step.py's reference is our standard model in GPT-2's flavour written as nanoGPT
+    writes it: from our weights it computes our loss, and after one training step of each, both
+    still compute the same loss (the same gradients, the same AdamW update). Its command line prints
+    one row a configuration; bad flags are one line."""
+    tool = module('nanogpt_step')
     ours, ref, batches = tool.pair('4x256', 'cpu', batch=2)
     assert sum(p.numel() for p in ours.parameters()) == sum(p.numel() for p in ref.parameters())
     for model in (ours, ref):
@@ -189,131 +316,280 @@ def test_nanogpt_step_times_the_same_model(capsys):
         torch.testing.assert_close(ours(*batches[1])[1], ref(*batches[1])[1], rtol=0, atol=1e-5)
     assert tool.main(['--configs=4x256', '--repeats=2', '--warmup=0', '--batch_size=1']) == 0
     assert [r for r in capsys.readouterr().out.splitlines() if r.startswith('| 4x256 |')]
-    out = subprocess.run([sys.executable, 'experiments/nanogpt_step.py', '--configs=8x512'], cwd=ROOT,
-                         capture_output=True, text=True)
-    assert out.returncode == 2 and out.stderr.startswith('error: --configs=8x512') and len(out.stderr.splitlines()) == 1
+    out = subprocess.run(
+        [sys.executable, 'experiments/tools/nanogpt_step.py', '--configs=8x512'],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        out.returncode == 2
+        and out.stderr.startswith('error: --configs=8x512')
+        and len(out.stderr.splitlines()) == 1
+    )
 
 
 def test_trend_judges_each_size_and_its_direction():
-    """A claim judged along a TREND: each size's outcome and margin (the means' distance on the claim's side), and the
-    direction: toward the paper when the margin grows at every step, away when it shrinks at every step."""
-    claims = load_tool('claims')
+    """A claim judged along a TREND: each size's outcome and margin (the means' distance on the
+    claim's side), and the direction: toward the paper when the margin grows at every step, away
+    when it shrinks at every step."""
+    claims = module('claims')
     claim = dict(says='a above b', test='descending', of=['a', 'b'])
-    trend = dict(axis='steps', sizes=['1', '2', '4'], values={
-        '1': {'a': [0.5], 'b': [0.6]}, '2': {'a': [0.7], 'b': [0.6]}, '4': {'a': [0.9], 'b': [0.6]}})
+    trend = dict(
+        axis='steps',
+        sizes=['1', '2', '4'],
+        values={
+            '1': {'a': [0.5], 'b': [0.6]},
+            '2': {'a': [0.7], 'b': [0.6]},
+            '4': {'a': [0.9], 'b': [0.6]},
+        },
+    )
     judged = claims.judge(claim, {'a': [0.5, 0.6], 'b': [0.55]}, trend)
     assert judged['outcome'] == 'split' and abs(judged['margin'] - 0.0) < 1e-12
     assert [t['outcome'] for t in judged['trend']] == ['fails', 'holds', 'holds']
     assert [round(t['margin'], 6) for t in judged['trend']] == [-0.1, 0.1, 0.3]
     assert judged['evidence'].endswith('toward the paper')
     trend['values']['4'] = {'a': [0.65], 'b': [0.6]}
-    assert claims.judge(claim, {'a': [0.5], 'b': [0.6]}, trend)['evidence'].endswith('no steady direction')
+    assert claims.judge(claim, {'a': [0.5], 'b': [0.6]}, trend)['evidence'].endswith(
+        'no steady direction'
+    )
     trend['values']['4'] = {'a': [0.8], 'b': [0.6]}
     below = dict(says='a below 0.1', test='below', bound=0.1, of=['a'])
-    assert claims.judge(below, {'a': [0.3]}, trend)['evidence'].endswith('away from the paper')  # 0.5, 0.7, 0.8
+    # 0.5, 0.7, 0.8
+    assert claims.judge(below, {'a': [0.3]}, trend)['evidence'].endswith('away from the paper')
     del trend['values']['2']['a']
-    assert claims.judge(claim, {'a': [0.5], 'b': [0.6]}, trend)['evidence'].endswith('not measured at every size')
+    assert claims.judge(claim, {'a': [0.5], 'b': [0.6]}, trend)['evidence'].endswith(
+        'not measured at every size'
+    )
 
 
 def test_at_keys_reach_every_run_and_only_out_dir(tmp_path):
-    """--at KEY=VALUE (a TREND's size) overrides the protocol's keys in every run, and its results go to OUT_DIR only,
-    never to experiments/results/."""
-    common = load_tool('common')
-    args = common.parse_args('', argv=['--quick', '--at=max_iters=7', '--at=lr_schedule=linear',
-                                       f'--out_dir={tmp_path}'])
+    """--at KEY=VALUE (a TREND's size) overrides the protocol's keys in every run, and its results
+    go to OUT_DIR only, never to experiments/results/."""
+    common = module('common')
+    args = common.parse_args(
+        '', argv=['--quick', '--at=max_iters=7', '--at=lr_schedule=linear', f'--out_dir={tmp_path}']
+    )
     assert args.at == {'max_iters': 7, 'lr_schedule': 'linear'} and args.point
     assert common.train_keys(args, dict(task='dyck', max_iters=5))['max_iters'] == 7
     assert common.results_path('quick', 'depth', 'json', point=args.point) is None
     assert common.results_path('quick', 'depth', 'json').name == 'depth-quick.json'
-    quick_size = common.parse_args('', argv=['--quick', '--at='])  # the TREND's quick size itself: no keys, OUT_DIR
-    assert quick_size.at == {} and quick_size.point and not common.parse_args('', argv=['--quick']).point
-    assert common.parse_args('', argv=['--at=length=7', '--at=lr=0.5'], at_keys=dict(length=1, lr=1.0)).at == \
-        dict(length=7, lr=0.5), "an experiment's own keys (mlp_basis_transfer's)"
+    # the TREND's quick size itself: no keys, OUT_DIR
+    quick_size = common.parse_args('', argv=['--quick', '--at='])
+    assert (
+        quick_size.at == {}
+        and quick_size.point
+        and not common.parse_args('', argv=['--quick']).point
+    )
+    assert common.parse_args(
+        '', argv=['--at=length=7', '--at=lr=0.5'], at_keys=dict(length=1, lr=1.0)
+    ).at == dict(length=7, lr=0.5), "an experiment's own keys (mlp_basis_transfer's)"
 
 
-@pytest.mark.parametrize('at, own, says', [
-    ('nosuch=1', None, "unknown key 'nosuch'"), ('max_iter=5', None, "did you mean 'max_iters'?"),
-    ('max_iters=abc', None, 'should be of type int'), ('max_iters=5', dict(steps=1), "'max_iters': one of ['steps']")])
+@pytest.mark.parametrize(
+    'at, own, says',
+    [
+        ('nosuch=1', None, "unknown key 'nosuch'"),
+        ('max_iter=5', None, "did you mean 'max_iters'?"),
+        ('max_iters=abc', None, 'should be of type int'),
+        ('max_iters=5', dict(steps=1), "'max_iters': one of ['steps']"),
+    ],
+)
 def test_bad_at_is_one_line_before_anything_runs(at, own, says, tmp_path, capsys):
-    """A bad --at key or value ends the experiment as it parses its command line: one 'error:' line, exit status 2."""
+    """A bad --at key or value ends the experiment as it parses its command line: one 'error:' line,
+    exit status 2."""
     with pytest.raises(SystemExit) as stop:
-        load_tool('common').parse_args('', argv=['--quick', f'--at={at}', f'--out_dir={tmp_path}'], at_keys=own)
+        module('common').parse_args(
+            '', argv=['--quick', f'--at={at}', f'--out_dir={tmp_path}'], at_keys=own
+        )
     err = capsys.readouterr().err
-    assert stop.value.code == 2 and err.startswith('error: --at: ') and err.count('\n') == 1 and says in err
+    assert (
+        stop.value.code == 2
+        and err.startswith('error: --at: ')
+        and err.count('\n') == 1
+        and says in err
+    )
     assert not list(tmp_path.iterdir())
 
 
 def test_trend_writes_the_quick_results(tmp_path, monkeypatch):
-    """trend.py runs each size (here faked) and writes the trend into the quick results: the JSON holds each size's
-    values, every claim is judged at each size in the JSON and the .md, and the plot is written."""
-    trend = load_tool('trend')
-    monkeypatch.setattr(trend.common, 'results_path', lambda mode, name, ext, folder=None, at=None:
-                        tmp_path / f'{name}-{mode}.{ext}')
-    claims, module = trend.claims, load_tool('depth')
-    values = {q: [0.99, 0.98] for c in module.CLAIMS['quick'] for q in c['of']}
-    info = dict(name='depth', values=values, claims=[claims.judge(c, values) for c in module.CLAIMS['quick']])
+    """trend.py runs each size (here faked) and writes the trend into the quick results: the JSON
+    holds each size's values, every claim is judged at each size in the JSON and the .md, and the
+    plot is written."""
+    trend = module('trend')
+    monkeypatch.setattr(
+        trend.common,
+        'results_path',
+        lambda mode, name, ext, folder=None, at=None: tmp_path / f'{name}-{mode}.{ext}',
+    )
+    claims, depth = trend.claims, module('depth')
+    values = {q: [0.99, 0.98] for c in depth.CLAIMS['quick'] for q in c['of']}
+    info = dict(
+        name='depth', values=values, claims=[claims.judge(c, values) for c in depth.CLAIMS['quick']]
+    )
     info['verdict'] = claims.verdict(info['claims'])
     (tmp_path / 'depth-quick.json').write_text(json.dumps(info))
-    (tmp_path / 'depth-quick.md').write_text(f'# Table 5\n\n{claims.claims_text(info)}\n\n## History\nold\n')
+    (tmp_path / 'depth-quick.md').write_text(
+        f'# Table 5\n\n{claims.claims_section(info)}\n\n## History\nold\n'
+    )
     ran = []
-    monkeypatch.setattr(trend, 'point', lambda name, i, keys, out, flags: ran.append(keys) or dict(
-        values={q: [0.5 + 0.2 * i] for q in values}, wall_s=1.0))
+    monkeypatch.setattr(
+        trend,
+        'point',
+        lambda name, i, keys, out, flags: (
+            ran.append(keys) or dict(values={q: [0.5 + 0.2 * i] for q in values}, wall_s=1.0)
+        ),
+    )
     sizes = {'a': {}, 'b': {'max_iters': 2}, 'c': {'max_iters': 4}}
-    monkeypatch.setattr(module, 'TREND', dict(axis='steps', sizes=sizes), raising=False)
-    monkeypatch.setitem(sys.modules, 'depth', module)
+    monkeypatch.setattr(depth, 'TREND', dict(axis='steps', sizes=sizes), raising=False)
     trend.main(['depth', f'--out_dir={tmp_path}'])
     assert ran == [{}, {'max_iters': 2}, {'max_iters': 4}]
     written = json.loads((tmp_path / 'depth-quick.json').read_text())
-    assert written['trend']['sizes'] == ['a', 'b', 'c'] and all(c['trend'] for c in written['claims'])
+    assert written['trend']['sizes'] == ['a', 'b', 'c'] and all(
+        c['trend'] for c in written['claims']
+    )
     md = (tmp_path / 'depth-quick.md').read_text()
     assert 'trend over steps' in md and md.endswith('## History\nold\n')
+    assert claims.section_of(md) == claims.claims_section(written), (
+        'the claims section rewritten, once'
+    )
     assert (tmp_path / 'depth-quick-trend.png').exists()
 
 
 def test_trend_plot_has_a_panel_per_measured_claim(tmp_path):
-    """A claim measured at no size (Yelp, which --quick skips) gets no empty panel: the figure is as wide as without it."""
-    trend = load_tool('trend')
+    """A claim measured at no size (Yelp, which --quick skips) gets no empty panel: the figure is as
+    wide as without it."""
+    trend = module('trend')
     sizes = dict(axis='steps', sizes=['a', 'b'], values={'a': {'x': [0.5]}, 'b': {'x': [0.7]}})
     measured, unmeasured = dict(of=['x'], says='x', bound=0.6), dict(of=['yelp'], says='yelp')
-    for name, judged in (('one', [measured]), ('two', [measured, unmeasured]), ('both', [measured, measured])):
+    for name, judged in (
+        ('one', [measured]),
+        ('two', [measured, unmeasured]),
+        ('both', [measured, measured]),
+    ):
         trend.plot(sizes, judged, tmp_path / f'{name}.png')
-    width = {n: struct.unpack('>I', (tmp_path / f'{n}.png').read_bytes()[16:20])[0] for n in ('one', 'two', 'both')}
+    width = {
+        n: struct.unpack('>I', (tmp_path / f'{n}.png').read_bytes()[16:20])[0]
+        for n in ('one', 'two', 'both')
+    }
     assert width['one'] == width['two'] < width['both']
 
 
 def test_trend_bad_input_is_one_line():
-    """trend.py on an experiment without a TREND: one 'error:' line naming those that have one, exit status 2."""
-    done = subprocess.run([sys.executable, 'experiments/trend.py', 'covariance_sde'], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
-    assert done.returncode == 2 and done.stderr.startswith('error:') and done.stderr.count('\n') == 1
+    """trend.py on an experiment without a TREND: one 'error:' line naming those that have one, exit
+    status 2."""
+    done = subprocess.run(
+        [sys.executable, 'experiments/tools/trend.py', 'covariance_sde'],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (
+        done.returncode == 2 and done.stderr.startswith('error:') and done.stderr.count('\n') == 1
+    )
     assert 'depth' in done.stderr and 'trend,' not in done.stderr
 
 
+# a README row: file (a link), what it reproduces, verdict (mode, date), claims held / failed /
+# unresolved, time, results
+ROW = re.compile(
+    r'\| \[(\w+)\.py\]\(experiments/(\w+)/\1\.py\) \| [^|]+ '
+    r'\| \*\*(' + '|'.join(VERDICTS) + r')\*\* \((full|quick), \d{4}-\d\d-\d\d(, earlier code)?\) '
+    r'\| \d+ / \d+ / \d+ \| [\d.]+ min '
+    r'\| \[md\]\(experiments/results/\1(-quick)?\.md\), \[json\][^|]* \|'
+)
+
+
 def test_readme_tables_are_the_results(tmp_path):
-    """The README's reproduction tables are what reproduce.py generates from the committed results JSON and the
-    experiments' claims (--check), and a results JSON edited by hand makes the check fail."""
+    """The README's reproduction tables are what reproduce.py generates from the committed results
+    JSON and the experiments' claims, one short row a file, each claim's text and evidence in its
+    results .md's claims section (--check: both); a results JSON or a claims section edited by hand
+    makes the check fail."""
     import shutil
-    reproduce = load_tool('reproduce')
-    done = subprocess.run([sys.executable, 'experiments/reproduce.py', '--check'], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
+
+    reproduce = module('reproduce')
     results = tmp_path / 'results'
-    shutil.copytree(ROOT / 'experiments' / 'results', results)
+    shutil.copytree(EXPERIMENTS / 'results', results)
+    readme = tmp_path / 'README.md'
+    readme.write_text(
+        ''.join(
+            f'# {paper}\n\n{reproduce.MARKERS[0].format(paper)}\nold\n'
+            f'{reproduce.MARKERS[1].format(paper)}\n\n'
+            for paper in reproduce.PAPERS
+        )
+    )
+    readme.write_text(reproduce.readme_with_tables(readme.read_text(), results))
+    assert reproduce.check(readme, results) == []
+    rows = [line for line in readme.read_text().splitlines() if line.startswith('| [')]
+    assert len(rows) == len(reproduce.EXPERIMENTS) and all(ROW.fullmatch(r) for r in rows), rows
+    assert [ROW.fullmatch(r)[1] for r in rows] == reproduce.EXPERIMENTS
+    md = results / 'induction-quick.md'
+    section = md.read_text()[md.read_text().index('<!-- claims') :]
+    assert '✓' in section or '✗' in section, 'the claims, with their marks, are in the results .md'
+
+    md.write_text(md.read_text().replace('**Verdict: ', '**Verdict (edited): '))
+    problems = reproduce.check(readme, results)
+    assert len(problems) == 1 and 'induction-quick.md' in problems[0] and 'differs' in problems[0]
     path = results / 'induction-quick.json'
     edited = json.loads(path.read_text())
     label = next(iter(edited['values']))
     value = edited['values'][label]
-    edited['values'][label] = ({**value, 'min': value['min'] - 0.5} if isinstance(value, dict) else
-                               [v - 0.5 for v in value])
+    edited['values'][label] = (
+        {**value, 'min': value['min'] - 0.5}
+        if isinstance(value, dict)
+        else [v - 0.5 for v in value]
+    )
     path.write_text(json.dumps(edited))
-    problems = reproduce.check(ROOT / 'README.md', results)
+    problems = reproduce.check(readme, results)
     assert problems and 'differ' in problems[0]
+
+    # the committed README (its tables regenerated by python experiments/tools/reproduce.py
+    # --readme)
+    done = subprocess.run(
+        [sys.executable, 'experiments/tools/reproduce.py', '--check'],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_plan_lists_the_runs_and_trains_nothing(tmp_path):
+    """--plan lists each run the protocol would train (its keys, for reproduce.py --plan's prices)
+    and trains none: no run folder, no data, no results; the searches' seeds are listed at the
+    grid's first point."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            'experiments/mixit/depth.py',
+            '--quick',
+            '--plan',
+            f'--out_dir={tmp_path}',
+            f'--data_dir={tmp_path / "data"}',
+            '--device=cpu',
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    plan = json.loads((tmp_path / 'depth-plan.json').read_text())
+    # per model: 3 learning rates searched at depth 2, 3 seeds at depths 2 and 8
+    assert plan['mode'] == 'quick' and len(plan['runs']) == 18 and plan['corpora'] == []
+    assert sorted(r['n_layer'] for r in plan['runs']) == [2] * 12 + [8] * 6
+    assert sum('val_frac' in r for r in plan['runs']) == 6 and {
+        r['max_iters'] for r in plan['runs']
+    } == {1500}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['depth-plan.json']
 
 
 def test_reproduce_bad_input_is_one_line(tmp_path, monkeypatch, capsys):
-    """A damaged results JSON, or a README without the tables' markers: one 'error:' line, exit status 2, and the
-    README is not touched."""
-    reproduce = load_tool('reproduce')
+    """A damaged results JSON, or a README without the tables' markers: one 'error:' line, exit
+    status 2, and the README is not touched."""
+    reproduce = module('reproduce')
     results = tmp_path / 'results'
     results.mkdir()
     (results / 'induction-quick.json').write_text('{"values": ')
@@ -328,17 +604,28 @@ def test_reproduce_bad_input_is_one_line(tmp_path, monkeypatch, capsys):
 
 
 def test_reproduce_runs_what_is_not_current(tmp_path, monkeypatch):
-    """reproduce.py --quick runs, in its order, only the experiments whose results were not written by their code as
-    it is now (a recovered result has no source: it runs), so a rerun goes on where an interrupted one stopped."""
-    reproduce, common = load_tool('reproduce'), load_tool('common')
+    """reproduce.py --quick runs, in its order, only the experiments whose results were not written
+    by their code as it is now (a recovered result has no source: it runs), so a rerun goes on where
+    an interrupted one stopped."""
+    reproduce, common = module('reproduce'), module('common')
     monkeypatch.setattr(reproduce, 'RESULTS', tmp_path)
     for name in reproduce.EXPERIMENTS:
-        (tmp_path / f'{name}-quick.json').write_text(json.dumps({'source': common.source_digest(name)}))
+        (tmp_path / f'{name}-quick.json').write_text(
+            json.dumps({'source': common.source_digest(name)})
+        )
     (tmp_path / 'depth-quick.json').write_text(json.dumps({'source': None}))
     (tmp_path / 'induction-quick.json').unlink()
     ran = []
-    monkeypatch.setattr(reproduce.subprocess, 'run', lambda cmd, **kw: ran.append(cmd) or
-                        subprocess.CompletedProcess(cmd, 1 if 'depth.py' in cmd[1] else 0))
+    monkeypatch.setattr(
+        reproduce.subprocess,
+        'run',
+        lambda cmd, **kw: (
+            ran.append(cmd) or subprocess.CompletedProcess(cmd, 1 if 'depth.py' in cmd[1] else 0)
+        ),
+    )
     assert reproduce.run_all('quick', ['--device=cpu']) == ['depth']
-    assert [Path(cmd[1]).stem for cmd in ran] == ['induction', 'depth'] and ran[0][2:] == ['--quick', '--device=cpu']
+    assert [Path(cmd[1]).stem for cmd in ran] == ['induction', 'depth'] and ran[0][2:] == [
+        '--quick',
+        '--device=cpu',
+    ]
     assert not reproduce.current('depth', 'quick') and reproduce.current('covariance_sde', 'quick')

@@ -1,27 +1,24 @@
-"""fair.fair, the fair comparison of a variant (issue 16; the paper's Appendix B.1): the search scores every grid
-point on the validation split only, the chosen point is the best of those scores, and the seeds run the chosen point
-on the reported split. Checked with a stand-in for training that records every run it is asked for."""
-import sys
-from pathlib import Path
+"""fair.fair, the fair comparison of a variant (issue 16; the paper's Appendix B.1): the search
+scores every grid point on the validation split only, the chosen point is the best of those scores,
+and the seeds run the chosen point on the reported split. Checked with a stand-in for training that
+records every run it is asked for."""
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / 'experiments'))
-
-import common  # noqa: E402
-import fair  # noqa: E402
+from experiments.harness import common, fair
 
 MODADD = dict(task='modular_addition', p=11, variant='standard', learning_rate=1e-2, min_lr=1e-3)
 
 
 def fake_runs(monkeypatch, score):
-    """Replaces common.run by a stand-in that records each config and returns metrics `score(config)`."""
+    """Replaces common.run by a stand-in that records each config and returns metrics
+    `score(config)`."""
     calls = []
 
     def run(args, name, **config):
         calls.append(config)
         return dict(score(config), eval_split='validation' if config.get('val_frac') else 'val')
+
     monkeypatch.setattr(common, 'run', run)
     return calls
 
@@ -29,33 +26,63 @@ def fake_runs(monkeypatch, score):
 @pytest.mark.parametrize('higher', [True, False])
 def test_search_selects_on_validation_and_seeds_run_the_choice(tmp_path, monkeypatch, higher):
     args = fair.parse_args('', argv=['--quick', '--seeds=3', f'--data_dir={tmp_path}'])
-    # validation scores peak at the middle learning rate; held-out scores (never to be used) peak elsewhere
-    validation = lambda lr: float((lr == 1e-2) == higher)
-    calls = fake_runs(monkeypatch, lambda c: {'m': validation(c['learning_rate']) if c.get('val_frac')
-                                              else c['learning_rate'] * 100 + c['seed']})
+    # validation scores peak at the middle learning rate; held-out scores (never to be used) peak
+    # elsewhere
+
+    def validation(lr):
+        return float((lr == 1e-2) == higher)
+
+    calls = fake_runs(
+        monkeypatch,
+        lambda c: {
+            'm': validation(c['learning_rate'])
+            if c.get('val_frac')
+            else c['learning_rate'] * 100 + c['seed']
+        },
+    )
     result = fair.fair(args, 'x', MODADD, 'algorithmic', key='m', higher=higher)
     search, seeds = calls[:3], calls[3:]
     assert [c['learning_rate'] for c in search] == [pytest.approx(1e-2 / 3, rel=1e-2), 1e-2, 3e-2]
-    assert all(c['val_frac'] == fair.VAL_FRAC and c['seed'] == 0 for c in search), 'search on validation, seed 0'
-    assert [c['min_lr'] / c['learning_rate'] for c in search] == pytest.approx([0.1] * 3), 'min_lr in proportion'
-    assert result['chosen']['learning_rate'] == 1e-2, 'the best validation score, whatever the held-out split says'
+    assert all(c['val_frac'] == fair.VAL_FRAC and c['seed'] == 0 for c in search), (
+        'search on validation, seed 0'
+    )
+    assert [c['min_lr'] / c['learning_rate'] for c in search] == pytest.approx([0.1] * 3), (
+        'min_lr in proportion'
+    )
+    assert result['chosen']['learning_rate'] == 1e-2, (
+        'the best validation score, whatever the held-out split says'
+    )
     assert [(c['seed'], c['data_seed']) for c in seeds] == [(0, 0), (1, 1), (2, 2)]
-    assert all('val_frac' not in c and c['learning_rate'] == 1e-2 for c in seeds), 'seeds on the reported split'
+    assert all('val_frac' not in c and c['learning_rate'] == 1e-2 for c in seeds), (
+        'seeds on the reported split'
+    )
     assert [v for _, v in result['grid']] == [validation(c['learning_rate']) for c in search]
-    assert [r['m'] for r in result['runs']] == pytest.approx([1, 2, 3]), "the seeds' own held-out metrics"
+    assert [r['m'] for r in result['runs']] == pytest.approx([1, 2, 3]), (
+        "the seeds' own held-out metrics"
+    )
 
 
-def test_a_task_measured_on_its_training_set_selects_on_it_and_trains_seed_0_once(tmp_path, monkeypatch):
+def test_a_task_measured_on_its_training_set_selects_on_it_and_trains_seed_0_once(
+    tmp_path, monkeypatch
+):
     args = fair.parse_args('', argv=['--quick', '--seeds=2', f'--data_dir={tmp_path}'])
     calls = fake_runs(monkeypatch, lambda c: {'val_acc': c['learning_rate']})
-    result = fair.fair(args, 'x', dict(task='memorization', size=4, learning_rate=3e-3), 'memorization')
-    assert not any('val_frac' in c for c in calls), 'memorization has no validation split to hold out'
+    result = fair.fair(
+        args, 'x', dict(task='memorization', size=4, learning_rate=3e-3), 'memorization'
+    )
+    assert not any('val_frac' in c for c in calls), (
+        'memorization has no validation split to hold out'
+    )
     assert result['chosen']['learning_rate'] == 9e-3
-    assert len(calls) == 4, 'three search runs, then seed 1 only: seed 0 of the choice is the search run'
+    assert len(calls) == 4, (
+        'three search runs, then seed 1 only: seed 0 of the choice is the search run'
+    )
 
 
 def test_no_search_runs_the_protocol_on_each_seed(tmp_path, monkeypatch):
-    args = fair.parse_args('', argv=['--quick', '--no-search', '--seeds=2', f'--data_dir={tmp_path}'])
+    args = fair.parse_args(
+        '', argv=['--quick', '--no-search', '--seeds=2', f'--data_dir={tmp_path}']
+    )
     calls = fake_runs(monkeypatch, lambda c: {'val_acc': 0.5})
     result = fair.fair(args, 'x', MODADD, 'algorithmic')
     assert result['chosen'] == {} and result['grid'] == [] and [c['seed'] for c in calls] == [0, 1]
@@ -64,11 +91,17 @@ def test_no_search_runs_the_protocol_on_each_seed(tmp_path, monkeypatch):
 
 def test_full_grid_is_table7_without_the_pinned_keys():
     args = fair.parse_args('', argv=[])
-    points = fair.grid(args, dict(n_embd=128, n_head=4), 'memorization', fixed=('n_layer', 'n_embd', 'n_head'))
+    points = fair.grid(
+        args, dict(n_embd=128, n_head=4), 'memorization', fixed=('n_layer', 'n_embd', 'n_head')
+    )
     assert len(points) == 9 and {p['learning_rate'] for p in points} == {1e-3, 5e-4, 1e-4}
     assert {p['batch_size'] for p in points} == {256, 512, 1024}
-    assert all(set(p) == {'learning_rate', 'min_lr', 'batch_size'} for p in points), 'the pinned keys are not searched'
-    assert all(p['min_lr'] == pytest.approx(p['learning_rate'] / 10) for p in points), "train.py's min_lr ratio kept"
+    assert all(set(p) == {'learning_rate', 'min_lr', 'batch_size'} for p in points), (
+        'the pinned keys are not searched'
+    )
+    assert all(p['min_lr'] == pytest.approx(p['learning_rate'] / 10) for p in points), (
+        "train.py's min_lr ratio kept"
+    )
     full = fair.grid(args, {}, 'algorithmic')
     assert len(full) == 3 * 2 * 4 * 3 * 3  # every n_head of Table 7 divides both widths
     assert args.search and args.seeds == 3
@@ -86,6 +119,7 @@ def test_a_diverged_point_scores_worst(tmp_path, monkeypatch):
         if c['learning_rate'] > 1e-2:
             raise FloatingPointError('the loss is not finite')
         return {'val_acc': c['learning_rate']}
+
     fake_runs(monkeypatch, score)
     result = fair.fair(args, 'x', MODADD, 'algorithmic')
     assert result['grid'][2][1] == float('-inf') and result['chosen']['learning_rate'] == 1e-2
@@ -93,11 +127,43 @@ def test_a_diverged_point_scores_worst(tmp_path, monkeypatch):
 
 def test_a_sweep_searches_at_one_point_and_runs_its_choice_at_every_other(tmp_path, monkeypatch):
     args = fair.parse_args('', argv=['--quick', '--seeds=2', f'--data_dir={tmp_path}'])
-    calls = fake_runs(monkeypatch, lambda c: {'val_acc': -abs(c['learning_rate'] - 3e-2) + c['n_layer']})
+    calls = fake_runs(
+        monkeypatch, lambda c: {'val_acc': -abs(c['learning_rate'] - 3e-2) + c['n_layer']}
+    )
     configs = {depth: dict(MODADD, n_layer=depth) for depth in (2, 8)}
     results = fair.fair_sweep(args, 'x', configs, 8, 'algorithmic')
     searched = [c for c in calls if 'val_frac' in c]
-    assert len(searched) == 3 and all(c['n_layer'] == 8 for c in searched), 'the search at the named point alone'
-    assert results[2]['grid'] == [] and results[2]['chosen'] == results[8]['chosen'] == dict(learning_rate=3e-2,
-                                                                                             min_lr=3e-3)
-    assert [(c['seed'], c['learning_rate']) for c in calls if c['n_layer'] == 2] == [(0, 3e-2), (1, 3e-2)]
+    assert len(searched) == 3 and all(c['n_layer'] == 8 for c in searched), (
+        'the search at the named point alone'
+    )
+    assert results[2]['grid'] == [] and results[2]['chosen'] == results[8]['chosen'] == dict(
+        learning_rate=3e-2, min_lr=3e-3
+    )
+    assert [(c['seed'], c['learning_rate']) for c in calls if c['n_layer'] == 2] == [
+        (0, 3e-2),
+        (1, 3e-2),
+    ]
+
+
+def test_plan_lists_the_runs_and_scores_none(tmp_path, monkeypatch):
+    """--plan: fair lists the search's runs and the seeds' (at the grid's first point, the choice
+    unknown before the search runs), trains none, and gives no metric: every score and run is
+    None."""
+
+    def train(keys):
+        raise AssertionError('--plan trains nothing')
+
+    monkeypatch.setattr(common, 'train', train)
+    args = fair.parse_args(
+        '',
+        argv=['--quick', '--plan', '--seeds=3', f'--out_dir={tmp_path}', f'--data_dir={tmp_path}'],
+    )
+    result = fair.fair(args, 'x', MODADD, 'algorithmic')
+    assert len(args.plan_runs) == 6 and result['runs'] == [None] * 3
+    assert [v for _, v in result['grid']] == [None] * 3 and result['chosen'] == result['grid'][0][0]
+    assert [r['learning_rate'] for r in args.plan_runs[3:]] == [
+        result['chosen']['learning_rate']
+    ] * 3
+    args.plan_runs.clear()
+    fair.fair(args, 'x', dict(task='memorization', size=4, learning_rate=3e-3), 'memorization')
+    assert len(args.plan_runs) == 5, "memorization's seed 0 is its first search run: listed once"

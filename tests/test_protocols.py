@@ -1,50 +1,48 @@
-"""The full protocols of the MixiT reproductions against the authors' code (github princeton-pli/MixiT;
-experiments/README.md, section 3). Reference numbers are written from their scripts and drivers, not read from
-common.py, so a change on either side shows; every full run's keys must pass train.py's checks and build its model."""
-import importlib.util
-import sys
-from pathlib import Path
+"""The full protocols of the MixiT reproductions against the authors' code (github
+princeton-pli/MixiT; experiments/README.md, section 3). Reference numbers are written from their
+scripts and drivers, not read from experiments/harness/, so a change on either side shows; every
+full run's keys must pass train.py's checks and build its model."""
 
 import numpy as np
 import pytest
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / 'experiments'))
+from data.loader import task_data
+from experiments.harness.common import experiment_module as load
+from model import GPT, GPTConfig, VARIANTS
+from train import MODEL_KEYS, resolve
 
-from data.loader import task_data  # noqa: E402
-from model import GPT, GPTConfig, VARIANTS  # noqa: E402
-from train import MODEL_KEYS, resolve  # noqa: E402
-
-# every driver of theirs: HF Trainer's AdamW, schedule to 0; N(0, 0.02) weights; biases (attention_bias = mlp_bias)
-ALL = dict(beta1=0.9, beta2=0.999, min_lr=0.0, scaled_init=False, bias=True, dtype='float32')  # their drivers: float32
-DEPTH_PY = dict(weight_decay=1e-3, warmup_iters=500, lr_schedule='cosine', online=True)  # task files, depth.py
-TRAINER_PY = dict(weight_decay=0.01, lr_schedule='linear')  # utils.TrainingArguments, trainer.py's "linear"
-MIXIT_BLOCK = dict(shaped_gate=-1.0, skip_scaling=0.5 ** 0.5, base_width=512)  # activation_cminus, np.sqrt(0.5), 512
-LM_MIXIT = dict(shaped_gate=-1.0, skip_scaling=0.5, base_width=512)  # README's trainer.py command; utils' 0.5
+# every driver of theirs: HF Trainer's AdamW, schedule to 0; N(0, 0.02) weights; biases
+# (attention_bias = mlp_bias)
+# their drivers: float32
+ALL = dict(beta1=0.9, beta2=0.999, min_lr=0.0, scaled_init=False, bias=True, dtype='float32')
+# task files, depth.py
+DEPTH_PY = dict(weight_decay=1e-3, warmup_iters=500, lr_schedule='cosine', online=True)
+# utils.TrainingArguments, trainer.py's "linear"
+TRAINER_PY = dict(weight_decay=0.01, lr_schedule='linear')
+# activation_cminus, np.sqrt(0.5), 512
+MIXIT_BLOCK = dict(shaped_gate=-1.0, skip_scaling=0.5**0.5, base_width=512)
+# README's trainer.py command; utils' 0.5
+LM_MIXIT = dict(shaped_gate=-1.0, skip_scaling=0.5, base_width=512)
 # trainer_classifier.py: np.sqrt(0.5), and no base_hidden_size passed: MixingLlamaConfig's 1.0
-YELP_MIXIT = dict(shaped_gate=-1.0, skip_scaling=0.5 ** 0.5, base_width=1)
+YELP_MIXIT = dict(shaped_gate=-1.0, skip_scaling=0.5**0.5, base_width=1)
 TRAINER_CLASSIFIER_PY = dict(TRAINER_PY, classify=True)
-
-
-def load(name):
-    """experiments/<name>.py as a module (experiments/ is a folder of scripts, not a package)."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / 'experiments' / f'{name}.py')
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def has(config, **expected):
     """Every expected key has its value in the config, and the config passes train.py's checks."""
     resolve(config)
     for key, value in expected.items():
-        assert config.get(key) == pytest.approx(value) if isinstance(value, float) else config.get(key) == value, \
-            f'{key}={config.get(key)!r}, expected {value!r}'
+        assert (
+            config.get(key) == pytest.approx(value)
+            if isinstance(value, float)
+            else config.get(key) == value
+        ), f'{key}={config.get(key)!r}, expected {value!r}'
 
 
 def sequence(config):
-    """The length of the task's whole sequence, their m: the example (its input) and the answer after it."""
+    """The length of the task's whole sequence, their m: the example (its input) and the answer
+    after it."""
     module, settings, _ = task_data(resolve(config))
     keys = {k: v for k, v in settings.items() if k not in ('n_train', 'n_test', 'seed')}
     return module.generate(np.random.default_rng(0), 4, **keys)[0].shape[1] + 1
@@ -52,7 +50,11 @@ def sequence(config):
 
 def trained_names(config, **small):
     """The names of the trained parameters of the config's model, built at a small size."""
-    keys = {**VARIANTS[config['variant']], **{k: v for k, v in config.items() if k in MODEL_KEYS}, **small}
+    keys = {
+        **VARIANTS[config['variant']],
+        **{k: v for k, v in config.items() if k in MODEL_KEYS},
+        **small,
+    }
     return {n for n, p in GPT(GPTConfig(**keys)).named_parameters() if p.requires_grad}
 
 
@@ -63,14 +65,20 @@ def test_depth():
         mixit, random = depth.config('full', 'mixit', d), depth.config('full', 'random', d)
         for c in (mixit, random):
             has(c, task='addition', n_layer=d, n_embd=512, learning_rate=1e-2, **ALL, **DEPTH_PY)
-            assert c['max_iters'] * c['batch_size'] == 500 * 80_000  # 40M examples: 500 x train_size
+            # 40M examples: 500 x train_size
+            assert c['max_iters'] * c['batch_size'] == 500 * 80_000
             assert c['block_size'] == sequence(c) == 34
-        has(mixit, variant='mixit', n_head=128, batch_size=1000, **MIXIT_BLOCK)  # depth.sh, the task file's batch
+        # depth.sh, the task file's batch
+        has(mixit, variant='mixit', n_head=128, batch_size=1000, **MIXIT_BLOCK)
         assert not mixit.get('frozen_blocks')  # depth.sh: weight_frozen=0
-        has(random, variant='random', pos='rope', n_head=4, batch_size=128)  # depth_array.sh's vanilla Llama
+        # depth_array.sh's vanilla Llama
+        has(random, variant='random', pos='rope', n_head=4, batch_size=128)
         assert 'shaped_gate' not in random and 'skip_scaling' not in random
     small = dict(n_embd=16, n_head=4, n_layer=2)
-    assert trained_names(depth.config('full', 'random', 2), **small) == {'wte.weight', 'lm_head.weight'}
+    assert trained_names(depth.config('full', 'random', 2), **small) == {
+        'wte.weight',
+        'lm_head.weight',
+    }
 
 
 def test_mixit_heads():
@@ -79,15 +87,43 @@ def test_mixit_heads():
     for task, train_size in (('addition', 80_000), ('dyck', 200_000)):
         for n_head in heads.PROTOCOL['full']['sweep']['n_head']:
             c = heads.config('full', task, n_head)
-            has(c, task=task, variant='mixit', n_head=n_head, n_layer=2, n_embd=512, frozen_blocks=True,
-                learning_rate=1e-2, batch_size=128, max_iters=500 * train_size // 128, **ALL, **DEPTH_PY,
-                **MIXIT_BLOCK)
+            has(
+                c,
+                task=task,
+                variant='mixit',
+                n_head=n_head,
+                n_layer=2,
+                n_embd=512,
+                frozen_blocks=True,
+                learning_rate=1e-2,
+                batch_size=128,
+                max_iters=500 * train_size // 128,
+                **ALL,
+                **DEPTH_PY,
+                **MIXIT_BLOCK,
+            )
             assert c['block_size'] == sequence(c)
-        assert trained_names(c, n_embd=16, n_head=4) == {'wte.weight', 'wpe.weight', 'lm_head.weight'}
+        assert trained_names(c, n_embd=16, n_head=4) == {
+            'wte.weight',
+            'wpe.weight',
+            'lm_head.weight',
+        }
     assert heads.config('full', 'dyck', 4)['block_size'] == 83  # dyckstream_40: 2 * 40 + 3
     yelp = heads.config('full', 'yelp', 4)
-    has(yelp, task='yelp', variant='mixit', n_layer=4, n_embd=1024, classify=True, learning_rate=5e-4,
-        batch_size=256, warmup_iters=max(int(0.04 * yelp['max_iters']), 500), **YELP_MIXIT, **ALL, **TRAINER_PY)
+    has(
+        yelp,
+        task='yelp',
+        variant='mixit',
+        n_layer=4,
+        n_embd=1024,
+        classify=True,
+        learning_rate=5e-4,
+        batch_size=256,
+        warmup_iters=max(int(0.04 * yelp['max_iters']), 500),
+        **YELP_MIXIT,
+        **ALL,
+        **TRAINER_PY,
+    )
     assert not yelp.get('online') and not yelp.get('frozen_blocks')
 
 
@@ -96,8 +132,20 @@ def test_language_modeling():
     assert lm.BATCH['full'] == 512
     for variant in lm.VARIANT_ORDER:
         c = lm.config('full', 'wikitext', variant)
-        has(c, task='wikitext', variant=variant, n_layer=12, n_embd=512, n_head=8, block_size=256,
-            learning_rate=5e-4, max_iters=40_000, warmup_iters=1_600, **ALL, **TRAINER_PY)
+        has(
+            c,
+            task='wikitext',
+            variant=variant,
+            n_layer=12,
+            n_embd=512,
+            n_head=8,
+            block_size=256,
+            learning_rate=5e-4,
+            max_iters=40_000,
+            warmup_iters=1_600,
+            **ALL,
+            **TRAINER_PY,
+        )
         assert c['warmup_iters'] == max(int(0.04 * c['max_iters']), 500)
         if variant == 'mixit':
             has(c, **LM_MIXIT)
@@ -105,7 +153,9 @@ def test_language_modeling():
             assert 'skip_scaling' not in c and 'shaped_gate' not in c
     # their --scale_lr: off unless asked for, then MixiT's lr times (4 / 12) * (512 / 512)
     assert lm.fair.parse_args('', lm.add_flags, argv=[]).scale_lr is False
-    assert lm.scale_lr(lm.config('full', 'wikitext', 'mixit'))['learning_rate'] == pytest.approx(5e-4 / 3)
+    assert lm.scale_lr(lm.config('full', 'wikitext', 'mixit'))['learning_rate'] == pytest.approx(
+        5e-4 / 3
+    )
     assert lm.scale_lr(lm.config('full', 'wikitext', 'standard'))['learning_rate'] == 5e-4
 
 
@@ -114,19 +164,33 @@ def test_rank_collapse():
     assert rc.PROTOCOL['full']['sweep']['n_layer'] == [2, 4, 8, 16, 32]
     for model in ('random', 'mixit'):
         c = rc.config('full', model, 8)
-        has(c, task='wikitext', variant=model, n_layer=8, n_embd=512, n_head=8, block_size=256, learning_rate=5e-4,
-            max_iters=40_000, warmup_iters=1_600, **ALL, **TRAINER_PY)
+        has(
+            c,
+            task='wikitext',
+            variant=model,
+            n_layer=8,
+            n_embd=512,
+            n_head=8,
+            block_size=256,
+            learning_rate=5e-4,
+            max_iters=40_000,
+            warmup_iters=1_600,
+            **ALL,
+            **TRAINER_PY,
+        )
         assert c['batch_size'] * c['gradient_accumulation_steps'] == 512
     has(rc.config('full', 'mixit', 8), **LM_MIXIT)
     has(rc.config('full', 'random', 8), pos='rope')
 
 
 def test_rank_collapse_statistics():
-    """token_statistics is the mean over i != j of torch.cov between token vectors, before and after the final norm."""
+    """token_statistics is the mean over i != j of torch.cov between token vectors, before and after
+    the final norm."""
     rc = load('rank_collapse')
     model = GPT(GPTConfig(n_layer=2, n_embd=16, n_head=2, block_size=8, vocab_size=32))
     with torch.no_grad():
-        model.norm_f.weight.uniform_(0.5, 1.5)  # a trained-like gain: the output is not a rescaled input
+        # a trained-like gain: the output is not a rescaled input
+        model.norm_f.weight.uniform_(0.5, 1.5)
     windows = torch.randint(32, (3, 8))
     stats = rc.token_statistics(model, windows, 'cpu')
     seen = []
@@ -136,7 +200,9 @@ def test_rank_collapse_statistics():
     hook.remove()
     off = ~torch.eye(8, dtype=torch.bool)
     for key, h in zip(('cov in', 'cov out'), seen[0]):
-        assert stats[key] == pytest.approx(torch.stack([torch.cov(w)[off].mean() for w in h]).mean().item(), rel=1e-4)
+        assert stats[key] == pytest.approx(
+            torch.stack([torch.cov(w)[off].mean() for w in h]).mean().item(), rel=1e-4
+        )
     corr = torch.stack([torch.corrcoef(w)[off].mean() for w in seen[0][1]]).mean().item()
     assert stats['corr out'] == pytest.approx(corr, rel=1e-4)
 
@@ -147,45 +213,90 @@ def test_throughput():
         has({**tp.SETTINGS[variant], 'task': 'wikitext'}, variant=variant, **ALL, **TRAINER_PY)
     has(tp.SETTINGS['mixit'], **LM_MIXIT)
     assert 'skip_scaling' not in tp.SETTINGS['standard']
-    model = tp.trainer('mixit', dict(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=32), 1, 'cpu')[0]
-    assert (model.config.skip_scaling, model.config.shaped_gate, model.config.bias) == (0.5, -1.0, True)
-    # a speed-up pairs the steps of one repeat: ratios 2, 4, 1 -> 2 (the medians' ratio, 3.0 / 1.0, would be 3)
+    model = tp.trainer(
+        'mixit', dict(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=32), 1, 'cpu'
+    )[0]
+    assert (model.config.skip_scaling, model.config.shaped_gate, model.config.bias) == (
+        0.5,
+        -1.0,
+        True,
+    )
+    # a speed-up pairs the steps of one repeat: ratios 2, 4, 1 -> 2 (the medians' ratio, 3.0 / 1.0,
+    # would be 3)
     times = {'standard': [2.0, 4.0, 3.0], 'frozen_qk': [1.0, 2.0, 1.5], 'mixit': [1.0, 1.0, 3.0]}
-    memory = {v: dict(flops_per_token=f, trained=1, total=1, memory_bytes=0, update_bytes=0)
-              for v, f in (('standard', 5.0), ('frozen_qk', 4.0), ('mixit', 4.0))}  # predicted speed-up 1.25
+    memory = {
+        v: dict(flops_per_token=f, trained=1, total=1, memory_bytes=0, update_bytes=0)
+        for v, f in (('standard', 5.0), ('frozen_qk', 4.0), ('mixit', 4.0))
+    }  # predicted speed-up 1.25
     rows, speedups = tp.rows_of('c', 1, 1, memory, times, None)
     assert speedups == {'standard': 1.0, 'frozen_qk': 2.0, 'mixit': 2.0}
-    q1, q3 = np.percentile([2, 4, 1], [25, 75], method='weibull')  # statistics.quantiles' default ('exclusive')
-    se = 1.2533 * (q3 - q1) / 1.349 / 3 ** 0.5 / 0.25 * 100  # the median's standard error, sd from the quartiles
+    # statistics.quantiles' default ('exclusive')
+    q1, q3 = np.percentile([2, 4, 1], [25, 75], method='weibull')
+    # the median's standard error, sd from the quartiles
+    se = 1.2533 * (q3 - q1) / 1.349 / 3**0.5 / 0.25 * 100
     assert [r['share of predicted gain'] for r in rows] == ['', '400% ± 0', f'400% ± {se:.0f}']
 
 
 def test_retrieval_protocols():
-    """induction.py, retrieval_vs_length.py and induction_heads_map.py run their depth.py task condattendstream
-    (vocabulary 512, the query token of their format) with its driver; k-hop keeps Table 8's setting."""
-    induction, curve, heads_map = load('induction'), load('retrieval_vs_length'), load('induction_heads_map')
+    """induction.py, retrieval_vs_length.py and induction_heads_map.py run their depth.py task
+    condattendstream (vocabulary 512, the query token of their format) with its driver; k-hop keeps
+    Table 8's setting."""
+    induction, curve, heads_map = (
+        load('induction'),
+        load('retrieval_vs_length'),
+        load('induction_heads_map'),
+    )
     runs = [induction.config('full', 'retrieval', v) for v in induction.VARIANT_ORDER]
-    runs += [curve.config('full', m, v) for m in curve.PROTOCOL['full']['sweep']['m_max'] for v in curve.VARIANT_ORDER]
+    runs += [
+        curve.config('full', m, v)
+        for m in curve.PROTOCOL['full']['sweep']['m_max']
+        for v in curve.VARIANT_ORDER
+    ]
     runs += [heads_map.config('full')]
     for c in runs:
-        has(c, task='retrieval', vocab=512, n_layer=2, n_embd=1024, n_head=4, learning_rate=1e-2, batch_size=1000,
-            max_iters=100_000, **ALL, **DEPTH_PY)
-        assert resolve(c)['format'] == 'authors' and c['block_size'] == sequence(c) == 2 * c['m_max'] + 3
+        has(
+            c,
+            task='retrieval',
+            vocab=512,
+            n_layer=2,
+            n_embd=1024,
+            n_head=4,
+            learning_rate=1e-2,
+            batch_size=1000,
+            max_iters=100_000,
+            **ALL,
+            **DEPTH_PY,
+        )
+        assert (
+            resolve(c)['format'] == 'authors'
+            and c['block_size'] == sequence(c) == 2 * c['m_max'] + 3
+        )
         if c['variant'] == 'mixit':
             has(c, **MIXIT_BLOCK)
-    assert [c['m_max'] for c in runs[:4]] == [30] * 4 and heads_map.config('full')['variant'] == 'frozen_qk'
-    has(induction.config('full', 'khop', 'mixit'), n_layer=5, n_embd=512, n_head=8, learning_rate=1e-4,
-        batch_size=128, max_iters=5000)
+    assert [c['m_max'] for c in runs[:4]] == [30] * 4 and heads_map.config('full')[
+        'variant'
+    ] == 'frozen_qk'
+    has(
+        induction.config('full', 'khop', 'mixit'),
+        n_layer=5,
+        n_embd=512,
+        n_head=8,
+        learning_rate=1e-4,
+        batch_size=128,
+        max_iters=5000,
+    )
     # the quick setting fits the authors' format (V/2 + 2M <= V)
     for m_max in curve.PROTOCOL['quick']['sweep']['m_max']:
         assert sequence(curve.config('quick', m_max, 'standard')) == 2 * m_max + 3
 
 
 def test_retrieval_score_reads_the_authors_query_token():
-    """In the authors' format the query is its own token, V/2 + m_max + k, not the key's V/2 + k: the retrieval score
-    must find the matching key all the same (V = 16, m_max = 3: keys 8..10, query tokens 11..13)."""
+    """In the authors' format the query is its own token, V/2 + m_max + k, not the key's V/2 + k:
+    the retrieval score must find the matching key all the same (V = 16, m_max = 3: keys 8..10,
+    query tokens 11..13)."""
     heads_map = load('induction_heads_map')
-    x = torch.tensor([[8, 3, 10, 5, 13, 5, 0, 0]])  # k0 3 k2 5 q2 5: the query asks for key 2, value at position 3
+    # k0 3 k2 5 q2 5: the query asks for key 2, value at position 3
+    x = torch.tensor([[8, 3, 10, 5, 13, 5, 0, 0]])
     y = torch.full_like(x, -1)
     y[0, 4] = 5
     maps = torch.zeros(2, 1, 2, 8, 8)  # (layer, batch, head, T, T)
@@ -196,46 +307,83 @@ def test_retrieval_score_reads_the_authors_query_token():
 
 
 def test_algorithmic():
-    """Table 3: each task with the driver the authors run it with, Table 8's architecture (paper text)."""
+    """Table 3: each task with the driver the authors run it with, Table 8's architecture (paper
+    text)."""
     alg = load('algorithmic')
-    drivers = {'addition': DEPTH_PY, 'dyck': DEPTH_PY, 'yelp': TRAINER_CLASSIFIER_PY,
-               'modular_addition': dict(weight_decay=1e-3, warmup_iters=50, lr_schedule='cosine'),  # modadd_exp.py
-               'memorization': dict(weight_decay=1e-4, warmup_iters=500, lr_schedule='cosine')}  # hdmemorize_exp.py
-    own = {'addition': dict(learning_rate=1e-2, batch_size=128, max_iters=500 * 80_000 // 128),  # 40M examples
-           'dyck': dict(learning_rate=1e-2, batch_size=512, max_iters=500 * 200_000 // 512),  # 100M examples
-           'modular_addition': dict(learning_rate=1e-3, batch_size=4_000, max_iters=20_000),
-           'memorization': dict(learning_rate=5e-3, batch_size=32_768, max_iters=10_000),
-           'yelp': dict(learning_rate=5e-4, batch_size=256, warmup_iters=500)}
+    drivers = {
+        'addition': DEPTH_PY,
+        'dyck': DEPTH_PY,
+        'yelp': TRAINER_CLASSIFIER_PY,
+        'modular_addition': dict(
+            weight_decay=1e-3, warmup_iters=50, lr_schedule='cosine'
+        ),  # modadd_exp.py
+        'memorization': dict(weight_decay=1e-4, warmup_iters=500, lr_schedule='cosine'),
+    }  # hdmemorize_exp.py
+    own = {
+        'addition': dict(
+            learning_rate=1e-2, batch_size=128, max_iters=500 * 80_000 // 128
+        ),  # 40M examples
+        'dyck': dict(
+            learning_rate=1e-2, batch_size=512, max_iters=500 * 200_000 // 512
+        ),  # 100M examples
+        'modular_addition': dict(learning_rate=1e-3, batch_size=4_000, max_iters=20_000),
+        'memorization': dict(learning_rate=5e-3, batch_size=32_768, max_iters=10_000),
+        'yelp': dict(learning_rate=5e-4, batch_size=256, warmup_iters=500),
+    }
     for task in alg.PAPER:  # Table 3's rows
         runs = {v: alg.config('full', task, v) for v in alg.PROTOCOL['full']['sweep']['variant']}
         assert list(runs) == alg.VARIANT_ORDER
         for variant, c in runs.items():
             has(c, task=task, variant=variant, **ALL, **drivers[task], **own[task])
             assert not c.get('frozen_blocks')  # Table 3 trains every weight (their weight_frozen=0)
-            if task not in ('yelp', 'memorization'):  # memorization has no generator: [x, y + n, label]
+            # memorization has no generator: [x, y + n, label]
+            if task not in ('yelp', 'memorization'):
                 assert c['block_size'] == sequence(c)
-            assert c.get('block_size') == {'memorization': 3, 'yelp': None}.get(task, c.get('block_size'))
+            assert c.get('block_size') == {'memorization': 3, 'yelp': None}.get(
+                task, c.get('block_size')
+            )
             if variant == 'mixit':
                 has(c, **(YELP_MIXIT if task == 'yelp' else MIXIT_BLOCK))
             else:
                 assert 'shaped_gate' not in c
     defaults = {t: resolve(dict(task=t)) for t in ('addition', 'dyck', 'modular_addition')}
     assert (defaults['addition']['format'], defaults['addition']['digits']) == ('authors', 10)
-    assert (defaults['dyck']['format'], defaults['dyck']['length']) == ('authors', 80)  # dyckstream_40: 40 pairs
-    assert (defaults['modular_addition']['p'], defaults['modular_addition']['train_frac']) == (199, 0.95)
+    # dyckstream_40: 40 pairs
+    assert (defaults['dyck']['format'], defaults['dyck']['length']) == ('authors', 80)
+    assert (defaults['modular_addition']['p'], defaults['modular_addition']['train_frac']) == (
+        199,
+        0.95,
+    )
 
 
 def test_memorization_capacity():
-    """Table 4: hdmemorize_exp.py's batch min(n^2, 256 * 128), 10,000 steps, lr 0.005, weight decay 1e-4."""
+    """Table 4: hdmemorize_exp.py's batch min(n^2, 256 * 128), 10,000 steps, lr 0.005, weight decay
+    1e-4."""
     mem = load('memorization_capacity')
     runs = {label: mem.config('full', label) for label in mem.PROTOCOL['full']['sweep']['variant']}
     for label, c in runs.items():
-        has(c, task='memorization', size=512, n_layer=2, n_embd=128, n_head=4, block_size=3, batch_size=32_768,
-            max_iters=10_000, learning_rate=5e-3, weight_decay=1e-4, warmup_iters=500, lr_schedule='cosine', **ALL)
+        has(
+            c,
+            task='memorization',
+            size=512,
+            n_layer=2,
+            n_embd=128,
+            n_head=4,
+            block_size=3,
+            batch_size=32_768,
+            max_iters=10_000,
+            learning_rate=5e-3,
+            weight_decay=1e-4,
+            warmup_iters=500,
+            lr_schedule='cosine',
+            **ALL,
+        )
     has(runs['mixit'], variant='mixit', **MIXIT_BLOCK)
-    has(runs[mem.PLAIN], variant='mixit', mixit_sink=False, mixit_std=1 / (3 * 32) ** 0.5)  # Eq. 2.3, T = 3
-    # paper text: "for a fair comparison across models" Table 4 pins L, heads, width, 10,000 steps and lr 0.005 (outside
-    # Table 7's memorization range): the full search is that one point, the comparison its seeds
+    # Eq. 2.3, T = 3
+    has(runs[mem.PLAIN], variant='mixit', mixit_sink=False, mixit_std=1 / (3 * 32) ** 0.5)
+    # paper text: "for a fair comparison across models" Table 4 pins L, heads, width, 10,000 steps
+    # and lr 0.005 (outside Table 7's memorization range): the full search is that one point, the
+    # comparison its seeds
     args = mem.fair.parse_args('', argv=[])
     assert mem.fair.grid(args, runs['mixit'], 'memorization', mem.FIXED) == [{}]
     assert 'shaped_gate' not in runs[mem.PLAIN] and 'shaped_gate' not in runs['frozen_qk']

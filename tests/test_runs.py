@@ -1342,7 +1342,7 @@ def test_an_experiment_checks_its_device_before_it_generates_data(tmp_path):
     p = subprocess.run(
         [
             sys.executable,
-            'experiments/algorithmic.py',
+            'experiments/mixit/algorithmic.py',
             '--smoke',
             '--device=gpu',
             f'--data_dir={tmp_path / "data"}',
@@ -1460,14 +1460,14 @@ def test_wandb_missing_is_refused_before_anything_is_written(base, tmp_path, mon
 @pytest.mark.parametrize(
     'command, message',
     [
-        ('experiments/trend.py ../train', "'../train' declares no TREND"),
-        ('experiments/depth.py --smoke --at=sample=True', 'sample is not a key of every run'),
+        ('experiments/tools/trend.py ../train', "'../train' declares no TREND"),
+        ('experiments/mixit/depth.py --smoke --at=sample=True', 'sample is not a key of every run'),
         (
-            'experiments/compare_runs.py {run} --out={d}/figure.xyz',
+            'experiments/tools/compare_runs.py {run} --out={d}/figure.xyz',
             r'--out=.*figure.xyz: name a file ending in one of',
         ),
         (
-            'experiments/compare_runs.py {run} --out={d}/file/figure.png',
+            'experiments/tools/compare_runs.py {run} --out={d}/file/figure.png',
             r'cannot write to .*/file \(a file stands where a '
             r'folder goes\): set --out to a folder',
         ),
@@ -1503,9 +1503,9 @@ def test_other_command_lines_refuse_in_one_line(base, tmp_path, command, message
     [
         'data/text/prepare.py',
         'data/khop/prepare.py',
-        'experiments/depth.py',
-        'experiments/compare_runs.py out/x',
-        'experiments/trend.py depth',
+        'experiments/mixit/depth.py',
+        'experiments/tools/compare_runs.py out/x',
+        'experiments/tools/trend.py depth',
     ],
 )
 def test_a_flag_no_command_line_knows_is_one_line(command):

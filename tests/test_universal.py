@@ -1,8 +1,9 @@
 """
-The universal backbones of model.py (fixed-universal-transformers): the sparse construction simulates
-random targets of T(H, L, d, k) exactly through its embedding alone, unrolled and looped, causal and not;
-its width is the formula's; only the embeddings and the unembedding are trained.
+The universal backbones of model.py (fixed-universal-transformers): the sparse construction
+simulates random targets of T(H, L, d, k) exactly through its embedding alone, unrolled and looped,
+causal and not; its width is the formula's; only the embeddings and the unembedding are trained.
 """
+
 import math
 
 import pytest
@@ -15,7 +16,10 @@ SHAPES = [(1, 1), (1, 3), (2, 2), (3, 2), (2, 3)]  # (H, L)
 
 def random_target(H, L, d, k, dtype, seed):
     g = torch.Generator().manual_seed(seed)
-    draw = lambda *shape: (torch.randn(shape, generator=g) / math.sqrt(shape[0])).to(dtype)
+
+    def draw(*shape):
+        return (torch.randn(shape, generator=g) / math.sqrt(shape[0])).to(dtype)
+
     return [[(draw(d, k), draw(d, k), draw(d, d)) for _ in range(H)] for _ in range(L)]
 
 
@@ -35,8 +39,20 @@ def target_forward(target, X, causal):
 
 def universal_forward(H, L, d, k, E, U, X, causal, looped, dtype):
     D = universal_dim(H, L, d, k, looped)
-    model = GPT(GPTConfig(**VARIANTS['universal_sparse'], n_head=H, n_layer=L, n_embd=D, universal_d=d,
-                          universal_k=k, looped=looped, causal=causal, vocab_size=3, block_size=X.shape[0])).to(dtype)
+    model = GPT(
+        GPTConfig(
+            **VARIANTS['universal_sparse'],
+            n_head=H,
+            n_layer=L,
+            n_embd=D,
+            universal_d=d,
+            universal_k=k,
+            looped=looped,
+            causal=causal,
+            vocab_size=3,
+            block_size=X.shape[0],
+        )
+    ).to(dtype)
     Z = X @ E
     for block in model.h:
         Z = block(Z[None])[0]
@@ -50,10 +66,12 @@ def universal_forward(H, L, d, k, E, U, X, causal, looped, dtype):
 def test_sparse_construction_is_exact(H, L, causal, looped, dtype, tol):
     d, k, m = 5, 3, 7
     target = random_target(H, L, d, k, dtype, seed=10 * H + L)
-    X = torch.randn(m, d, generator=torch.Generator().manual_seed(H + L), dtype=torch.float64).to(dtype)
+    X = torch.randn(m, d, generator=torch.Generator().manual_seed(H + L), dtype=torch.float64).to(
+        dtype
+    )
     E, U = universal_embedding(target, H, L, d, k, looped)
-    nodes = sum(H ** j for j in range(L))
-    D = (2 * H * k + d) * (nodes + H ** L) if looped else 2 * H * k * nodes + d * H ** L
+    nodes = sum(H**j for j in range(L))
+    D = (2 * H * k + d) * (nodes + H**L) if looped else 2 * H * k * nodes + d * H**L
     assert E.shape == (d, D) and U.shape == (D, d)
     want = target_forward(target, X, causal)
     got = universal_forward(H, L, d, k, E, U, X, causal, looped, dtype)
@@ -75,8 +93,17 @@ def test_a_different_target_needs_a_different_embedding():
 def test_only_embeddings_and_unembedding_train(variant):
     H, L, k, vocab, T = 2, 2, 3, 7, 6
     D = universal_dim(H, L, vocab + T, k) if variant == 'universal_sparse' else 40
-    model = GPT(GPTConfig(**VARIANTS[variant], n_head=H, n_layer=L, n_embd=D, universal_k=k, vocab_size=vocab,
-                          block_size=T))
+    model = GPT(
+        GPTConfig(
+            **VARIANTS[variant],
+            n_head=H,
+            n_layer=L,
+            n_embd=D,
+            universal_k=k,
+            vocab_size=vocab,
+            block_size=T,
+        )
+    )
     trained = sorted(n for n, p in model.named_parameters() if p.requires_grad)
     assert trained == ['lm_head.weight', 'wpe.weight', 'wte.weight']
     fixed = {n: b.clone() for n, b in model.named_buffers()}
@@ -93,9 +120,13 @@ def test_only_embeddings_and_unembedding_train(variant):
 
 
 def test_random_backbone_is_seeded_and_looped_ties_layers():
-    cfg = dict(**VARIANTS['universal_random'], n_head=2, n_layer=3, n_embd=24, vocab_size=7, block_size=6)
+    cfg = dict(
+        **VARIANTS['universal_random'], n_head=2, n_layer=3, n_embd=24, vocab_size=7, block_size=6
+    )
     a, b, c = GPT(GPTConfig(**cfg)), GPT(GPTConfig(**cfg)), GPT(GPTConfig(**cfg, seed=1))
-    assert torch.equal(a.h[1].attn.v, b.h[1].attn.v) and not torch.equal(a.h[1].attn.v, c.h[1].attn.v)
+    assert torch.equal(a.h[1].attn.v, b.h[1].attn.v) and not torch.equal(
+        a.h[1].attn.v, c.h[1].attn.v
+    )
     assert not torch.equal(a.h[0].attn.q, a.h[1].attn.q)
     looped = GPT(GPTConfig(**cfg, looped=True))
     assert all(torch.equal(looped.h[0].attn.v, blk.attn.v) for blk in looped.h)
@@ -105,5 +136,14 @@ def test_random_backbone_is_seeded_and_looped_ties_layers():
 
 def test_sparse_width_is_checked():
     with pytest.raises(ValueError, match='set n_embd=72'):
-        GPT(GPTConfig(**VARIANTS['universal_sparse'], n_head=2, n_layer=2, n_embd=64, universal_k=3, vocab_size=5,
-                      block_size=4))
+        GPT(
+            GPTConfig(
+                **VARIANTS['universal_sparse'],
+                n_head=2,
+                n_layer=2,
+                n_embd=64,
+                universal_k=3,
+                vocab_size=5,
+                block_size=4,
+            )
+        )

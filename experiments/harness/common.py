@@ -1,36 +1,47 @@
 """
-The harness every experiment shares: its command line (the paper's protocol by default, --quick for a CPU, --smoke
-for the tests), the train.py keys of a run (where it writes, where its data lives), training through train.py, and
-the report: our numbers beside the paper's and the claims judged, in experiments/results/<name>[-quick].json and .md.
+The harness every experiment shares: its command line (the paper's protocol by default, --quick for
+a CPU, --smoke for the tests), the train.py keys of a run (where it writes, where its data lives),
+training through train.py, and the report: our numbers beside the paper's and the claims judged, in
+experiments/results/<name>[-quick].json and .md.
 
-What the papers and the authors' code set is in papers.py; the fair comparison of variants (search, seeds, sweeps)
-in fair.py, which reports through this file. Every experiment that trains through train.py writes its protocol in
-one shape, a dict per mode:
+What the papers and the authors' code set is in papers.py; the fair comparison of variants (search,
+seeds, sweeps) in fair.py, which reports through this file. Every experiment that trains through
+train.py writes its protocol in one shape, a dict per mode:
 
-    PROTOCOL = {'full': dict(driver='depth.py', keys=dict(task='addition', ...), sweep=dict(variant=[...])),
+    PROTOCOL = {'full': dict(driver='depth.py', keys=dict(task='addition', ...),
+                             sweep=dict(variant=[...])),
                 'quick': ..., 'smoke': ...}
 
-- driver: the authors' script whose settings every run takes (papers.authors: their optimizer, initialization,
-  schedule, data regime and MixiT block), or None: train.py's defaults for every key not in `keys`;
+- driver: a key of papers.DRIVERS, the authors' script whose settings every run takes
+  (papers.authors: their optimizer, initialization, schedule, data regime and MixiT block), or None:
+  train.py's defaults for every key not in `keys`;
 - keys: the train.py keys every run shares;
-- sweep: the experiment's named axes, in the order its table reads them. An axis is a train.py key (`variant`,
-  `task`, `n_layer`, ...) whose values are a list, or a dict {value: the train.py keys that go with it, a 'driver'
-  among them replacing the protocol's}. A value may be a row's label whose keys name the train.py value it stands
-  for: {('2-hop', 'attention only'): dict(task='khop', ...)}; for `variant`, the driver's settings are then a
-  non-MixiT variant's: {'mixit, text': dict(variant='mixit', ...)}. The axes' keys merge in the point's order.
-A run is one value of each axis: config(PROTOCOL[mode], variant=..., n_layer=...), the call every experiment's own
-config(mode, ...) ends in. run() adds nothing to a run but where it is written and its data read (train_keys).
+- sweep: the experiment's named axes, in the order its table reads them. An axis is a train.py key
+  (`variant`, `task`, `n_layer`, ...) whose values are a list, or a dict {value: the train.py keys
+  that go with it, a 'driver' among them replacing the protocol's}. A value may be a row's label
+  whose keys name the train.py value it stands for: {('2-hop', 'attention only'): dict(task='khop',
+  ...)}; for `variant`, the driver's settings are then a non-MixiT variant's: {'mixit, text':
+  dict(variant='mixit', ...)}. The axes' keys merge in the point's order. A run is one value of each
+  axis: config(PROTOCOL[mode], variant=..., n_layer=...), the call every experiment's own
+  config(mode, ...) ends in. run() adds nothing to a run but where it is written and its data read
+  (train_keys). With --plan, run() trains nothing: it lists the run and returns None, no metrics;
+  each experiment lists its runs before its analysis and stops there (write_plan), so nothing
+  downstream reads a metric that was not measured.
 
-The rule of every --quick protocol: it shrinks the problem (the table, digits, sequence, width, depth where the claim
-allows), not the training: it keeps the paper's epochs or examples per parameter or per distinct input, its steps to
-convergence, its optimizer. Sizes come from a quantity computed before any run (the bits per parameter a table needs,
-the examples per distinct input, the held-out share, the head width), the computation in the experiment's docstring.
-Where the regime does not fit 20 minutes on 2 cores at any size that still tests the claim, the docstring says so and
-a TREND runs the same protocol at three sizes along the axis where --quick departs (experiments/trend.py).
+The rule of every --quick protocol: it shrinks the problem (the table, digits, sequence, width,
+depth where the claim allows), not the training: it keeps the paper's epochs or examples per
+parameter or per distinct input, its steps to convergence, its optimizer. Sizes come from a quantity
+computed before any run (the bits per parameter a table needs, the examples per distinct input, the
+held-out share, the head width), the computation in the experiment's docstring. Where the regime
+does not fit 20 minutes on 2 cores at any size that still tests the claim, the docstring says so and
+a TREND runs the same protocol at three sizes along the axis where --quick departs
+(experiments/tools/trend.py).
 """
+
 import ast
 import datetime
 import hashlib
+import importlib
 import json
 import os
 import platform
@@ -39,115 +50,227 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import torch
 
-import torch  # noqa: E402
+from data import local, synthetic
+from data.loader import ConfigError, task_data, task_keys, task_module
+from experiments.harness import papers
+from experiments.harness.claims import claims_section, claims_text, judge, verdict
+from experiments.harness.claims import pct  # noqa: F401 (the experiments' common.pct)
+from train import DEFAULTS, MODEL_KEYS, check_keys, pick_device, resolve, train
+from train import parse_args as train_args
 
-import papers  # noqa: E402
-from claims import claims_text, judge, pct, verdict  # noqa: E402, F401 (pct: the experiments' common.pct)
-from data import local, synthetic  # noqa: E402
-from data.loader import ConfigError, command_line_process, pick_device, task_data, task_keys, task_module  # noqa
-from train import DEFAULTS, MODEL_KEYS, check_keys, parse_args as train_args, resolve, train  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]  # the repository root
+EXPERIMENTS = ROOT / 'experiments'
+RESULTS = EXPERIMENTS / 'results'
+NOT_EXPERIMENTS = ('harness', 'results')  # the folders of experiments/ that hold no runnable file
+
+
+def experiment_path(name):
+    """experiments/<folder>/<name>.py, a reproduction's or a tool's (names are unique across the
+    folders); None if there is none."""
+    if not name.isidentifier():  # '../train' names no experiment
+        return None
+    found = [p for p in EXPERIMENTS.glob(f'*/{name}.py') if p.parent.name not in NOT_EXPERIMENTS]
+    return found[0] if len(found) == 1 else None
+
+
+def experiment_module(name):
+    """The module of experiments/<folder>/<name>.py, imported by its dotted name."""
+    return importlib.import_module(f'experiments.{experiment_path(name).parent.name}.{name}')
+
+
+def command_line_process():
+    """For an experiment's own process (not a caller's): Ctrl-C or a kill leaves no temporaries
+    (end_on_signal), and a ValueError that reaches the top (ConfigError included: a mistake in the
+    input, missing or damaged data) ends in one line 'error: ...' and exit status 2, as train.py's
+    own errors do. Any other exception keeps its traceback."""
+
+    def hook(kind, error, tb):
+        if not issubclass(kind, ValueError):
+            return sys.__excepthook__(kind, error, tb)
+        print(f'error: {error}', file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(2)  # an excepthook cannot choose the exit status otherwise; every finally has run
+
+    synthetic.end_on_signal()
+    sys.excepthook = hook
 
 
 def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
-    """-> args, .mode in {'full', 'quick', 'smoke'}; `add(parser)` adds its own flags, `at_keys` its --at's keys."""
+    """-> args, .mode in {'full', 'quick', 'smoke'}; `add(parser)` adds its own flags, `at_keys` its
+    --at's keys."""
     parser = synthetic.Parser(doc)
-    parser.add_argument('--quick', action='store_true', help='the reduced protocol: minutes on a 2-core CPU')
-    parser.add_argument('--smoke', action='store_true', help='a few steps of everything: checks that the file runs')
-    parser.add_argument('--out_dir', default=str(ROOT / 'out'), help='runs go to OUT_DIR/<name>/, the JSON beside')
-    parser.add_argument('--data_dir', default='', help="the root that replaces data/: each task's files go to "
-                        "DATA_DIR/<task>/[<settings>]/, laid out as under data/; '' = data/ (default)")
+    parser.add_argument(
+        '--quick', action='store_true', help='the reduced protocol: minutes on a 2-core CPU'
+    )
+    parser.add_argument(
+        '--smoke', action='store_true', help='a few steps of everything: checks that the file runs'
+    )
+    parser.add_argument(
+        '--out_dir', default=str(ROOT / 'out'), help='runs go to OUT_DIR/<name>/, the JSON beside'
+    )
+    parser.add_argument(
+        '--data_dir',
+        default='',
+        help="the root that replaces data/: each task's files go to "
+        "DATA_DIR/<task>/[<settings>]/, laid out as under data/; '' = data/ (default)",
+    )
     parser.add_argument('--device', default='auto', help="'auto', 'cpu', 'cuda', ...")
-    parser.add_argument('--at', action='append', default=[], metavar='KEY=VALUE', help='a train.py key of every run, '
-                        "over the protocol's: a TREND's size, whose results go to OUT_DIR only (--at= alone: none)")
-    parser.add_argument('--plan', action='store_true', help='train nothing: list the runs the protocol would train '
-                        'in OUT_DIR/<name>-plan.json (experiments/reproduce.py --plan prices them)')
+    parser.add_argument(
+        '--at',
+        action='append',
+        default=[],
+        metavar='KEY=VALUE',
+        help='a train.py key of every run, '
+        "over the protocol's: a TREND's size, whose results go to OUT_DIR only (--at= alone: none)",
+    )
+    parser.add_argument(
+        '--plan',
+        action='store_true',
+        help='train nothing: list the runs the protocol would train '
+        'in OUT_DIR/<name>-plan.json (experiments/tools/reproduce.py --plan prices them)',
+    )
     add(parser)
     args = parser.parse_args(argv)
     if argv is None:  # the command line's own process, not a caller's
         command_line_process()
-    pick_device(args.device)  # before any run or data (fair.py reads its data first): one line, exit status 2
-    args.out_dir.strip() or parser.error("--out_dir='' names no folder (not this one): give one (default: out/)")
+    # before any run or data (fair.py reads its data first): one line, exit status 2
+    pick_device(args.device)
+    args.out_dir.strip() or parser.error(
+        "--out_dir='' names no folder (not this one): give one (default: out/)"
+    )
     try:  # a TREND's size, whose results go to OUT_DIR only
-        args.point, args.at = bool(args.at), checked_at(train_args([f'--{a}' for a in args.at if a]), at_keys)
+        args.point, args.at = (
+            bool(args.at),
+            checked_at(train_args([f'--{a}' for a in args.at if a]), at_keys),
+        )
     except ConfigError as e:
         parser.exit(2, f'error: --at: {e}\n')
     args.mode = 'smoke' if args.smoke else 'quick' if args.quick else 'full'
-    args.data_root = Path(args.data_dir) if args.data_dir else synthetic.DATA_ROOT  # every task's files
-    args.plan_runs, args.plan_corpora, args.t0 = [], set(), time.time()  # with --plan: each run's keys, corpora read
+    # every task's files
+    args.data_root = Path(args.data_dir) if args.data_dir else synthetic.DATA_ROOT
+    # with --plan: each run's keys, corpora read
+    args.plan_runs, args.plan_corpora, args.t0 = ([], set(), time.time())
     return args
 
 
-def checked_at(at, own=None):  # --at's keys: `own`, else train.py's, the model's or a task's; values of their type
+# --at's keys: `own`, else train.py's, the model's or a task's; values of their type
+def checked_at(at, own=None):
     for key in set(at) - set(own or at):
         raise ConfigError(f'unknown key {key!r}: one of {[*own]}')
-    for key in set(at) & {'out_dir', 'data_dir', 'device', 'run_name', 'resume', 'overwrite', 'sample'}:
-        raise ConfigError(f"{key} is not a key of every run (the harness's own flag, or one run's): drop it")
-    return check_keys(at, own or {**{k: v for t in synthetic.tasks() for k, v in task_keys(task_module(t)).items()},
-                                  **{k: f.default for k, f in MODEL_KEYS.items()}, **DEFAULTS})
+    for key in set(at) & {
+        'out_dir',
+        'data_dir',
+        'device',
+        'run_name',
+        'resume',
+        'overwrite',
+        'sample',
+    }:
+        raise ConfigError(
+            f"{key} is not a key of every run (the harness's own flag, or one run's): drop it"
+        )
+    return check_keys(
+        at,
+        own
+        or {
+            **{k: v for t in synthetic.tasks() for k, v in task_keys(task_module(t)).items()},
+            **{k: f.default for k, f in MODEL_KEYS.items()},
+            **DEFAULTS,
+        },
+    )
 
 
 def config(protocol, **point):
-    """train.py's keys of the run at `point` (a value of each sweep axis) of a PROTOCOL[mode] (the shape above)."""
+    """train.py's keys of the run at `point` (a value of each sweep axis) of a PROTOCOL[mode] (the
+    shape above)."""
     keys, extra = {**protocol['keys'], **point}, {}
     for axis, value in point.items():
         values = protocol['sweep'][axis]
         extra.update(values[value] if isinstance(values, dict) else {})
     driver, label = extra.pop('driver', protocol['driver']), keys.pop('variant', 'standard')
-    variant = extra.pop('variant', label)  # a row labelled otherwise (the text's MixiT) names the variant it trains
+    # a row labelled otherwise (the text's MixiT) names the variant it trains
+    variant = extra.pop('variant', label)
     return {**papers.authors(driver, label, **{**keys, **extra}), 'variant': variant}
 
 
-# ----------------------------------------------------------------------------- a run's keys, data and training
+# ----------------------------------------------------------------------------- a run's keys, data
+# and training
+
 
 def train_keys(args, config, name=''):
-    """The one place that turns the command line and a run's config into train.py's keys: the config, --at's keys,
-    the device, progress bar, out_dir (OUT_DIR/<name>) and, with --data_dir, the task's folder there (as in data/)."""
-    keys = {**config, **args.at, 'device': args.device, 'progress': args.mode != 'smoke',
-            'out_dir': str(Path(args.out_dir) / name)}
+    """The one place that turns the command line and a run's config into train.py's keys: the
+    config, --at's keys, the device, progress bar, out_dir (OUT_DIR/<name>) and, with --data_dir,
+    the task's folder there (as in data/)."""
+    keys = {
+        **config,
+        **args.at,
+        'device': args.device,
+        'progress': args.mode != 'smoke',
+        'out_dir': str(Path(args.out_dir) / name),
+    }
     if args.data_dir and 'data_dir' not in config:
         module, settings, _ = task_data(resolve({**config, **args.at}))
-        keys['data_dir'] = str(synthetic.task_dir(config['task'], settings, module.DEFAULTS, root=args.data_dir))
+        keys['data_dir'] = str(
+            synthetic.task_dir(config['task'], settings, module.DEFAULTS, root=args.data_dir)
+        )
     return keys
 
 
-class Planned(dict):  # the metrics of a run that --plan lists but does not train: every metric reads 1
-    __missing__ = staticmethod(lambda key: 1.0)
-
-
 def run(args, name, **config):
-    """Trains one run of experiment `name` (config: train.py keys) in OUT_DIR/<name>/ -> its metrics (--plan: lists)."""
+    """Trains one run of experiment `name` (config: train.py keys) in OUT_DIR/<name>/ -> its
+    metrics. With --plan it trains nothing: it lists the run (for write_plan) and returns None, no
+    metrics, so an experiment lists its runs first and stops before its analysis (`if args.plan:
+    return common.write_plan(args, NAME)`)."""
     if args.plan:
         args.plan_runs.append(train_keys(args, config, name))
-        return Planned(run_dir='')
+        return None
     return train(train_keys(args, config, name))
+
+
+def write_plan(args, name):
+    """--plan's output: the runs listed (run) and the corpora read, in OUT_DIR/<name>-plan.json,
+    which experiments/tools/reproduce.py --plan prices; nothing else is written."""
+    path = Path(args.out_dir) / f'{name}-plan.json'
+    path.parent.mkdir(parents=True, exist_ok=True)
+    plan = dict(name=name, mode=args.mode, runs=args.plan_runs, corpora=sorted(args.plan_corpora))
+    write_text(path, json.dumps(plan, default=str) + '\n')
+    print(f'{name}: {len(args.plan_runs)} runs planned in {path}')
 
 
 def command(args, config, name):
     """The train.py command line of a run, to run it through torchrun on several GPUs instead."""
-    keys = {k: v for k, v in train_keys(args, config, name).items() if k not in ('device', 'progress')}
+    keys = {
+        k: v for k, v in train_keys(args, config, name).items() if k not in ('device', 'progress')
+    }
     return 'python train.py ' + ' '.join(f'--{k}={shlex.quote(str(v))}' for k, v in keys.items())
 
 
 def corpus_dirs(args, tasks, otherwise):
-    """-> the prepared folder of each corpus; a missing one stops the experiment at once, before anything trains,
-    with the prepare command of each missing corpus and `otherwise`."""
+    """-> the prepared folder of each corpus; a missing one stops the experiment at once, before
+    anything trains, with the prepare command of each missing corpus and `otherwise`."""
     dirs = [task_data(resolve(train_keys(args, {'task': task})))[2] for task in tasks]
     args.plan_corpora.update(tasks)
     missing = [(task, d) for task, d in zip(tasks, dirs) if not (d / 'meta.json').exists()]
     if missing and not args.plan:
-        steps = '; '.join(f"python data/{task}/prepare.py{f' --out_dir={d}' if args.data_dir else ''}" for task, d in
-                          missing)
-        raise ConfigError(f'no prepared data in {", ".join(str(d) for _, d in missing)}: prepare it first ({steps}; '
-                          f'add --input=LOCAL_FILES to use local files; README, "Text corpora"), or {otherwise}')
+        steps = '; '.join(
+            f'python data/{task}/prepare.py{f" --out_dir={d}" if args.data_dir else ""}'
+            for task, d in missing
+        )
+        raise ConfigError(
+            f'no prepared data in {", ".join(str(d) for _, d in missing)}: prepare it first '
+            f'({steps}; add --input=LOCAL_FILES to use local files; README, "Text corpora"), or '
+            f'{otherwise}'
+        )
     return dirs
 
 
 def yelp_data(args):
-    """-> the train.py keys of the Yelp runs: none in full (the corpus; a missing one stops the experiment at once),
-    else a tiny byte-level stand-in (data/local.py), so that the tests run Yelp too."""
+    """-> the train.py keys of the Yelp runs: none in full (the corpus; a missing one stops the
+    experiment at once), else a tiny byte-level stand-in (data/local.py), so that the tests run Yelp
+    too."""
     if args.mode == 'full':
         corpus_dirs(args, ['yelp'], 'run the script with --quick (which skips Yelp)')
         return {}
@@ -155,12 +278,14 @@ def yelp_data(args):
 
 
 def byte_text(args, name):
-    """-> the folder of a byte-level 'text' corpus of --text (else Debian's license texts; --smoke: a few lines)."""
+    """-> the folder of a byte-level 'text' corpus of --text (else Debian's license texts; --smoke:
+    a few lines)."""
     return local.byte_text(args.data_root / 'text' / name, args.text, args.mode == 'smoke')
 
 
 def batch_keys(args, batch):
-    """train.py's keys for `batch` sequences a step: in full, accumulated micro-batches of --micro_batch (one GPU)."""
+    """train.py's keys for `batch` sequences a step: in full, accumulated micro-batches of
+    --micro_batch (one GPU)."""
     micro = args.micro_batch if args.mode == 'full' else batch
     if batch % micro:
         raise ConfigError(f'--micro_batch={micro} must divide the batch of {batch}')
@@ -168,6 +293,7 @@ def batch_keys(args, batch):
 
 
 # ----------------------------------------------------------------------------- the report
+
 
 def device_name(device='auto'):
     if device in ('auto', 'cuda') and torch.cuda.is_available() or device.startswith('cuda'):
@@ -183,8 +309,9 @@ def markdown(columns, rows):
 
 
 def source_digest(name):
-    """A digest of experiments/<name>.py without docstring and comments: its results are current while it holds."""
-    tree = ast.parse((ROOT / 'experiments' / f'{name}.py').read_text())
+    """A digest of the experiment's file without docstring and comments: its results are current
+    while it holds."""
+    tree = ast.parse(experiment_path(name).read_text())
     if ast.get_docstring(tree) is not None:
         tree.body = tree.body[1:]
     return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:16]
@@ -194,15 +321,23 @@ def write_text(path, text):  # whole or not at all: a temporary name, then a ren
     synthetic.atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
-def results_path(mode, name, ext, folder=ROOT / 'experiments' / 'results', point=False):
-    """folder/<name>[-quick].<ext>, where results are committed; None for --smoke and a TREND's size (--at)."""
-    return None if mode == 'smoke' or point else folder / f"{name}{'' if mode == 'full' else '-' + mode}.{ext}"
+def results_path(mode, name, ext, folder=RESULTS, point=False):
+    """folder/<name>[-quick].<ext>, where results are committed; None for --smoke and a TREND's size
+    (--at)."""
+    return (
+        None
+        if mode == 'smoke' or point
+        else folder / f'{name}{"" if mode == "full" else "-" + mode}.{ext}'
+    )
 
 
 def save_figure(args, name, fig, dpi=120):
-    """Writes a figure, whole or not at all, to OUT_DIR/<name>.png and beside the results; closes it. -> the paths."""
+    """Writes a figure, whole or not at all, to OUT_DIR/<name>.png and beside the results; closes
+    it. -> the paths."""
     import matplotlib.pyplot as plt
-    published = None if args.plan else results_path(args.mode, name, 'png', point=args.point)  # --plan: none
+
+    # --plan: none
+    published = None if args.plan else results_path(args.mode, name, 'png', point=args.point)
     paths = [p for p in (Path(args.out_dir) / f'{name}.png', published) if p]
     for path in paths:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -212,22 +347,40 @@ def save_figure(args, name, fig, dpi=120):
 
 
 def report(args, name, title, columns, rows, notes='', extra=None, values=None, claims=()):
-    """Prints the table and the verdict, and writes OUT_DIR/<name>.json and, but for --smoke and --at, results_path's
-    .json and .md (keeping trend.py's trend if of this code, and the .md's '## History'). `values`: {label: [one number
-    per seed]}, which `claims` (the experiment's CLAIMS, declared before the run) test, and the trend's too."""
-    if args.plan:  # the runs, for reproduce.py --plan; nothing else is written
-        path = Path(args.out_dir) / f'{name}-plan.json'
-        path.parent.mkdir(parents=True, exist_ok=True)
-        plan = dict(name=name, mode=args.mode, runs=args.plan_runs, corpora=sorted(args.plan_corpora))
-        write_text(path, json.dumps(plan, default=str) + '\n')
-        return print(f'{name}: {len(args.plan_runs)} runs planned in {path}')
+    """Prints the table and the verdict, and writes OUT_DIR/<name>.json and, but for --smoke and
+    --at, results_path's .json and .md (keeping trend.py's trend if of this code, and the .md's '##
+    History'). `values`: {label: [one number per seed]}, which `claims` (the experiment's CLAIMS,
+    declared before the run) test, and the trend's too. With --plan: write_plan (an experiment that
+    measures without train.py lists no run)."""
+    if args.plan:
+        return write_plan(args, name)
     wall = time.time() - args.t0
-    threads = [f'OMP_NUM_THREADS={os.environ["OMP_NUM_THREADS"]}'] if 'OMP_NUM_THREADS' in os.environ else []
-    command = ' '.join(threads + ['python', f'experiments/{name}.py'] + sys.argv[1:])
-    info = dict(name=name, title=title, mode=args.mode, command=command, device=device_name(args.device),
-                date=datetime.date.today().isoformat(), wall_s=round(wall, 1), source=source_digest(name), at=args.at,
-                values=values or {}, columns=columns, rows=rows, **(extra or {}))
-    paths = [Path(args.out_dir) / f'{name}.json', results_path(args.mode, name, 'json', point=args.point)]
+    threads = (
+        [f'OMP_NUM_THREADS={os.environ["OMP_NUM_THREADS"]}']
+        if 'OMP_NUM_THREADS' in os.environ
+        else []
+    )
+    script = experiment_path(name).relative_to(ROOT).as_posix()
+    command = ' '.join(threads + ['python', script] + sys.argv[1:])
+    info = dict(
+        name=name,
+        title=title,
+        mode=args.mode,
+        command=command,
+        device=device_name(args.device),
+        date=datetime.date.today().isoformat(),
+        wall_s=round(wall, 1),
+        source=source_digest(name),
+        at=args.at,
+        values=values or {},
+        columns=columns,
+        rows=rows,
+        **(extra or {}),
+    )
+    paths = [
+        Path(args.out_dir) / f'{name}.json',
+        results_path(args.mode, name, 'json', point=args.point),
+    ]
     old = json.loads(paths[1].read_text()) if paths[1] and paths[1].exists() else {}
     if old.get('trend', {}).get('source') == info['source']:  # trend.py's, run on this code: kept
         info['trend'] = old['trend']
@@ -243,8 +396,15 @@ def report(args, name, title, columns, rows, notes='', extra=None, values=None, 
     md = results_path(args.mode, name, 'md', point=args.point)
     if md is not None:
         old = md.read_text() if md.exists() else ''
-        history = old[old.index('\n## History\n'):] if '\n## History\n' in old else ''
-        write_text(md, f'# {title}\n\n- command: `{command}`\n- date: {info["date"]}\n- device: '
-                   f'{info["device"]}\n- wall time: {wall / 60:.1f} min\n\n{table}\n\n{claims_text(info)}\n'
-                   + (f'\n{notes}\n' if notes else '') + history)
+        history = old[old.index('\n## History\n') :] if '\n## History\n' in old else ''
+        head = (
+            f'# {title}\n\n- command: `{command}`\n- date: {info["date"]}\n- device: '
+            f'{info["device"]}\n- wall time: {wall / 60:.1f} min\n\n'
+        )
+        write_text(
+            md,
+            f'{head}{table}\n\n{claims_section(info)}\n'
+            + (f'\n{notes}\n' if notes else '')
+            + history,
+        )
     print('wrote ' + ' and '.join(str(p) for p in paths + [md] if p))

@@ -1,14 +1,17 @@
 """
-Fair comparisons of variants. The paper grid-searches every variant over Table 7's ranges and reports each one's
-best (Appendix B.1); Table 8 lists the values chosen for MixiT only. One setting for all, on one seed, favours the
-variant it was chosen for and hides a spread of 10-30 points between seeds at quick scale. So a comparison here
-runs, per variant: a grid search, each point trained on seed 0 and scored on a validation split drawn from the
-training distribution (train.py's val_frac: the training split's last VAL_FRAC, held out of training; never the
-reported held-out split), then the chosen point re-run on --seeds seeds, reported as mean +- std and min-max.
+Fair comparisons of variants. The paper grid-searches every variant over Table 7's ranges and
+reports each one's best (Appendix B.1); Table 8 lists the values chosen for MixiT only. One setting
+for all, on one seed, favours the variant it was chosen for and hides a spread of 10-30 points
+between seeds at quick scale. So a comparison here runs, per variant: a grid search, each point
+trained on seed 0 and scored on a validation split drawn from the training distribution (train.py's
+val_frac: the training split's last VAL_FRAC, held out of training; never the reported held-out
+split), then the chosen point re-run on --seeds seeds, reported as mean +- std and min-max.
 
-A comparison parses its command line with parse_args (adding --search and --seeds to the harness's), runs each
-variant through fair (or fair_sweep, along a sweep) and reports through report, which adds the search's notes.
+A comparison parses its command line with parse_args (adding --search and --seeds to the harness's),
+runs each variant through fair (or fair_sweep, along a sweep) and reports through report, which adds
+the search's notes.
 """
+
 import argparse
 import itertools
 import json
@@ -16,25 +19,35 @@ import math
 
 import numpy as np
 
-import common
-from common import batch_keys, markdown, pct
 from data.loader import load_data
-from papers import TABLE7
+from experiments.harness import common
+from experiments.harness.common import batch_keys, markdown, pct
+from experiments.harness.papers import TABLE7
 from train import DEFAULTS, resolve
 
 
 def parse_args(doc, add=None, argv=None):
-    """common.parse_args with a comparison's flags: --search (default on, off in --smoke) and --seeds (default 3,
-    1 in --smoke)."""
+    """common.parse_args with a comparison's flags: --search (default on, off in --smoke) and
+    --seeds (default 3, 1 in --smoke)."""
+
     def flags(parser):
-        parser.add_argument('--search', action=argparse.BooleanOptionalAction, default=None,
-                            help="grid-search each variant's settings on a validation split (default: on, off in "
-                            '--smoke); --no-search runs the protocol\'s own settings')
-        parser.add_argument('--seeds', type=at_least_one, default=None, help='seeds of each chosen setting '
-                            "(default 3, 1 in --smoke); each seeds the weights, the fixed random matrices, the batches "
-                            "and the task's draw")
+        parser.add_argument(
+            '--search',
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help="grid-search each variant's settings on a validation split (default: on, off in "
+            "--smoke); --no-search runs the protocol's own settings",
+        )
+        parser.add_argument(
+            '--seeds',
+            type=at_least_one,
+            default=None,
+            help='seeds of each chosen setting (default 3, 1 in --smoke); each seeds the weights, '
+            "the fixed random matrices, the batches and the task's draw",
+        )
         if add:
             add(parser)
+
     args = common.parse_args(doc, flags, argv)
     args.search = args.mode != 'smoke' if args.search is None else args.search
     args.seeds = (1 if args.mode == 'smoke' else 3) if args.seeds is None else args.seeds
@@ -47,44 +60,66 @@ def at_least_one(text):
     return int(text)
 
 
-# --quick and --smoke: the learning rate alone, at the protocol's and a factor 3 either side (min_lr in proportion):
-# three runs per variant, and a factor 3 spans the spread of good learning rates that Table 7 spans (10x).
+# --quick and --smoke: the learning rate alone, at the protocol's and a factor 3 either side (min_lr
+# in proportion): three runs per variant, and a factor 3 spans the spread of good learning rates
+# that Table 7 spans (10x).
 QUICK_LR = (1 / 3, 1, 3)
-VAL_FRAC = 0.1  # a tenth of the training split: enough examples to rank settings, little taken from training
+# a tenth of the training split: enough examples to rank settings, little taken from training
+VAL_FRAC = 0.1
 
 
 def grid(args, config, family, fixed=()):
-    """-> the points (dicts of train.py keys) of a variant's search: Table 7's row of `family` in full, but for the
-    keys in `fixed` (those the experiment's claim pins, e.g. Table 4's architecture); three learning rates else, unless
-    the claim pins the rate too (then in every mode the grid is Table 7's remaining keys); min_lr in proportion to the
-    learning rate."""
+    """-> the points (dicts of train.py keys) of a variant's search: Table 7's row of `family` in
+    full, but for the keys in `fixed` (those the experiment's claim pins, e.g. Table 4's
+    architecture); three learning rates else, unless the claim pins the rate too (then in every mode
+    the grid is Table 7's remaining keys); min_lr in proportion to the learning rate."""
     lr = config.get('learning_rate', DEFAULTS['learning_rate'])
-    floor = config.get('min_lr', DEFAULTS['min_lr']) / lr  # the schedule's floor keeps its ratio to the peak
-    if args.mode != 'full' and 'learning_rate' not in fixed:  # a claim that pins the rate (Table 4): Table 7's rest
-        return [dict(learning_rate=float(f'{lr * f:.3g}'), min_lr=float(f'{lr * f * floor:.3g}')) for f in QUICK_LR]
+    # the schedule's floor keeps its ratio to the peak
+    floor = config.get('min_lr', DEFAULTS['min_lr']) / lr
+    # a claim that pins the rate (Table 4): Table 7's rest
+    if args.mode != 'full' and 'learning_rate' not in fixed:
+        return [
+            dict(learning_rate=float(f'{lr * f:.3g}'), min_lr=float(f'{lr * f * floor:.3g}'))
+            for f in QUICK_LR
+        ]
     ranges = {k: v for k, v in TABLE7[family].items() if k not in fixed}
     points = [dict(zip(ranges, values)) for values in itertools.product(*ranges.values())]
-    points = [{**p, 'min_lr': p['learning_rate'] * floor} if 'learning_rate' in p else p for p in points]
+    points = [
+        {**p, 'min_lr': p['learning_rate'] * floor} if 'learning_rate' in p else p for p in points
+    ]
     if 'gradient_accumulation_steps' in config:  # a batch of micro-batches (batch_keys)
-        points = [{**p, **batch_keys(args, p.pop('batch_size'))} if 'batch_size' in p else p for p in points]
-    return [p for p in points if p.get('n_embd', config.get('n_embd', 1)) % p.get('n_head', config.get('n_head', 1))
-            == 0]
+        points = [
+            {**p, **batch_keys(args, p.pop('batch_size'))} if 'batch_size' in p else p
+            for p in points
+        ]
+    return [
+        p
+        for p in points
+        if p.get('n_embd', config.get('n_embd', 1)) % p.get('n_head', config.get('n_head', 1)) == 0
+    ]
 
 
 def fair(args, name, config, family, fixed=(), key='val_acc', higher=True):
-    """The fair comparison of one variant: train.py's keys `config`, searched over grid(...) (with --search) on the
-    validation split by metric `key` (higher or lower is better), then the chosen point on --seeds seeds (seed s sets
-    train.py's seed and data_seed to s, so both the model's randomness and the task's draw change). A task measured on
-    its training set (memorization) has no validation split: there the training-set accuracy, the metric itself,
-    selects. A tie goes to the first point (the smallest learning rate in quick).
-    -> dict(grid=[(point, validation score)], chosen=point, runs=[metrics of each seed])."""
-    on_train = (config.get('task') == 'memorization' if args.plan  # --plan generates no data to read the meta of
-                else load_data(resolve(common.train_keys(args, config)))[0]['eval_split'] == 'train')
+    """The fair comparison of one variant: train.py's keys `config`, searched over grid(...) (with
+    --search) on the validation split by metric `key` (higher or lower is better), then the chosen
+    point on --seeds seeds (seed s sets train.py's seed and data_seed to s, so both the model's
+    randomness and the task's draw change). A task measured on its training set (memorization) has
+    no validation split: there the training-set accuracy, the metric itself, selects. A tie goes to
+    the first point (the smallest learning rate in quick). -> dict(grid=[(point, validation score)],
+    chosen=point, runs=[metrics of each seed]). With --plan the runs are listed, none trained: every
+    score and metric is None, and the seeds are listed at the grid's first point (the choice is
+    not known before the search runs), so the plan prices each run the search and the seeds make."""
+    on_train = (
+        config.get('task') == 'memorization'
+        if args.plan  # --plan generates no data to read the meta of
+        else load_data(resolve(common.train_keys(args, config)))[0]['eval_split'] == 'train'
+    )
     done = {}
 
     def once(keys):  # a run the search and the seeds share (memorization's seed 0) is trained once
         tag = json.dumps(keys, sort_keys=True, default=str)
-        done[tag] = done.get(tag) or common.run(args, name, **keys)
+        if tag not in done:
+            done[tag] = common.run(args, name, **keys)
         return done[tag]
 
     def score(keys):  # a point whose run diverged is the worst, not the end of the experiment
@@ -94,20 +129,33 @@ def fair(args, name, config, family, fixed=(), key='val_acc', higher=True):
             print(f'search: {e}; the point scores {"-inf" if higher else "inf"}')
             return -math.inf if higher else math.inf
 
+    def seeds(chosen):
+        return [once({**config, **chosen, 'seed': s, 'data_seed': s}) for s in range(args.seeds)]
+
     points = grid(args, config, family, fixed) if args.search else []
     selection = dict(seed=0, data_seed=0, **({} if on_train else {'val_frac': VAL_FRAC}))
+    if args.plan:  # the runs listed, none trained: no score, the seeds at the grid's first point
+        chosen = points[0] if points else {}
+        searched = [(p, once({**config, **p, **selection})) for p in points]
+        # None for every run's metrics
+        return dict(grid=searched, chosen=chosen, runs=seeds(chosen))
     scored = [(p, score({**config, **p, **selection})) for p in points]
-    chosen = (max if higher else min)(scored, key=lambda ps: ps[1])[0] if scored else {}  # a tie: the first point
-    runs = [once({**config, **chosen, 'seed': s, 'data_seed': s}) for s in range(args.seeds)]
-    return dict(grid=scored, chosen=chosen, runs=runs)
+    # a tie: the first
+    chosen = (max if higher else min)(scored, key=lambda ps: ps[1])[0] if scored else {}
+    return dict(grid=scored, chosen=chosen, runs=seeds(chosen))
 
 
 def fair_sweep(args, name, configs, at, family, fixed=(), key='val_acc', higher=True):
-    """fair over a sweep of one variant, configs = {point (a depth, an m_max, ...): train.py's keys}: with `at`, the
-    search at that point alone and its chosen keys run on the seeds at every other point (a search per point costs the
-    grid's size again per point); at None, fair at every point. -> {point: fair's result}, where a point that was not
-    searched has grid [] and the chosen keys it ran."""
-    results = {at: fair(args, name, configs[at], family, fixed, key, higher)} if at is not None and args.search else {}
+    """fair over a sweep of one variant, configs = {point (a depth, an m_max, ...): train.py's
+    keys}: with `at`, the search at that point alone and its chosen keys run on the seeds at every
+    other point (a search per point costs the grid's size again per point); at None, fair at every
+    point. -> {point: fair's result}, where a point that was not searched has grid [] and the chosen
+    keys it ran."""
+    results = (
+        {at: fair(args, name, configs[at], family, fixed, key, higher)}
+        if at is not None and args.search
+        else {}
+    )
     chosen = results[at]['chosen'] if results else {}
     rest = argparse.Namespace(**{**vars(args), 'search': args.search and not results})
     for point, config in configs.items():
@@ -118,36 +166,83 @@ def fair_sweep(args, name, configs, at, family, fixed=(), key='val_acc', higher=
 
 
 def spread(values, fmt=pct):
-    """'mean +- std (min-max)' of a metric over seeds, each through fmt; one value alone as it is."""
+    """'mean +- std (min-max)' of a metric over seeds, each through fmt; one value alone as it
+    is."""
     values = np.asarray(values, dtype=float)
     if len(values) == 1:
         return fmt(values[0])
-    return f'{fmt(values.mean())} ± {fmt(values.std(ddof=1))} ({fmt(values.min())}–{fmt(values.max())})'
+    return (
+        f'{fmt(values.mean())} ± {fmt(values.std(ddof=1))} '
+        f'({fmt(values.min())}–{fmt(values.max())})'
+    )
 
 
 def search_notes(args, fairs, fmt=pct):
-    """The section of a report (report's `fairs`) that says, per label of a comparison (fair's results), what was
-    searched, what was chosen on the validation split and what the seeds gave: a markdown table."""
-    how = (f'Search: per variant, each point on seed 0, scored on a validation split (the last {VAL_FRAC:.0%} of the '
-           f'training split, held out of training; memorization: the training set, its metric; min_lr in proportion '
-           'to the learning rate). ' if args.search else
-           'No search (--no-search): the protocol\'s own settings. ')
-    how += f'Seeds: {args.seeds} (seed and data_seed 0..{args.seeds - 1}) of the chosen point, on the reported split.'
-    point = lambda p: ', '.join(f'{k}={v:g}' for k, v in p.items() if k != 'min_lr')
-    rows = [{'': label, 'grid (validation)': '; '.join(f"{point(p) or 'the protocol'}: {fmt(v)}" for p, v in f['grid'])
-             or '-', 'chosen': point(f['chosen']) or "the protocol's", 'seeds': len(f['runs'])}
-            for label, f in fairs.items()]
+    """The section of a report (report's `fairs`) that says, per label of a comparison (fair's
+    results), what was searched, what was chosen on the validation split and what the seeds gave: a
+    markdown table."""
+    how = (
+        'Search: per variant, each point on seed 0, scored on a validation split (the last '
+        f'{VAL_FRAC:.0%} of the training split, held out of training; memorization: the training '
+        'set, its metric; min_lr in proportion to the learning rate). '
+        if args.search
+        else "No search (--no-search): the protocol's own settings. "
+    )
+    how += (
+        f'Seeds: {args.seeds} (seed and data_seed 0..{args.seeds - 1}) of the chosen point, on '
+        'the reported split.'
+    )
+
+    def point(p):
+        return ', '.join(f'{k}={v:g}' for k, v in p.items() if k != 'min_lr')
+
+    rows = [
+        {
+            '': label,
+            'grid (validation)': '; '.join(
+                f'{point(p) or "the protocol"}: {fmt(v)}' for p, v in f['grid']
+            )
+            or '-',
+            'chosen': point(f['chosen']) or "the protocol's",
+            'seeds': len(f['runs']),
+        }
+        for label, f in fairs.items()
+    ]
     return how + '\n\n' + markdown(['', 'grid (validation)', 'chosen', 'seeds'], rows)
 
 
-def report(args, name, title, columns, rows, fairs, notes='', extra=None, fmt=pct, key='val_acc', values=None,
-           claims=()):
-    """common.report with the search: `fairs`, the results of fair per label of a comparison, whose search_notes
-    (scores through fmt) end the notes, whose grid, chosen point and each seed's metrics go to the JSON, and whose
-    metric `key` on each seed is the value of its label that `claims` test (with `values`, any others)."""
+def report(
+    args,
+    name,
+    title,
+    columns,
+    rows,
+    fairs,
+    notes='',
+    extra=None,
+    fmt=pct,
+    key='val_acc',
+    values=None,
+    claims=(),
+):
+    """common.report with the search: `fairs`, the results of fair per label of a comparison, whose
+    search_notes (scores through fmt) end the notes, whose grid, chosen point and each seed's
+    metrics go to the JSON, and whose metric `key` on each seed is the value of its label that
+    `claims` test (with `values`, any others)."""
     notes += '\n\n' + search_notes(args, fairs, fmt)
-    extra = {**(extra or {}), 'fair': {label: dict(grid=[dict(point=p, validation=v) for p, v in f['grid']],
-                                                   chosen=f['chosen'], seeds=f['runs'])
-                                       for label, f in fairs.items()}}
-    values = {**{label: [m[key] for m in f['runs']] for label, f in fairs.items()}, **(values or {})}
+    extra = {
+        **(extra or {}),
+        'fair': {
+            label: dict(
+                grid=[dict(point=p, validation=v) for p, v in f['grid']],
+                chosen=f['chosen'],
+                seeds=f['runs'],
+            )
+            for label, f in fairs.items()
+        },
+    }
+    values = {
+        **{label: [m[key] for m in f['runs']] for label, f in fairs.items()},
+        **(values or {}),
+    }
     common.report(args, name, title, columns, rows, notes, extra, values, claims)

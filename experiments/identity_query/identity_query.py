@@ -1,79 +1,96 @@
 """
-Table 2 of "W_K, W_V is probably all you need": GPT-2-style models with the query weights removed (W_Q = I: the query
-of head h is the normalized input's own h-th slice) against parameter-matched baselines. Claim: W_Q = I costs nothing
-measurable: at 117M parameters it matches the 124M baseline (validation loss 3.018 against 3.016) and beats the
-baselines cut to its size (3.026, 3.027); with the saved parameters moved into the MLP it beats the baseline (3.004).
-Claims: CLAIMS below, judged by claims.judge. Every setting is the paper text's (Sec. 5, Table 2; no authors' code
-followed: experiments/README.md) unless marked ours.
+Table 2 of "W_K, W_V is probably all you need": GPT-2-style models with the query weights removed
+(W_Q = I: the query of head h is the normalized input's own h-th slice) against parameter-matched
+baselines. Claim: W_Q = I costs nothing measurable: at 117M parameters it matches the 124M baseline
+(validation loss 3.018 against 3.016) and beats the baselines cut to its size (3.026, 3.027); with
+the saved parameters moved into the MLP it beats the baseline (3.004). Claims: CLAIMS below, judged
+by claims.judge. Every setting is the paper text's (Sec. 5, Table 2; no authors' code followed:
+experiments/README.md) unless marked ours.
 
-Models (nanoGPT's GPT-2: LayerNorm and linears without biases, GELU MLP, learned positions, tied embeddings), the
-paper's five: baseline (MLP 4x, scale 1/sqrt(d_h), weight decay 0.1); baseline with MLP 3.5x (the d^2 a layer that
-W_Q = I saves, given to nobody); baseline at smaller_width (744 at 768 and 12 heads, the paper's); W_Q = I (MLP 4x,
-scale 1/(2 sqrt(d_h)), Appendix 8.1, weight decay 2^-5); W_Q = I with MLP 4.5x. counts() must print the paper's
-124.37M/84.95M, 117.30M/77.88M, 117.92M/79.73M, 117.30M/77.88M, 124.37M/84.95M (total/non-embedding).
-Full protocol: 12 layers, width 768, 12 heads, OpenWebText (`python data/openwebtext/prepare.py` first), context
-1024, AdamW (0.9, 0.95), lr 6e-4, 2,000 warm-up steps, cosine to 6e-5 over nanoGPT's 600,000 steps of which 100,000
-run, 480 x 1024 tokens a step (--micro_batch, default 12, x accumulation), clipping 1.0, train.py's dtype (bfloat16 on
-a GPU), one seed (the paper's). Metric: validation loss at the end, nats per GPT-2 token. Runs print their train.py
-commands (a run is days on one GPU). Its regime: 49.2B tokens, 579 per non-embedding parameter of the baseline, 5.4
-passes over OpenWebText's 9.0B, in 100,000 steps whose learning rate ends at 94% of its peak (2% warm-up, a cosine 6x
-the run). The claims are differences of 0.002-0.012 nats, on one seed.
---quick shrinks the model and keeps the optimizer, the schedule's shape and, as far as 20 minutes allow, the tokens per
-parameter, on a byte-level local text (--text=PATH; default Debian's license texts, 225,535 training bytes, the last 5%
-held out): 2 layers, width 48, 2 heads of 24 (smaller_width 46), context 128 bytes, 55,536 non-embedding parameters
-(baseline); lr 3e-3 (ours, the old quick's) with the paper's 2% warm-up and cosine over 6x the run to lr/10; batch 32 x
-128; a fifth of the paper's tokens per parameter (steps_for: 116 x 55,536 = 6.4M bytes, 1,569 steps); 3 seeds (--seeds;
-the weights and the batches' order).
-Time, from the old quick's 8.3 min for 5 runs of 900 steps (16 x 128 bytes, 4 layers of 128; 4.69e13 FLOPs by
-reproduce.py --plan) read as a fixed 10-20 ms a step (memorization's MixiT and softmax rates at 2 layers) plus the FLOPs
-at 103-115 GFLOP/s: 15 runs, 23,535 steps, 4.46e13 FLOPs (--plan) are 11-14 min, 18 if width 48 runs at 2/3 the rate.
-Not in 20 minutes: the paper's 579 tokens per parameter with seeds (7,845 steps, 4-5 min a run: 19-24 min for the
-five at one seed), its 100,000 steps (at 10-20 ms a step, 1.4-2.8 h for five), its 5.4 passes (116 tokens per
-parameter are 28.5 passes over the license texts, 579 are 142, where the old quick's 8 already favoured the smaller
-models: results file; 5.4 need 106 bytes of text per parameter: the README's King James Bible, 4.2 MB to train on,
-gives 7.7 at 579). Nor 0.01 nats: the one seed spread measured on this text at this scale (language_modeling --quick,
-3 seeds, width 128) is 0.04-0.06 nats (std); a 'descending' claim holds only where the seeds' ranges part, and the
-quick's 3 seeds measure the spread here. TREND: 116 / 289 / 579 tokens per parameter (one seed, 5 runs a size, 32-41
-min, 50 at 2/3 the rate): it shows which way the gaps move toward the paper's budget; at one seed a size it settles
-0.01 nats only if the spread falls below that. --smoke: 1 layer of width 16, 4 steps, one seed.
+Models (nanoGPT's GPT-2: LayerNorm and linears without biases, GELU MLP, learned positions, tied
+embeddings), the paper's five: baseline (MLP 4x, scale 1/sqrt(d_h), weight decay 0.1); baseline with
+MLP 3.5x (the d^2 a layer that W_Q = I saves, given to nobody); baseline at smaller_width (744 at
+768 and 12 heads, the paper's); W_Q = I (MLP 4x, scale 1/(2 sqrt(d_h)), Appendix 8.1, weight decay
+2^-5); W_Q = I with MLP 4.5x. counts() must print the paper's 124.37M/84.95M, 117.30M/77.88M,
+117.92M/79.73M, 117.30M/77.88M, 124.37M/84.95M (total/non-embedding). Full protocol: 12 layers,
+width 768, 12 heads, OpenWebText (`python data/openwebtext/prepare.py` first), context 1024, AdamW
+(0.9, 0.95), lr 6e-4, 2,000 warm-up steps, cosine to 6e-5 over nanoGPT's 600,000 steps of which
+100,000 run, 480 x 1024 tokens a step (--micro_batch, default 12, x accumulation), clipping 1.0,
+train.py's dtype (bfloat16 on a GPU), one seed (the paper's). Metric: validation loss at the end,
+nats per GPT-2 token. Runs print their train.py commands (a run is days on one GPU). Its regime:
+49.2B tokens, 579 per non-embedding parameter of the baseline, 5.4 passes over OpenWebText's 9.0B,
+in 100,000 steps whose learning rate ends at 94% of its peak (2% warm-up, a cosine 6x the run). The
+claims are differences of 0.002-0.012 nats, on one seed.
+--quick shrinks the model and keeps the optimizer, the schedule's shape and, as far as 20 minutes
+allow, the tokens per parameter, on a byte-level local text (--text=PATH; default Debian's license
+texts, 225,535 training bytes, the last 5% held out): 2 layers, width 48, 2 heads of 24
+(smaller_width 46), context 128 bytes, 55,536 non-embedding parameters (baseline); lr 3e-3 (ours)
+with the paper's 2% warm-up and cosine over 6x the run to lr/10; batch 32 x 128; a fifth of the
+paper's tokens per parameter (steps_for: 116 x 55,536 = 6.4M bytes, 1,569 steps); 3 seeds (--seeds;
+the weights and the batches' order). Time, at a fixed 10-20 ms a step (memorization's MixiT and
+softmax rates at 2 layers) plus the FLOPs at 103-115 GFLOP/s (measured on this CPU): 15 runs, 23,535
+steps, 4.46e13 FLOPs (--plan) are 11-14 min, 18 if width 48 runs at 2/3 the rate. Not in 20 minutes:
+the paper's 579 tokens per parameter with seeds (7,845 steps, 4-5 min a run: 19-24 min for the five
+at one seed), its 100,000 steps (at 10-20 ms a step, 1.4-2.8 h for five), its 5.4 passes (116 tokens
+per parameter are 28.5 passes over the license texts, 579 are 142, where 8 passes already favour the
+smaller models (results file); 5.4 need 106 bytes of text per parameter: the README's King James
+Bible, 4.2 MB to train on, gives 7.7 at 579). Nor 0.01 nats: the one seed spread measured on this
+text at this scale (language_modeling --quick, 3 seeds, width 128) is 0.04-0.06 nats (std); a
+'descending' claim holds only where the seeds' ranges part, and the quick's 3 seeds measure the
+spread here. TREND: 116 / 289 / 579 tokens per parameter (one seed, 5 runs a size, 32-41 min, 50 at
+2/3 the rate): it shows which way the gaps move toward the paper's budget; at one seed a size it
+settles 0.01 nats only if the spread falls below that. --smoke: 1 layer of width 16, 4 steps, one
+seed.
 """
-import math
 
-import common
-import fair
+import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
+
+from experiments.harness import common, fair
 from model import GPT, GPTConfig
 
 NAME = 'identity_query'
-PAPER = {'baseline (124M)': dict(total=124.37, non_emb=84.95, loss=3.016),  # parameters in M, validation loss
-         'baseline, 3.5x MLP': dict(total=117.30, non_emb=77.88, loss=3.026),
-         'baseline, smaller d_model': dict(total=117.92, non_emb=79.73, loss=3.027),
-         'W_Q = I (117M)': dict(total=117.30, non_emb=77.88, loss=3.018),
-         'W_Q = I, 4.5x MLP': dict(total=124.37, non_emb=84.95, loss=3.004)}
+PAPER = {
+    'baseline (124M)': dict(
+        total=124.37, non_emb=84.95, loss=3.016
+    ),  # parameters in M, validation loss
+    'baseline, 3.5x MLP': dict(total=117.30, non_emb=77.88, loss=3.026),
+    'baseline, smaller d_model': dict(total=117.92, non_emb=79.73, loss=3.027),
+    'W_Q = I (117M)': dict(total=117.30, non_emb=77.88, loss=3.018),
+    'W_Q = I, 4.5x MLP': dict(total=124.37, non_emb=84.95, loss=3.004),
+}
 GPT2 = dict(norm='layernorm', mlp='gelu', pos='learned', tie_embeddings=True, bias=False)
 OPTIMIZER = dict(beta1=0.9, beta2=0.95, grad_clip=1.0)  # the paper's, in every mode
 PAPER_TOKENS = 100_000 * 480 * 1024  # Sec. 5.1: 100k steps of ~490k tokens
 
 
 def smaller_width(n_embd, n_head):
-    """The smaller-d_model baseline's width: the narrowest multiple of n_head whose non-embedding count (12 d^2 a
-    layer) is at least W_Q = I's (11 d^2): 744 at 768 and 12 heads, the paper's; 46 at 48 and 2."""
+    """The smaller-d_model baseline's width: the narrowest multiple of n_head whose non-embedding
+    count (12 d^2 a layer) is at least W_Q = I's (11 d^2): 744 at 768 and 12 heads, the paper's; 46
+    at 48 and 2."""
     return math.ceil(n_embd * math.sqrt(11 / 12) / n_head) * n_head
 
 
 def models(small):
-    """The paper's five models (the table's rows) as train.py's keys on top of a mode's; `small`: the width of the
-    smaller d_model (the same heads). W_Q = I is the identity_query flag."""
-    keys = {'baseline (124M)': dict(weight_decay=0.1),
-            'baseline, 3.5x MLP': dict(mlp_ratio=3.5, weight_decay=0.1),
-            'baseline, smaller d_model': dict(n_embd=small, weight_decay=0.1),
-            'W_Q = I (117M)': dict(identity_query=True, weight_decay=2 ** -5),
-            'W_Q = I, 4.5x MLP': dict(identity_query=True, mlp_ratio=4.5, weight_decay=2 ** -5)}
+    """The paper's five models (the table's rows) as train.py's keys on top of a mode's; `small`:
+    the width of the smaller d_model (the same heads). W_Q = I is the identity_query flag."""
+    keys = {
+        'baseline (124M)': dict(weight_decay=0.1),
+        'baseline, 3.5x MLP': dict(mlp_ratio=3.5, weight_decay=0.1),
+        'baseline, smaller d_model': dict(n_embd=small, weight_decay=0.1),
+        'W_Q = I (117M)': dict(identity_query=True, weight_decay=2**-5),
+        'W_Q = I, 4.5x MLP': dict(identity_query=True, mlp_ratio=4.5, weight_decay=2**-5),
+    }
     return {label: dict(variant='standard', **k) for label, k in keys.items()}
 
 
 def sizes(keys, vocab_size=None):
-    """-> (total, non-embedding) parameters of the model of train.py's `keys`: the tied embedding is counted once;
-    non-embedding leaves out the token and position embeddings (nanoGPT's and the paper's convention)."""
+    """-> (total, non-embedding) parameters of the model of train.py's `keys`: the tied embedding is
+    counted once; non-embedding leaves out the token and position embeddings (nanoGPT's and the
+    paper's convention)."""
     keys = {k: v for k, v in keys.items() if k in GPTConfig.__dataclass_fields__}
     model = GPT(GPTConfig(**{**keys, **({'vocab_size': vocab_size} if vocab_size else {})}))
     total = model.get_num_params()
@@ -81,60 +98,143 @@ def sizes(keys, vocab_size=None):
 
 
 def schedule(steps):
-    """train.py's budget keys of a run of `steps`: the paper's 2% warm-up (2,000 of 100,000) and a cosine over 6x the
-    run (600,000), so that the learning rate ends at 94% of its peak; one evaluation, at the end."""
-    return dict(max_iters=steps, eval_interval=steps, warmup_iters=round(steps / 50), lr_decay_iters=6 * steps)
+    """train.py's budget keys of a run of `steps`: the paper's 2% warm-up (2,000 of 100,000) and a
+    cosine over 6x the run (600,000), so that the learning rate ends at 94% of its peak; one
+    evaluation, at the end."""
+    return dict(
+        max_iters=steps,
+        eval_interval=steps,
+        warmup_iters=round(steps / 50),
+        lr_decay_iters=6 * steps,
+    )
 
 
-FULL = dict(task='openwebtext', vocab_size=50304, **GPT2, n_layer=12, n_embd=768, n_head=12, block_size=1024,
-            learning_rate=6e-4, min_lr=6e-5, **OPTIMIZER)
-QUICK = dict(task='text', encoding='bytes', **GPT2, n_layer=2, n_embd=48, n_head=2, block_size=128,
-             learning_rate=3e-3, min_lr=3e-4, **OPTIMIZER)
-BATCH = {'full': 480, 'quick': 32, 'smoke': 4}  # sequences a step: common.batch_keys splits it (--micro_batch in full)
-TOKENS_PER_PARAM = PAPER_TOKENS / sizes(FULL)[1]  # 578.6 per non-embedding parameter of the 124M baseline
+FULL = dict(
+    task='openwebtext',
+    vocab_size=50304,
+    **GPT2,
+    n_layer=12,
+    n_embd=768,
+    n_head=12,
+    block_size=1024,
+    learning_rate=6e-4,
+    min_lr=6e-5,
+    **OPTIMIZER,
+)
+QUICK = dict(
+    task='text',
+    encoding='bytes',
+    **GPT2,
+    n_layer=2,
+    n_embd=48,
+    n_head=2,
+    block_size=128,
+    learning_rate=3e-3,
+    min_lr=3e-4,
+    **OPTIMIZER,
+)
+# sequences a step: common.batch_keys splits it (--micro_batch in full)
+BATCH = {'full': 480, 'quick': 32, 'smoke': 4}
+# 578.6 per non-embedding parameter of the 124M baseline
+TOKENS_PER_PARAM = PAPER_TOKENS / sizes(FULL)[1]
 
 
 def steps_for(share):
-    """Steps of the quick batch that give the quick baseline (vocabulary 257: bytes) `share` of the paper's tokens
-    per non-embedding parameter."""
-    return round(share * TOKENS_PER_PARAM * sizes(QUICK, 257)[1] / (BATCH['quick'] * QUICK['block_size']))
+    """Steps of the quick batch that give the quick baseline (vocabulary 257: bytes) `share` of the
+    paper's tokens per non-embedding parameter."""
+    return round(
+        share * TOKENS_PER_PARAM * sizes(QUICK, 257)[1] / (BATCH['quick'] * QUICK['block_size'])
+    )
 
 
 QUICK_STEPS = steps_for(1 / 5)  # 1,569 (docstring)
-# toward the paper's tokens per parameter at one seed a size (docstring); --seeds is this file's flag
-TREND = dict(axis='tokens per non-embedding parameter (steps)', flags=['--seeds=1'], sizes={
-    f'{share * TOKENS_PER_PARAM:.0f} ({steps_for(share):,})': {} if share == 1 / 5 else schedule(steps_for(share))
-    for share in (1 / 5, 1 / 2, 1)})
+# toward the paper's tokens per parameter at one seed a size (docstring); --seeds is this file's
+# flag
+TREND = dict(
+    axis='tokens per non-embedding parameter (steps)',
+    flags=['--seeds=1'],
+    sizes={
+        f'{share * TOKENS_PER_PARAM:.0f} ({steps_for(share):,})': {}
+        if share == 1 / 5
+        else schedule(steps_for(share))
+        for share in (1 / 5, 1 / 2, 1)
+    },
+)
 PROTOCOL = {
-    'full': dict(driver=None, keys={**FULL, **schedule(100_000), 'eval_interval': 5000},
-                 sweep=dict(variant=models(smaller_width(768, 12)))),
-    'quick': dict(driver=None, keys=dict(**QUICK, **schedule(QUICK_STEPS)), sweep=dict(variant=models(
-        smaller_width(48, 2)))),
-    'smoke': dict(driver=None, keys=dict(
-        task='text', encoding='bytes', **GPT2, n_layer=1, n_embd=16, n_head=2, block_size=16, max_iters=4,
-        learning_rate=3e-3, min_lr=3e-4, warmup_iters=0, eval_interval=4, **OPTIMIZER), sweep=dict(variant=models(14))),
+    'full': dict(
+        driver=None,
+        keys={**FULL, **schedule(100_000), 'eval_interval': 5000},
+        sweep=dict(variant=models(smaller_width(768, 12))),
+    ),
+    'quick': dict(
+        driver=None,
+        keys=dict(**QUICK, **schedule(QUICK_STEPS)),
+        sweep=dict(variant=models(smaller_width(48, 2))),
+    ),
+    'smoke': dict(
+        driver=None,
+        keys=dict(
+            task='text',
+            encoding='bytes',
+            **GPT2,
+            n_layer=1,
+            n_embd=16,
+            n_head=2,
+            block_size=16,
+            max_iters=4,
+            learning_rate=3e-3,
+            min_lr=3e-4,
+            warmup_iters=0,
+            eval_interval=4,
+            **OPTIMIZER,
+        ),
+        sweep=dict(variant=models(14)),
+    ),
 }
 
-# The paper's claims (Sec. 5, its "Results" 1-3 and Table 2), in validation loss, fixed before the runs, on every seed:
-# - "the reduced model outperforms both the smaller-MLP and smaller-d_model baselines" at its size (3.018 against 3.026
-#   and 3.027): W_Q = I (117M) below each of them, two claims;
-# - "Re-allocating saved parameters to the MLP ... outperforms the full 124M baseline" (3.004 against 3.016);
-# - "The reduced model (117M) matches the full baseline (124M)" (3.018 against 3.016): their difference within
-#   +-MATCH, the smallest gap the paper reads as a win (3.018 against 3.026), so that "matches" is closer than any
-#   difference the paper counts as one.
-# --quick judges the same claims (the tolerance unchanged, in nats per byte) at a scale that, as the docstring says,
-# may not resolve the paper's 0.01-0.02 nats: its seeds say whether it does.
+# The paper's claims (Sec. 5, its "Results" 1-3 and Table 2), in validation loss, fixed before the
+# runs, on every seed:
+# - "the reduced model outperforms both the smaller-MLP and smaller-d_model baselines" at its size
+#   (3.018 against 3.026 and 3.027): W_Q = I (117M) below each of them, two claims;
+# - "Re-allocating saved parameters to the MLP ... outperforms the full 124M baseline" (3.004
+#   against 3.016);
+# - "The reduced model (117M) matches the full baseline (124M)" (3.018 against 3.016): their
+#   difference within +-MATCH, the smallest gap the paper reads as a win (3.018 against 3.026), so
+#   that "matches" is closer than any difference the paper counts as one. --quick judges the same
+#   claims (the tolerance unchanged, in nats per byte) at a scale that, as the docstring says, may
+#   not resolve the paper's 0.01-0.02 nats: its seeds say whether it does.
 MATCH = round(PAPER['baseline, 3.5x MLP']['loss'] - PAPER['W_Q = I (117M)']['loss'], 3)
-GAP = 'W_Q = I (117M) - baseline (124M)'  # the difference of their validation losses on each seed, a value of its own
+# the difference of their validation losses on each seed, a value of its own
+GAP = 'W_Q = I (117M) - baseline (124M)'
 CLAIMS = [
-    dict(says='W_Q = I (117M) beats the smaller-MLP baseline of its size (3.018 against 3.026)', test='descending',
-         of=['baseline, 3.5x MLP', 'W_Q = I (117M)'], fmt='num'),
-    dict(says='W_Q = I (117M) beats the smaller-d_model baseline of its size (3.018 against 3.027)',
-         test='descending', of=['baseline, smaller d_model', 'W_Q = I (117M)'], fmt='num'),
-    dict(says='W_Q = I with the saved parameters in the MLP beats the 124M baseline (3.004 against 3.016)',
-         test='descending', of=['baseline (124M)', 'W_Q = I, 4.5x MLP'], fmt='num'),
-    dict(says=f'W_Q = I (117M) matches the 124M baseline (3.018 against 3.016): within {MATCH:g} nats',
-         test='within', target=0.0, tol=MATCH, of=[GAP], fmt='num'),
+    dict(
+        says='W_Q = I (117M) beats the smaller-MLP baseline of its size (3.018 against 3.026)',
+        test='descending',
+        of=['baseline, 3.5x MLP', 'W_Q = I (117M)'],
+        fmt='num',
+    ),
+    dict(
+        says='W_Q = I (117M) beats the smaller-d_model baseline of its size (3.018 against 3.027)',
+        test='descending',
+        of=['baseline, smaller d_model', 'W_Q = I (117M)'],
+        fmt='num',
+    ),
+    dict(
+        says='W_Q = I with the saved parameters in the MLP beats the 124M baseline (3.004 against '
+        '3.016)',
+        test='descending',
+        of=['baseline (124M)', 'W_Q = I, 4.5x MLP'],
+        fmt='num',
+    ),
+    dict(
+        says=f'W_Q = I (117M) matches the 124M baseline (3.018 against 3.016): within {MATCH:g} '
+        'nats',
+        test='within',
+        target=0.0,
+        tol=MATCH,
+        of=[GAP],
+        fmt='num',
+    ),
 ]
 
 
@@ -144,15 +244,25 @@ def config(mode, label):
 
 
 def counts(label):
-    """-> (total, non-embedding) parameters of a model at the paper's scale (its full-protocol keys)."""
+    """-> (total, non-embedding) parameters of a model at the paper's scale (its full-protocol
+    keys)."""
     return sizes(config('full', label))
 
 
 def add_flags(parser):
-    parser.add_argument('--micro_batch', type=int, default=12, help='full mode: sequences per micro-batch')
-    parser.add_argument('--text', default='', help='quick mode: a UTF-8 text file; default: the license texts')
-    parser.add_argument('--seeds', type=fair.at_least_one, default=None, help='seeds of every model (each sets '
-                        "train.py's seed: the weights and the batches' order); default 3 in --quick, else 1")
+    parser.add_argument(
+        '--micro_batch', type=int, default=12, help='full mode: sequences per micro-batch'
+    )
+    parser.add_argument(
+        '--text', default='', help='quick mode: a UTF-8 text file; default: the license texts'
+    )
+    parser.add_argument(
+        '--seeds',
+        type=fair.at_least_one,
+        default=None,
+        help='seeds of every model (each sets '
+        "train.py's seed: the weights and the batches' order); default 3 in --quick, else 1",
+    )
 
 
 def main():
@@ -165,33 +275,65 @@ def main():
     else:
         data = dict(data_dir=str(common.byte_text(args, NAME)))
     batch = common.batch_keys(args, BATCH[args.mode])
+    keys_of, runs = {}, {}  # the runs first: with --plan, listed and not trained
+    for label in PAPER:
+        keys = keys_of[label] = dict(**config(args.mode, label), **data, **batch)
+        print(f'# {label}: {common.command(args, keys, NAME)}')
+        runs[label] = [common.run(args, NAME, **keys, seed=seed) for seed in range(seeds)]
+    if args.plan:
+        return common.write_plan(args, NAME)
     rows, values = [], {}
     for label, paper in PAPER.items():
         full_total, full_nonemb = counts(label)
-        keys = dict(**config(args.mode, label), **data, **batch)
-        print(f'# {label}: {common.command(args, keys, NAME)}')
-        runs = [common.run(args, NAME, **keys, seed=seed) for seed in range(seeds)]
-        values[label] = [m['val_loss'] for m in runs]
+        keys = keys_of[label]
+        values[label] = [m['val_loss'] for m in runs[label]]
         attn = '1/(2 sqrt(d_k))' if keys.get('identity_query') else '1/sqrt(d_k)'
-        rows.append({'model': label, 'total params (full)': f'{full_total / 1e6:.2f}M',
-                     'non-emb params (full)': f'{full_nonemb / 1e6:.2f}M',
-                     'paper params': f"{paper['total']:.2f}M / {paper['non_emb']:.2f}M",
-                     'trained params (this run)': f"{runs[0]['trainable_params']:,}", 'attention scale': attn,
-                     'weight decay': f"{keys['weight_decay']:g}",
-                     'val loss': fair.spread(values[label], '{:.3f}'.format), 'paper val loss': f"{paper['loss']:.3f}"})
+        rows.append(
+            {
+                'model': label,
+                'total params (full)': f'{full_total / 1e6:.2f}M',
+                'non-emb params (full)': f'{full_nonemb / 1e6:.2f}M',
+                'paper params': f'{paper["total"]:.2f}M / {paper["non_emb"]:.2f}M',
+                'trained params (this run)': f'{runs[label][0]["trainable_params"]:,}',
+                'attention scale': attn,
+                'weight decay': f'{keys["weight_decay"]:g}',
+                'val loss': fair.spread(values[label], '{:.3f}'.format),
+                'paper val loss': f'{paper["loss"]:.3f}',
+            }
+        )
     values[GAP] = [w - b for w, b in zip(values['W_Q = I (117M)'], values['baseline (124M)'])]
     setting = {**protocol['keys'], **batch, **args.at}
     budget = ', '.join(f'{k}={v}' for k, v in setting.items() if k not in GPT2)
-    budget += f" (n_embd={protocol['sweep']['variant']['baseline, smaller d_model']['n_embd']} for the smaller d_model)"
+    budget += (
+        f' (n_embd={protocol["sweep"]["variant"]["baseline, smaller d_model"]["n_embd"]} '
+        'for the smaller d_model)'
+    )
     tokens = setting['max_iters'] * BATCH[args.mode] * setting['block_size']
-    per_param = tokens / sizes({**setting, 'variant': 'standard'}, None if args.mode == 'full' else 257)[1]
-    unit = 'nats per GPT-2 token' if args.mode == 'full' else 'nats per byte (not comparable with the paper)'
-    notes = (f'Budget: {budget}: {tokens:,} tokens, {per_param:.0f} per non-embedding parameter of the baseline '
-             f'(the paper: {TOKENS_PER_PARAM:.0f}). Val loss in {unit}, over the whole held-out split, over {seeds} '
-             'seed(s) (train.py\'s seed 0, 1, ...): mean ± std (min–max). Parameter counts "(full)" are of the '
-             'paper-scale shapes (12 layers, width 768 or 744, vocabulary 50,304), whatever the mode.')
-    common.report(args, NAME, 'Identity query, Table 2: W_Q = I against parameter-matched baselines',
-                  list(rows[0]), rows, notes=notes, values=values, claims=CLAIMS)
+    per_param = (
+        tokens / sizes({**setting, 'variant': 'standard'}, None if args.mode == 'full' else 257)[1]
+    )
+    unit = (
+        'nats per GPT-2 token'
+        if args.mode == 'full'
+        else 'nats per byte (not comparable with the paper)'
+    )
+    notes = (
+        f'Budget: {budget}: {tokens:,} tokens, {per_param:.0f} per non-embedding parameter of the '
+        f'baseline (the paper: {TOKENS_PER_PARAM:.0f}). Val loss in {unit}, over the whole '
+        f"held-out split, over {seeds} seed(s) (train.py's seed 0, 1, ...): mean ± std (min–max). "
+        'Parameter counts "(full)" are of the paper-scale shapes (12 layers, width 768 or 744, '
+        'vocabulary 50,304), whatever the mode.'
+    )
+    common.report(
+        args,
+        NAME,
+        'Identity query, Table 2: W_Q = I against parameter-matched baselines',
+        list(rows[0]),
+        rows,
+        notes=notes,
+        values=values,
+        claims=CLAIMS,
+    )
 
 
 if __name__ == '__main__':

@@ -1,104 +1,190 @@
 """
-Table 5 of "Is Random Attention Sufficient?": MixiT against the random transformer (Zhong & Andreas 2024) as depth
-grows, on decimal addition. Claim: MixiT stays accurate as it gets deeper (100% at 2, 8 and 16 layers) while the random
-transformer degrades (100%, 23.53%, 22.88%).
+Table 5 of "Is Random Attention Sufficient?": MixiT against the random transformer (Zhong & Andreas
+2024) as depth grows, on decimal addition. Claim: MixiT stays accurate as it gets deeper (100% at 2,
+8 and 16 layers) while the random transformer degrades (100%, 23.53%, 22.88%).
 
-Data: decimal addition, least-significant digit first. Models: mixit (all trained but Eq. 2.3's fixed mixing) and
-random (only the embedding and head trained). Metric: held-out accuracy per scored sum token over the seeds. Each
-model at its own best, as the paper found the random transformer's failure "through in depth hyperparameter
-searches" (Appendix B.1): fair.fair_sweep per model, searching Table 7's algorithmic row but the layers, the width,
-heads and batch (the authors' scripts give each model its own) (full); the learning rate times 1/3, 1, 3 (--quick).
+Settings, each from one place: PROTOCOL below (task, models, batch, steps, lr); its driver,
+'depth.py', a key of papers.DRIVERS (papers.authors adds the driver's optimizer, schedule, data
+regime and MixiT block); the search, papers.TABLE7['algorithmic'] less FIXED (fair.grid), in --quick
+the learning rate times fair.QUICK_LR.
 
-Full protocol, the authors' code (github princeton-pli/MixiT, experiments/README.md, section 3) unless marked:
-- task: their additionstream_10 (10-digit operands, sum digits tokens of their own; the first sum digit, the target
-  of '=', neither trained nor scored), 4,000 held-out sums, online training with held-out inputs rejected (their
-  depth.py streams: the paper text's 50,000 pairs only set its step count); block_size 34 = 3 x digits + 4, their m.
-- MixiT: scripts/depth.sh, width 512, 128 heads, every weight trained (weight_frozen=0); their MixiT (per-head std,
-  sink head) in their block (papers.MIXIT_BLOCK); 40,000 steps of batch 1,000 (the task file's) = 40M examples,
-  depth.sh's 500 "steps" x train_size 80,000 (read as --max_steps=500, as depth_array.sh passes it).
-- random transformer: depth_array.sh's vanilla branch, a plain Llama (RoPE, SiLU gate) with weight_frozen=1 (variant
-  random, pos='rope'; Zhong & Andreas' own has learned positions), width 512, 4 heads, batch 128, 312,500 steps (the
-  same 40M examples). depth.sh cannot make it: it trains every weight.
-- optimizer (driver depth.py): AdamW (0.9, 0.999), weight decay 1e-3, 500 warm-up steps, cosine to 0, N(0, 0.02),
-  biases, clipping 1.0, float32 (their drivers); lr 1e-2 (depth.py's default: the scripts pass none; --no-search
-  runs it).
+Data: decimal addition, least-significant digit first. Models: mixit (all trained but Eq. 2.3's
+fixed mixing) and random (only the embedding and head trained). Metric: held-out accuracy per scored
+sum token over the seeds. Each model at its own best, as the paper found the random transformer's
+failure "through in depth hyperparameter searches" (Appendix B.1): fair.fair_sweep per model,
+searching Table 7's algorithmic row but the layers, the width, heads and batch (the authors' scripts
+give each model its own) (full); the learning rate times 1/3, 1, 3 (--quick).
+
+Full protocol, the authors' code (github princeton-pli/MixiT, experiments/README.md, section 3)
+unless marked:
+- task: their additionstream_10 (10-digit operands, sum digits tokens of their own; the first sum
+  digit, the target of '=', neither trained nor scored), 4,000 held-out sums, online training with
+  held-out inputs rejected (their depth.py streams: the paper text's 50,000 pairs only set its step
+  count); block_size 34 = 3 x digits + 4, their m.
+- MixiT: scripts/depth.sh, width 512, 128 heads, every weight trained (weight_frozen=0); their MixiT
+  (per-head std, sink head) in their block (papers.MIXIT_BLOCK); 40,000 steps of batch 1,000 (the
+  task file's) = 40M examples, depth.sh's 500 "steps" x train_size 80,000 (read as --max_steps=500,
+  as depth_array.sh passes it).
+- random transformer: depth_array.sh's vanilla branch, a plain Llama (RoPE, SiLU gate) with
+  weight_frozen=1 (variant random, pos='rope'; Zhong & Andreas' own has learned positions), width
+  512, 4 heads, batch 128, 312,500 steps (the same 40M examples). depth.sh cannot make it: it trains
+  every weight.
+- optimizer (driver depth.py): AdamW (0.9, 0.999), weight decay 1e-3, 500 warm-up steps, cosine to
+  0, N(0, 0.02), biases, clipping 1.0, float32 (their drivers); lr 1e-2 (depth.py's default: the
+  scripts pass none; --no-search runs it).
 - depths 2, 8, 16 (paper text, Table 5), each searched. Ten evaluations per run: ours.
---quick (ours unless marked) shrinks the problem, keeps the regime (common's rule): depth.py's optimizer, lr 1e-2 and
-online draws with held-out inputs rejected, at a CPU's size:
-- the stream: the paper's 40M examples of 10-digit sums (8.1e19 inputs) never repeat an input, so the quick digits
-  are the fewest whose inputs outnumber the budget eightfold (papers.digits_for): 1,500 steps x 64 = 96,000 examples
-  over 810,000 3-digit inputs, 0.12 per input (the old 2 digits: 12 per input, memorized, not added); block_size 13,
-  their m; 1,000 held-out sums (0.12% of the inputs; the paper's ~0). 100 warm-up steps, batch 64.
-- random transformer: width 128, 4 heads (depth_array.sh's), Zhong & Andreas' learned positions (the authors' RoPE one
-  learned addition at depth 2 at no width a CPU affords); softmax scale papers.paper_scale(128, 4, 512) (frozen W_Q,
-  W_K give near-uniform scores at 128). MixiT: width 64, 8 heads, all trained (random features need the width; the
-  claim is each model's trend with depth, not the two at one width). Depths 2 and 8 (the paper's random transformer
-  has fallen at 8); the learning rate searched at 2, reused at 8.
-- steps: what 20 minutes allow, from the old protocol's 8.1 min for 18 runs of 800 steps at block 10 (34 ms a step) x
-  13/10 for the block: 1,200 s / 18 / 44 ms = 1,500, not the paper's 40,000 (MixiT) or 312,500 (random); so TREND runs
-  1,500, 3,000 and 6,000 steps (one seed, lr 1e-2, 4 runs a size, about 31 min) toward the paper's budget.
---smoke: the full protocol's models and optimizer, width 16, 4 heads, 3 steps, depths 2 and 8 (--search: at 2).
-Claims: CLAIMS below, judged by claims.judge.
+--quick (ours unless marked) shrinks the problem, keeps the regime (common's rule): depth.py's
+optimizer, lr 1e-2 and online draws with held-out inputs rejected, at a CPU's size:
+- the stream: the paper's 40M examples of 10-digit sums (8.1e19 inputs) never repeat an input, so
+  the quick digits are the fewest whose inputs outnumber the budget eightfold (papers.digits_for):
+  1,500 steps x 64 = 96,000 examples over 810,000 3-digit inputs, 0.12 per input (2 digits would
+  give 12 per input: memorized, not added); block_size 13, their m; 1,000 held-out sums (0.12% of
+  the inputs; the paper's ~0). 100 warm-up steps, batch 64.
+- random transformer: width 128, 4 heads (depth_array.sh's), Zhong & Andreas' learned positions (the
+  authors' RoPE one learned addition at depth 2 at no width a CPU affords); softmax scale
+  papers.paper_scale(128, 4, 512) (frozen W_Q, W_K give near-uniform scores at 128). MixiT: width
+  64, 8 heads, all trained (random features need the width; the claim is each model's trend with
+  depth, not the two at one width). Depths 2 and 8 (the paper's random transformer has fallen at 8);
+  the learning rate searched at 2, reused at 8.
+- steps: what 20 minutes allow at 44 ms a step (34 ms measured at block 10, x 13/10 for the block):
+  1,200 s / 18 runs / 44 ms = 1,500, not the paper's 40,000 (MixiT) or 312,500 (random); so TREND
+  runs 1,500, 3,000 and 6,000 steps (one seed, lr 1e-2, 4 runs a size, about 31 min) toward the
+  paper's budget.
+--smoke: the full protocol's models and optimizer, width 16, 4 heads, 3 steps, depths 2 and 8
+(--search: at 2). Claims: CLAIMS below, judged by claims.judge.
 """
-import common
-import fair
-import papers
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
+
+from experiments.harness import common, fair, papers
 
 NAME = 'depth'
 DEPTHS = [2, 8, 16]  # Table 5's
 PAPER = {'mixit': {2: 100, 8: 100, 16: 100}, 'random': {2: 100, 8: 23.53, 16: 22.88}}
-# full: the layers (Table 5's variable), each model's width and heads (the authors' scripts) and its batch (an example
-# budget, with its steps) stay; Table 7's algorithmic row searches the rest, the learning rate
+# full: the layers (Table 5's variable), each model's width and heads (the authors' scripts) and its
+# batch (an example budget, with its steps) stay; Table 7's algorithmic row searches the rest, the
+# learning rate
 FIXED = ('n_layer', 'n_embd', 'n_head', 'batch_size')
 QUICK_STEPS = 1_500  # what 20 minutes allow (docstring)
 QUICK_DIGITS = papers.digits_for(QUICK_STEPS * 64)  # 3
-TREND = dict(axis='training steps', sizes={'1,500': {}, '3,000': dict(max_iters=3_000, eval_interval=3_000),
-                                           '6,000': dict(max_iters=6_000, eval_interval=6_000)})
-# the models (the table's rows), then the depths; block_size: the authors' m, 3 * digits + 4, the example and its answer
+TREND = dict(
+    axis='training steps',
+    sizes={
+        '1,500': {},
+        '3,000': dict(max_iters=3_000, eval_interval=3_000),
+        '6,000': dict(max_iters=6_000, eval_interval=6_000),
+    },
+)
+# the models (the table's rows), then the depths; block_size: the authors' m, 3 * digits + 4, the
+# example and its answer
 PROTOCOL = {
-    'full': dict(driver='depth.py', keys=dict(task='addition', n_embd=512, block_size=34, learning_rate=1e-2),
-                 sweep=dict(
-                     variant={
-                         'mixit': dict(n_head=128, batch_size=1000, max_iters=40_000, eval_interval=4_000),  # depth.sh
-                         'random': dict(pos='rope', n_head=4, batch_size=128, max_iters=312_500,
-                                        eval_interval=31_250)},  # depth_array.sh, vanilla
-                     n_layer=DEPTHS)),
-    'quick': dict(driver='depth.py', keys=dict(
-        task='addition', digits=QUICK_DIGITS, n_train=10_000, n_test=1_000, block_size=3 * QUICK_DIGITS + 4,
-        learning_rate=1e-2, warmup_iters=100, batch_size=64, max_iters=QUICK_STEPS, eval_interval=QUICK_STEPS),
+    'full': dict(
+        driver='depth.py',
+        keys=dict(task='addition', n_embd=512, block_size=34, learning_rate=1e-2),
         sweep=dict(
-        variant={'mixit': dict(n_embd=64, n_head=8),
-                 'random': dict(n_embd=128, n_head=4, attn_scale=papers.paper_scale(128, 4, 512))},  # learned positions
-        n_layer=[2, 8])),
-    'smoke': dict(driver='depth.py', keys=dict(
-        task='addition', digits=2, n_train=200, n_test=50, n_embd=16, n_head=4, block_size=10, learning_rate=3e-3,
-        batch_size=16, max_iters=3, warmup_iters=0, eval_interval=3), sweep=dict(
-        variant={'mixit': {}, 'random': dict(pos='rope')}, n_layer=[2, 8])),
+            variant={
+                'mixit': dict(
+                    n_head=128, batch_size=1000, max_iters=40_000, eval_interval=4_000
+                ),  # depth.sh
+                'random': dict(
+                    pos='rope', n_head=4, batch_size=128, max_iters=312_500, eval_interval=31_250
+                ),
+            },  # depth_array.sh, vanilla
+            n_layer=DEPTHS,
+        ),
+    ),
+    'quick': dict(
+        driver='depth.py',
+        keys=dict(
+            task='addition',
+            digits=QUICK_DIGITS,
+            n_train=10_000,
+            n_test=1_000,
+            block_size=3 * QUICK_DIGITS + 4,
+            learning_rate=1e-2,
+            warmup_iters=100,
+            batch_size=64,
+            max_iters=QUICK_STEPS,
+            eval_interval=QUICK_STEPS,
+        ),
+        sweep=dict(
+            variant={
+                'mixit': dict(n_embd=64, n_head=8),
+                'random': dict(n_embd=128, n_head=4, attn_scale=papers.paper_scale(128, 4, 512)),
+            },  # learned positions
+            n_layer=[2, 8],
+        ),
+    ),
+    'smoke': dict(
+        driver='depth.py',
+        keys=dict(
+            task='addition',
+            digits=2,
+            n_train=200,
+            n_test=50,
+            n_embd=16,
+            n_head=4,
+            block_size=10,
+            learning_rate=3e-3,
+            batch_size=16,
+            max_iters=3,
+            warmup_iters=0,
+            eval_interval=3,
+        ),
+        sweep=dict(variant={'mixit': {}, 'random': dict(pos='rope')}, n_layer=[2, 8]),
+    ),
 }
-SEARCH_AT = {'full': None, 'quick': 2, 'smoke': 2}  # the depth searched, its choice reused at the others (None: each)
+# the depth searched, its choice reused at the others (None: each)
+SEARCH_AT = {'full': None, 'quick': 2, 'smoke': 2}
 
-# The paper's statements on Table 5: MixiT "does scale with respect to depth" (100% at 2, 8 and 16 layers) while the
-# random transformer, which solves addition at depth 2 (100%), "does not scale well with respect to depth" (23.53% at
-# 8, 22.88% at 16). "Solves": above 95% per scored token on every seed, the paper's 100% less a margin for smaller
-# budgets, far above the tokens guessable without adding (about 70% at --quick's 2 digits). "Does not scale": below
-# its depth-2 accuracy on every seed (8 and 16 are level in the paper: no order between them). No claim sets MixiT
-# against the random transformer at one depth: --quick gives them different widths (docstring). --quick and --smoke
-# run depths 2 and 8: the same claims over those depths.
+# The paper's statements on Table 5: MixiT "does scale with respect to depth" (100% at 2, 8 and 16
+# layers) while the random transformer, which solves addition at depth 2 (100%), "does not scale
+# well with respect to depth" (23.53% at 8, 22.88% at 16). "Solves": above 95% per scored token on
+# every seed, the paper's 100% less a margin for smaller budgets, far above the tokens guessable
+# without adding (about 70% at --quick's 2 digits). "Does not scale": below its depth-2 accuracy on
+# every seed (8 and 16 are level in the paper: no order between them). No claim sets MixiT against
+# the random transformer at one depth: --quick gives them different widths (docstring). --quick and
+# --smoke run depths 2 and 8: the same claims over those depths.
 RANDOM_CLAIMS = [
-    dict(says='the random transformer solves addition at depth 2 (100%)', test='above', bound=0.95,
-         of=['random, depth 2']),
-    dict(says='the random transformer degrades with depth: 100% at 2 layers, 23.53% at 8', test='descending',
-         of=['random, depth 2', 'random, depth 8']),
+    dict(
+        says='the random transformer solves addition at depth 2 (100%)',
+        test='above',
+        bound=0.95,
+        of=['random, depth 2'],
+    ),
+    dict(
+        says='the random transformer degrades with depth: 100% at 2 layers, 23.53% at 8',
+        test='descending',
+        of=['random, depth 2', 'random, depth 8'],
+    ),
 ]
 CLAIMS = {
-    'full': [dict(says='MixiT solves addition at every depth (100% at 2, 8 and 16 layers)', test='above', bound=0.95,
-                  of=['mixit, depth 2', 'mixit, depth 8', 'mixit, depth 16']),
-             *RANDOM_CLAIMS,
-             dict(says='the random transformer degrades with depth: 100% at 2 layers, 22.88% at 16', test='descending',
-                  of=['random, depth 2', 'random, depth 16'])],
-    'quick': [dict(says='MixiT solves addition at every depth (100% at 2 and 8 layers)', test='above', bound=0.95,
-                   of=['mixit, depth 2', 'mixit, depth 8']),
-              *RANDOM_CLAIMS],
+    'full': [
+        dict(
+            says='MixiT solves addition at every depth (100% at 2, 8 and 16 layers)',
+            test='above',
+            bound=0.95,
+            of=['mixit, depth 2', 'mixit, depth 8', 'mixit, depth 16'],
+        ),
+        *RANDOM_CLAIMS,
+        dict(
+            says='the random transformer degrades with depth: 100% at 2 layers, 22.88% at 16',
+            test='descending',
+            of=['random, depth 2', 'random, depth 16'],
+        ),
+    ],
+    'quick': [
+        dict(
+            says='MixiT solves addition at every depth (100% at 2 and 8 layers)',
+            test='above',
+            bound=0.95,
+            of=['mixit, depth 2', 'mixit, depth 8'],
+        ),
+        *RANDOM_CLAIMS,
+    ],
 }
 CLAIMS['smoke'] = CLAIMS['quick']  # the same depths, 2 and 8
 
@@ -112,35 +198,71 @@ def main():
     args = fair.parse_args(__doc__)
     protocol, at = PROTOCOL[args.mode], SEARCH_AT[args.mode]
     depths = protocol['sweep']['n_layer']
+    # the runs first (with --plan, listed and not trained): per model the search at `at` alone
+    # (None: at every depth), its choice reused at the other depths (docstring)
+    sweeps = {
+        model: fair.fair_sweep(
+            args, NAME, {d: config(args.mode, model, d) for d in depths}, at, 'algorithmic', FIXED
+        )
+        for model in PAPER
+    }
+    if args.plan:
+        return common.write_plan(args, NAME)
     rows, fairs = [], {}
-    for model in PAPER:
-        # the search at `at` alone (None: at every depth), its choice reused at the other depths (docstring)
-        results = fair.fair_sweep(args, NAME, {d: config(args.mode, model, d) for d in depths}, at, 'algorithmic',
-                                  FIXED)
+    for model, results in sweeps.items():
         row = {'model': model}
         for depth in DEPTHS:
             if depth in results:
                 fairs[f'{model}, depth {depth}'] = results[depth]
-            row[f'depth {depth}'] = (fair.spread([m['val_acc'] for m in results[depth]['runs']]) if depth in results
-                                     else 'not run')
+            row[f'depth {depth}'] = (
+                fair.spread([m['val_acc'] for m in results[depth]['runs']])
+                if depth in results
+                else 'not run'
+            )
             row[f'paper {depth}'] = f'{PAPER[model][depth]:.2f}%'
         rows.append(row)
-    shown = {'every run': protocol['keys'], **{m: {k: v for k, v in config(args.mode, m, depths[0]).items()
-                                                   if k not in protocol['keys'] and k != 'n_layer'}
-                                               for m in PAPER}}  # what each run has
+    shown = {
+        'every run': protocol['keys'],
+        **{
+            m: {
+                k: v
+                for k, v in config(args.mode, m, depths[0]).items()
+                if k not in protocol['keys'] and k != 'n_layer'
+            }
+            for m in PAPER
+        },
+    }  # what each run has
 
     def listed(v):
-        return ', '.join(f'{a}={b:.4g}' if isinstance(b, float) else f'{a}={b}' for a, b in v.items())
+        return ', '.join(
+            f'{a}={b:.4g}' if isinstance(b, float) else f'{a}={b}' for a, b in v.items()
+        )
 
     settings = '; '.join(f'{k}: {listed(v)}' for k, v in shown.items())
-    notes = (f'Settings: {settings}. Accuracy per scored token on the held-out split, over the seeds: '
-             f'mean ± std (min–max); each model and depth at its chosen learning rate (below).')
+    notes = (
+        f'Settings: {settings}. Accuracy per scored token on the held-out split, over the seeds: '
+        f'mean ± std (min–max); each model and depth at its chosen learning rate (below).'
+    )
     if at and args.search:
-        notes += f" The learning rate is searched at depth {at} only and reused at the other depths (their grid: '-')."
+        notes += (
+            f' The learning rate is searched at depth {at} only and reused at the other '
+            "depths (their grid: '-')."
+        )
     if depths != DEPTHS:
-        notes += f" Not run in --{args.mode}: depth {', '.join(str(d) for d in DEPTHS if d not in depths)}."
-    fair.report(args, NAME, 'Table 5: MixiT and the random transformer against depth (decimal addition)',
-                list(rows[0]), rows, fairs, notes=notes, claims=CLAIMS[args.mode])
+        notes += (
+            f' Not run in --{args.mode}: depth '
+            f'{", ".join(str(d) for d in DEPTHS if d not in depths)}.'
+        )
+    fair.report(
+        args,
+        NAME,
+        'Table 5: MixiT and the random transformer against depth (decimal addition)',
+        list(rows[0]),
+        rows,
+        fairs,
+        notes=notes,
+        claims=CLAIMS[args.mode],
+    )
 
 
 if __name__ == '__main__':

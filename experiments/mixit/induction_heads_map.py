@@ -1,35 +1,43 @@
 """
-Figure 3 of "Is Random Attention Sufficient?": Frozen-QK, whose W_Q and W_K stay at their random initialization,
-solves retrieval by forming an induction head. Claim: a trained Frozen-QK model has a previous-token head in layer 1
-(each token attends to the one before it, so the value's position learns which key preceded it) and a head in layer 2
-that attends from the query to the value right after the matching key, which it copies.
+Figure 3 of "Is Random Attention Sufficient?": Frozen-QK, whose W_Q and W_K stay at their random
+initialization, solves retrieval by forming an induction head. Claim: a trained Frozen-QK model has
+a previous-token head in layer 1 (each token attends to the one before it, so the value's position
+learns which key preceded it) and a head in layer 2 that attends from the query to the value right
+after the matching key, which it copies.
 Claims: CLAIMS below, judged by claims.judge.
 
-Data: the retrieval task (m uniform in 1..m_max pairs `k1 v1 ... km vm`, then a query; only the queried value is
-scored); 4,000 held-out sequences.
-Model: frozen_qk only, one run (no search). The attention probabilities are recomputed outside model.py from the
-trained modules (norm1, the q and k projections, RoPE, causal softmax), checked against the block's own attention output.
-Metric: per layer and head, over the first 500 held-out sequences: the mean attention of each real token to the token
-before it (previous-token score), and the mean attention from the query position to the position right after the
-matching key (retrieval score: the value to copy); the held-out accuracy beside them. The plot shows, for the first
-held-out sequence with at least min(6, m_max) pairs (chosen by its length alone), the layer-1 head with the highest
-previous-token score and the layer-2 head with the highest retrieval score.
+Settings, each from one place: PROTOCOL below, with papers.RETRIEVAL's architecture and budget and
+its driver, 'depth.py' (a key of papers.DRIVERS, applied by papers.authors); one run, no search.
+
+Data: the retrieval task (m uniform in 1..m_max pairs `k1 v1 ... km vm`, then a query; only the
+queried value is scored); 4,000 held-out sequences.
+Model: frozen_qk only, one run (no search). The attention probabilities are recomputed outside
+model.py from the trained modules (norm1, the q and k projections, RoPE, causal softmax), checked
+against the block's own attention output. Metric: per layer and head, over the first 500 held-out
+sequences: the mean attention of each real token to the token before it (previous-token score), and
+the mean attention from the query position to the position right after the matching key (retrieval
+score: the value to copy); the held-out accuracy beside them. The plot shows, for the first held-out
+sequence with at least min(6, m_max) pairs (chosen by its length alone), the layer-1 head with the
+highest previous-token score and the layer-2 head with the highest retrieval score.
 
 Full protocol: induction.py's retrieval run of Frozen-QK at m_max = 30. The authors' code (github
-princeton-pli/MixiT): their task condattendstream_30 (vocabulary 512, so that the figure's "token 256" exists, a
-query token of its own), online training, m = block_size = 63, and their depth.py driver's optimizer (AdamW (0.9,
-0.999), weight decay 1e-3, 500 warm-up steps, cosine to 0), float32 (their drivers). Paper text: the architecture
-(Appendix C: 2 layers, width 1024, 4 heads); their scripts' budget (papers.RETRIEVAL): lr 1e-2, batch 1,000, 100M
-examples (100,000 steps).
---quick (ours; train.py's optimizer defaults): m_max = 8 with papers.RETRIEVAL's quick setting (V = 64, 2 layers,
-width 128, 2 heads, softmax scale 1, lr 1e-3, batch 128, 500 steps; papers.py says why the scale), block_size the
-task's own. Its regime against the paper's (common's rule): 64,000 examples, 0.16 per trained parameter (412,544),
-against their 100M over 34.6M, 2.89; the heads the claims look for form already, so no TREND is needed.
+princeton-pli/MixiT): their task condattendstream_30 (vocabulary 512, so that the figure's "token
+256" exists, a query token of its own), online training, m = block_size = 63, and their depth.py
+driver's optimizer (AdamW (0.9, 0.999), weight decay 1e-3, 500 warm-up steps, cosine to 0), float32
+(their drivers). Paper text: the architecture (Appendix C: 2 layers, width 1024, 4 heads); their
+scripts' budget (papers.RETRIEVAL): lr 1e-2, batch 1,000, 100M examples (100,000 steps).
+--quick (ours; train.py's optimizer defaults): m_max = 8 with papers.RETRIEVAL's quick setting (V =
+64, 2 layers, width 128, 2 heads, softmax scale 1, lr 1e-3, batch 128, 500 steps; papers.py says why
+the scale), block_size the task's own. Its regime against the paper's (common's rule): 64,000
+examples, 0.16 per trained parameter (412,544), against their 100M over 34.6M, 2.89; the heads the
+claims look for form already, so no TREND is needed.
 --smoke: the full protocol's settings, tiny.
 
 Writes OUT_DIR/induction_heads_map.png and, for full and quick runs,
 experiments/results/induction_heads_map[-quick].png.
 """
+
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -38,45 +46,84 @@ matplotlib.use('Agg')  # files only: no display on a server
 import matplotlib.pyplot as plt  # noqa: E402
 import torch  # noqa: E402
 
-import common  # noqa: E402
-import papers  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
+
+from checkpoint import load_checkpoint  # noqa: E402
 from data.loader import task_data  # noqa: E402
-from data.runs import load_checkpoint  # noqa: E402
 from data.synthetic import load_split  # noqa: E402
+from experiments.harness import common, papers  # noqa: E402
 from model import GPT, GPTConfig, apply_rope  # noqa: E402
 
 NAME = 'induction_heads_map'
-PAPER = {1: 'a previous-token head: each token attends to the one before it',
-         2: 'a head where the query attends to the value after the matching key, which is retrieved'}
-# per mode: train.py's keys of the one Frozen-QK run (block_size: their m, 2 m_max + 3; --quick: the task's own)
-PROTOCOL = {
-    'full': dict(driver='depth.py', keys=dict(variant='frozen_qk', task='retrieval', m_max=30, block_size=63,
-                                              **papers.RETRIEVAL['full']), sweep={}),
-    'quick': dict(driver=None, keys=dict(variant='frozen_qk', task='retrieval', m_max=8, **papers.RETRIEVAL['quick']),
-                  sweep={}),
-    'smoke': dict(driver='depth.py', keys=dict(variant='frozen_qk', task='retrieval', m_max=3, block_size=9,
-                                               **papers.RETRIEVAL['smoke']), sweep={}),
+PAPER = {
+    1: 'a previous-token head: each token attends to the one before it',
+    2: 'a head where the query attends to the value after the matching key, which is retrieved',
 }
-# Figure 3's statements, each on one number of the one run (no seeds). "Solves" is above 95%, as in induction.py:
-# under the 97.01% at which Table 1 has Frozen-QK solve retrieval. A head "attends to" a token when that token takes
-# more than half of its attention (above 50%), more than all the others together; uniform causal attention gives the
-# previous token about 1/(position+1).
+# per mode: train.py's keys of the one Frozen-QK run (block_size: their m, 2 m_max + 3; --quick: the
+# task's own)
+PROTOCOL = {
+    'full': dict(
+        driver='depth.py',
+        keys=dict(
+            variant='frozen_qk',
+            task='retrieval',
+            m_max=30,
+            block_size=63,
+            **papers.RETRIEVAL['full'],
+        ),
+        sweep={},
+    ),
+    'quick': dict(
+        driver=None,
+        keys=dict(variant='frozen_qk', task='retrieval', m_max=8, **papers.RETRIEVAL['quick']),
+        sweep={},
+    ),
+    'smoke': dict(
+        driver='depth.py',
+        keys=dict(
+            variant='frozen_qk',
+            task='retrieval',
+            m_max=3,
+            block_size=9,
+            **papers.RETRIEVAL['smoke'],
+        ),
+        sweep={},
+    ),
+}
+# Figure 3's statements, each on one number of the one run (no seeds). "Solves" is above 95%, as in
+# induction.py: under the 97.01% at which Table 1 has Frozen-QK solve retrieval. A head "attends to"
+# a token when that token takes more than half of its attention (above 50%), more than all the
+# others together; uniform causal attention gives the previous token about 1/(position+1).
 CLAIMS = [
-    dict(says='Frozen-QK solves the retrieval task (Table 1: 97.01%)', test='above', bound=0.95,
-         of=['Frozen-QK held-out accuracy']),
-    dict(says='a layer-1 head where each token attends to the previous one', test='above', bound=0.5,
-         of=['layer 1: previous-token score, best head']),
-    dict(says='a layer-2 head where the query attends to the value after the matching key, which is retrieved',
-         test='above', bound=0.5, of=['layer 2: retrieval score, best head']),
+    dict(
+        says='Frozen-QK solves the retrieval task (Table 1: 97.01%)',
+        test='above',
+        bound=0.95,
+        of=['Frozen-QK held-out accuracy'],
+    ),
+    dict(
+        says='a layer-1 head where each token attends to the previous one',
+        test='above',
+        bound=0.5,
+        of=['layer 1: previous-token score, best head'],
+    ),
+    dict(
+        says='a layer-2 head where the query attends to the value after the matching key, which is '
+        'retrieved',
+        test='above',
+        bound=0.5,
+        of=['layer 2: retrieval score, best head'],
+    ),
 ]
 N_EXAMPLES = 500  # held-out sequences the scores average over
 
 
 @torch.no_grad()
 def attention_maps(model, x):
-    """Softmax attention probabilities of every layer, (n_layer, B, n_head, T, T), for a RoPE softmax model:
-    model.Attention computes them inside scaled_dot_product_attention and returns only the output, so they
-    are recomputed here from the block's own modules, and the output they give is checked against it."""
+    """Softmax attention probabilities of every layer, (n_layer, B, n_head, T, T), for a RoPE
+    softmax model: model.Attention computes them inside scaled_dot_product_attention and returns
+    only the output, so they are recomputed here from the block's own modules, and the output they
+    give is checked against it."""
     B, T = x.shape
     rope = (model.rope_cos[:T], model.rope_sin[:T])
     causal = torch.ones(T, T, dtype=torch.bool).tril()
@@ -88,7 +135,9 @@ def attention_maps(model, x):
         p = (q @ k.transpose(-1, -2) * a.scale).masked_fill(~causal, float('-inf')).softmax(-1)
         out = a.o_proj((p @ v).transpose(1, 2).reshape(B, T, -1))
         if not torch.allclose(out, a(u, rope), atol=1e-4):
-            raise RuntimeError('recomputed attention does not reproduce the model: model.Attention has changed')
+            raise RuntimeError(
+                'recomputed attention does not reproduce the model: model.Attention has changed'
+            )
         maps.append(p)
         h = block(h, rope)
     return torch.stack(maps)
@@ -100,8 +149,9 @@ def config(mode):
 
 
 def scores(maps, x, y, query_offset=0):
-    """-> (previous-token score, retrieval score), each (n_layer, n_head), means over the sequences. The query
-    token is its key's token plus query_offset: 0 in the paper text's format, m_max in the authors'."""
+    """-> (previous-token score, retrieval score), each (n_layer, n_head), means over the sequences.
+    The query token is its key's token plus query_offset: 0 in the paper text's format, m_max in the
+    authors'."""
     rows = torch.arange(len(x))
     q = (y != -1).int().argmax(1)  # the query's position, 2m: the only scored one
     T = x.shape[1]
@@ -109,7 +159,8 @@ def scores(maps, x, y, query_offset=0):
     real = pos[None] <= q[:, None]  # positions 1..2m: the pairs and the query, not the padding
     prev = maps[..., pos, pos - 1]  # (L, B, H, T-1): attention of token i to token i-1
     prev = (prev * real[None, :, None]).sum(-1) / real.sum(-1)[None, :, None]
-    keys = torch.arange(0, T, 2)  # keys sit at even positions; the matching one is the query's token less the offset
+    # keys sit at even positions; the matching one is the query's token less the offset
+    keys = torch.arange(0, T, 2)
     match = (x[:, keys] == x[rows, q][:, None] - query_offset) & (keys[None] < q[:, None])
     value = keys[match.int().argmax(1)] + 1  # the position right after the matching key
     retrieve = maps.permute(1, 3, 4, 0, 2)[rows, q, value]  # (B, L, H): query row, value column
@@ -117,14 +168,18 @@ def scores(maps, x, y, query_offset=0):
 
 
 def plot(maps, x, q, heads):
-    labels = [str(t) for t in x[:q + 1].tolist()]
+    labels = [str(t) for t in x[: q + 1].tolist()]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.8))
     for layer, (ax, (head, what)) in enumerate(zip(axes, heads)):
-        a = maps[layer, 0, head, :q + 1, :q + 1]
+        a = maps[layer, 0, head, : q + 1, : q + 1]
         ax.imshow(a, cmap='viridis', vmin=0, vmax=1)
         ax.set_xticks(range(q + 1), labels, rotation=90, fontsize=6)
         ax.set_yticks(range(q + 1), labels, fontsize=6)
-        ax.set(xlabel='attended token', ylabel='attending token', title=f'layer {layer + 1}, head {head}: {what}')
+        ax.set(
+            xlabel='attended token',
+            ylabel='attending token',
+            title=f'layer {layer + 1}, head {head}: {what}',
+        )
     fig.suptitle('Frozen-QK on retrieval: attention of one held-out sequence (last row: the query)')
     fig.tight_layout()
     return fig
@@ -134,13 +189,16 @@ def main():
     args = common.parse_args(__doc__)
     setting = config(args.mode)
     m = common.run(args, NAME, **setting)
-    if args.plan:  # the run alone (reproduce.py --plan): nothing trained, nothing to map
-        return common.report(args, NAME, '', [], [])
+    if args.plan:  # the run listed, not trained: nothing to map
+        return common.write_plan(args, NAME)
     ckpt = load_checkpoint(Path(m['run_dir']) / 'ckpt.pt')
     model = GPT(GPTConfig(**ckpt['model_args']))
     model.load_state_dict(ckpt['model'])
     model.eval()
-    x, y = (torch.from_numpy(a) for a in load_split(task_data(ckpt['config'])[2], ckpt['meta']['eval_split']))
+    x, y = (
+        torch.from_numpy(a)
+        for a in load_split(task_data(ckpt['config'])[2], ckpt['meta']['eval_split'])
+    )
     x, y = x[:N_EXAMPLES], y[:N_EXAMPLES]
     maps = attention_maps(model, x)
     task = ckpt['config']
@@ -149,32 +207,48 @@ def main():
     rows = []
     for layer in range(model.config.n_layer):
         p, r = prev[layer], retrieve[layer]
-        rows.append({'layer': layer + 1,
-                     'previous-token head': f'head {p.argmax()}: {common.pct(p.max())}',
-                     'all heads, previous-token score': ' / '.join(common.pct(v) for v in p),
-                     'retrieving head': f'head {r.argmax()}: {common.pct(r.max())}',
-                     'all heads, retrieval score': ' / '.join(common.pct(v) for v in r),
-                     'paper (Figure 3)': PAPER.get(layer + 1, '')})
+        rows.append(
+            {
+                'layer': layer + 1,
+                'previous-token head': f'head {p.argmax()}: {common.pct(p.max())}',
+                'all heads, previous-token score': ' / '.join(common.pct(v) for v in p),
+                'retrieving head': f'head {r.argmax()}: {common.pct(r.max())}',
+                'all heads, retrieval score': ' / '.join(common.pct(v) for v in r),
+                'paper (Figure 3)': PAPER.get(layer + 1, ''),
+            }
+        )
 
     # the example is fixed by its length alone, whatever the model does with it
     min_pairs = min(6, setting['m_max'])
     q_all = (y != -1).int().argmax(1)
     i = int((q_all >= 2 * min_pairs).int().argmax())
     q = int(q_all[i])
-    correct = bool(model(x[i:i + 1, :q + 1])[0][0, -1].argmax() == y[i, q])
-    heads = [(int(prev[0].argmax()), 'previous-token head'), (int(retrieve[-1].argmax()), 'retrieving head')]
-    png = common.save_figure(args, NAME, plot(maps[:, i:i + 1], x[i], q, heads))[0]
+    correct = bool(model(x[i : i + 1, : q + 1])[0][0, -1].argmax() == y[i, q])
+    heads = [
+        (int(prev[0].argmax()), 'previous-token head'),
+        (int(retrieve[-1].argmax()), 'retrieving head'),
+    ]
+    png = common.save_figure(args, NAME, plot(maps[:, i : i + 1], x[i], q, heads))[0]
     budget = ', '.join(f'{k}={v}' for k, v in setting.items())
-    common.report(args, NAME, 'Figure 3: induction head of Frozen-QK on retrieval (attention scores)',
-                  list(rows[0]), rows,
-                  notes=f"Frozen-QK held-out accuracy {common.pct(m['val_acc'])}. Scores: mean attention over the "
-                        f'first {len(x)} held-out sequences (previous-token: each real token to the one before; '
-                        f'retrieval: the query to the value after the matching key); uniform causal attention '
-                        f'would give about 1/(position+1). Plotted: held-out sequence {i} ({q // 2} pairs, the '
-                        f"model's answer {'right' if correct else 'wrong'}), {png.name}. Settings: {budget}.",
-                  values={'Frozen-QK held-out accuracy': [m['val_acc']],
-                          'layer 1: previous-token score, best head': [float(prev[0].max())],
-                          'layer 2: retrieval score, best head': [float(retrieve[1].max())]}, claims=CLAIMS)
+    common.report(
+        args,
+        NAME,
+        'Figure 3: induction head of Frozen-QK on retrieval (attention scores)',
+        list(rows[0]),
+        rows,
+        notes=f'Frozen-QK held-out accuracy {common.pct(m["val_acc"])}. Scores: mean attention '
+        f'over the first {len(x)} held-out sequences (previous-token: each real token to the one '
+        'before; retrieval: the query to the value after the matching key); uniform causal '
+        'attention would give about 1/(position+1). Plotted: held-out sequence '
+        f"{i} ({q // 2} pairs, the model's answer {'right' if correct else 'wrong'}), "
+        f'{png.name}. Settings: {budget}.',
+        values={
+            'Frozen-QK held-out accuracy': [m['val_acc']],
+            'layer 1: previous-token score, best head': [float(prev[0].max())],
+            'layer 2: retrieval score, best head': [float(retrieve[1].max())],
+        },
+        claims=CLAIMS,
+    )
 
 
 if __name__ == '__main__':

@@ -1,142 +1,247 @@
 """
-Table 2 of "Is Random Attention Sufficient?": language modeling, in log perplexity (mean next-token cross-entropy in
-nats on the whole held-out split), of the standard transformer, Frozen-QK (W_Q, W_K and their biases kept at
-initialization) and MixiT (a fixed random mixing matrix per layer and head). Claims (CLAIMS, judged by claims.judge):
-standard < Frozen-QK < MixiT, Frozen-QK the close one (WikiText-103 2.78 / 3.07 / 3.73, FineWeb-edu 3.05 / 3.16 / 4.08).
-Each variant at its own best (Appendix C.1 searches each): fair.fair per corpus and variant on validation log
-perplexity (train.bin's last 10%), then the chosen point on the seeds; the search: Table 7's language-modeling row in
-full (108 points; --no-search: Table 8's point), the learning rate times 1/3, 1, 3 in --quick.
-Full protocol, the authors' code (github princeton-pli/MixiT, experiments/README.md, section 3) unless marked:
-- model: their README's trainer.py command, Table 8's too: 12 layers, width 512, 8 heads, sequence 256, their Llama
-  block (RMSNorm, gated MLP, RoPE); MixiT their MixiT (per-head std, sink head, learned positions) in their block (gate
-  c = -1, skip scaling 0.5, multipliers at base 512); N(0, 0.02), biases. Not followed: scripts/train.sh's
-  depth_alpha=1, another MixiT (the README's command runs Eq. 2.3's depth_alpha=0).
-- optimizer (driver trainer.py): AdamW (0.9, 0.999), wd 0.01, warm-up max(4%, 500) = 1,600, linear decay to 0,
-  clipping 1.0, float32; lr 5e-4, batch 512 (--micro_batch x accumulation; each run's command is printed, for
-  torchrun), 40,000 steps (README, Table 8). Their --scale_lr (MixiT's lr x (4 / n_layer)(512 / n_embd)) is off in
-  all their scripts: off here unless --scale_lr (then with --no-search: Table 7's rates are not scaled).
-- data (ours: their Llama-3.2 tokenizer and padded rows need the Hub): GPT-2 tokens (vocabulary padded to 50,304),
-  256-token contiguous windows of WikiText-103 (validation, then test after training) and FineWeb-edu (1,048,576
-  documents, 4,096 held out: paper text), prepared first; --corpora picks them. Compare orderings, not values.
-The paper's regime (computed in code): 40,000 steps x 512 x 256 = 5.24e9 token positions over the standard model's
-181,758,464 trainable parameters (their vocabulary 128,256, untied head): TOKENS_PER_PARAM = 28.8; that is 11.4 epochs
-of WikiText-103's 1,801,350 rows, 19.5 of FineWeb-edu's 1,048,576 documents.
---quick (ours unless marked) shrinks the model and keeps the tokens per parameter, on the 'text' task at byte level
-(vocabulary 257; nats per byte) of --text (default Debian's license texts: 225,535 training bytes, 5% held out):
-- model: 2 layers (an induction circuit's two: Fig. 3 finds them in Frozen-QK), 4 heads, sequence 256, width 32; the
-  softmax scale times 512 / 32 for standard and Frozen-QK (papers.paper_scale: frozen scores keep Table 8's spread).
-- training: trainer.py's optimizer, batch 16 x 256, steps = 28.8 x 50,208 trainable parameters of standard / 4,096 =
-  354 (quick_keys), warm-up 4% (the paper's share: their floor of 500 would outlast the run), lr 3e-3 (ours, as
-  before: the search's centre).
-- what the corpus allows: at 28.8 tokens per parameter width 32 reads the license texts 6.4 times, 48 12.8 times and
-  64 21.3 times (the paper: 11.4-19.5 epochs); wider, the corpus repeats more than the paper's does. 32, not 48: the
-  time. The paper's 40,000 steps fit at no width: 18 runs x 40,000 steps at 20 ms or more a step are 4 hours.
-- time, estimated before any run: the old quick (18 runs x 120 steps of 16 x 256, width 128, 3 layers) took 0.26 /
-  0.23 / 0.17 s a step for standard / Frozen-QK / MixiT, 8.3 min alone, 12.7 measured at 1 thread beside other runs.
-  Width 32 has 16x fewer matmul FLOPs but is bound by per-step overhead (~20 ms at 2 layers) and softmax (~6 ms a head
-  and layer at 16 x 256^2, from the old standard-MixiT gap): ~0.115 / 0.11 / 0.07 s a step, 18 x 354 steps and 4 s a
-  run: ~11.5 min alone (~17 at 1 thread beside a job). Width 48 (703 steps): ~27 min.
-TREND: width 32 / 48 / 64 at 28.8 tokens per parameter (354 / 703 / 1,169 steps, 6.4 / 12.8 / 21.3 epochs): toward
-the paper's size, steps and epochs at once, as far as the corpus goes; one seed and run per variant a size, about 2 +
-4.5 + 8 min alone. --smoke: a tiny text in DATA_DIR, 1 layer of width 32, 4 steps; no search, one seed.
+Table 2 of "Is Random Attention Sufficient?": language modeling, in log perplexity (mean next-token
+cross-entropy in nats on the whole held-out split), of the standard transformer, Frozen-QK (W_Q, W_K
+and their biases kept at initialization) and MixiT (a fixed random mixing matrix per layer and
+head). Claims (CLAIMS, judged by claims.judge): standard < Frozen-QK < MixiT, Frozen-QK the close
+one (WikiText-103 2.78 / 3.07 / 3.73, FineWeb-edu 3.05 / 3.16 / 4.08). Each variant at its own best
+(Appendix C.1 searches each): fair.fair per corpus and variant on validation log perplexity
+(train.bin's last 10%), then the chosen point on the seeds; the search: Table 7's language-modeling
+row in full (108 points; --no-search: Table 8's point), the learning rate times 1/3, 1, 3 in
+--quick. Full protocol, the authors' code (github princeton-pli/MixiT, experiments/README.md,
+section 3) unless marked:
+- model: their README's trainer.py command, Table 8's too: 12 layers, width 512, 8 heads, sequence
+  256, their Llama block (RMSNorm, gated MLP, RoPE); MixiT their MixiT (per-head std, sink head,
+  learned positions) in their block (gate c = -1, skip scaling 0.5, multipliers at base 512); N(0,
+  0.02), biases. Not followed: scripts/train.sh's depth_alpha=1, another MixiT (the README's command
+  runs Eq. 2.3's depth_alpha=0).
+- optimizer (driver trainer.py): AdamW (0.9, 0.999), wd 0.01, warm-up max(4%, 500) = 1,600, linear
+  decay to 0, clipping 1.0, float32; lr 5e-4, batch 512 (--micro_batch x accumulation; each run's
+  command is printed, for torchrun), 40,000 steps (README, Table 8). Their --scale_lr (MixiT's lr x
+  (4 / n_layer)(512 / n_embd)) is off in all their scripts: off here unless --scale_lr (then with
+  --no-search: Table 7's rates are not scaled).
+- data (ours: their Llama-3.2 tokenizer and padded rows need the Hub): GPT-2 tokens (vocabulary
+  padded to 50,304), 256-token contiguous windows of WikiText-103 (validation, then test after
+  training) and FineWeb-edu (1,048,576 documents, 4,096 held out: paper text), prepared first;
+  --corpora picks them. Compare orderings, not values. The paper's regime (computed in code): 40,000
+  steps x 512 x 256 = 5.24e9 token positions over the standard model's 181,758,464 trainable
+  parameters (their vocabulary 128,256, untied head): TOKENS_PER_PARAM = 28.8; that is 11.4 epochs
+  of WikiText-103's 1,801,350 rows, 19.5 of FineWeb-edu's 1,048,576 documents.
+--quick (ours unless marked) shrinks the model and keeps the tokens per parameter, on the 'text'
+task at byte level (vocabulary 257; nats per byte) of --text (default Debian's license texts:
+225,535 training bytes, 5% held out):
+- model: 2 layers (an induction circuit's two: Fig. 3 finds them in Frozen-QK), 4 heads, sequence
+  256, width 32; the softmax scale times 512 / 32 for standard and Frozen-QK (papers.paper_scale:
+  frozen scores keep Table 8's spread).
+- training: trainer.py's optimizer, batch 16 x 256, steps = 28.8 x 50,208 trainable parameters of
+  standard / 4,096 = 354 (quick_keys), warm-up 4% (the paper's share: their floor of 500 would
+  outlast the run), lr 3e-3 (ours, as before: the search's centre).
+- what the corpus allows: at 28.8 tokens per parameter width 32 reads the license texts 6.4 times,
+  48 12.8 times and 64 21.3 times (the paper: 11.4-19.5 epochs); wider, the corpus repeats more than
+  the paper's does. 32, not 48: the time. The paper's 40,000 steps fit at no width: 18 runs x 40,000
+  steps at 20 ms or more a step are 4 hours.
+- time, estimated before any run: at width 128, 3 layers, batch 16 x 256, a step takes 0.26 / 0.23 /
+  0.17 s for standard / Frozen-QK / MixiT (measured). Width 32 has 16x fewer matmul FLOPs but is
+  bound by per-step overhead (~20 ms at 2 layers) and softmax (~6 ms a head and layer at 16 x 256^2,
+  from the measured standard-MixiT gap): ~0.115 / 0.11 / 0.07 s a step, 18 x 354 steps and 4 s a
+  run: ~11.5 min alone (~17 at 1 thread beside a job). Width 48 (703 steps): ~27 min. TREND: width
+  32 / 48 / 64 at 28.8 tokens per parameter (354 / 703 / 1,169 steps, 6.4 / 12.8 / 21.3 epochs):
+  toward the paper's size, steps and epochs at once, as far as the corpus goes; one seed and run per
+  variant a size, about 2 + 4.5 + 8 min alone. --smoke: a tiny text in DATA_DIR, 1 layer of width
+  32, 4 steps; no search, one seed.
+
+Settings, each from one place: PROTOCOL below; its driver, 'trainer.py', a key of papers.DRIVERS
+(applied by papers.authors); the search, papers.TABLE7['language_modeling'] whole (fair.grid; Table
+2 pins no architecture), in --quick the learning rate times fair.QUICK_LR.
 """
 
-import common
-import fair
-import papers
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
+
 from data import local
+from experiments.harness import common, fair, papers
 from model import GPT, GPTConfig, VARIANTS
 
 NAME = 'language_modeling'
 VARIANT_ORDER = ['standard', 'frozen_qk', 'mixit']
 CORPORA = ['wikitext', 'fineweb_edu']
-PAPER = {'wikitext': {'standard': 2.78, 'frozen_qk': 3.07, 'mixit': 3.73},
-         'fineweb_edu': {'standard': 3.05, 'frozen_qk': 3.16, 'mixit': 4.08}}
-PAPER_WIDTH = 512  # Table 8's language-modeling width (WikiText, FineWeb-edu): --quick's softmax scale stands in for it
-# The paper's training tokens per trainable parameter: 40,000 steps of 512 rows of 256 positions (their rows are padded,
-# so these are positions), over their standard model: the Llama-3.2 vocabulary's 128,256 rows in the untied embedding
-# and head, and 12 blocks of 16 n^2 + 15 n (q, k, v, o, gate, up, down and their biases, two norms) and the final norm
-# at n = 512 (model.py's count of this architecture: 181,758,464)
-PAPER_PARAMS = 2 * 128_256 * PAPER_WIDTH + 12 * (16 * PAPER_WIDTH ** 2 + 15 * PAPER_WIDTH) + PAPER_WIDTH
+PAPER = {
+    'wikitext': {'standard': 2.78, 'frozen_qk': 3.07, 'mixit': 3.73},
+    'fineweb_edu': {'standard': 3.05, 'frozen_qk': 3.16, 'mixit': 4.08},
+}
+# Table 8's language-modeling width (WikiText, FineWeb-edu): --quick's softmax scale stands in for
+# it
+PAPER_WIDTH = 512
+# The paper's training tokens per trainable parameter: 40,000 steps of 512 rows of 256 positions
+# (their rows are padded, so these are positions), over their standard model: the Llama-3.2
+# vocabulary's 128,256 rows in the untied embedding and head, and 12 blocks of 16 n^2 + 15 n (q, k,
+# v, o, gate, up, down and their biases, two norms) and the final norm at n = 512 (model.py's count
+# of this architecture: 181,758,464)
+PAPER_PARAMS = (
+    2 * 128_256 * PAPER_WIDTH + 12 * (16 * PAPER_WIDTH**2 + 15 * PAPER_WIDTH) + PAPER_WIDTH
+)
 TOKENS_PER_PARAM = 40_000 * 512 * 256 / PAPER_PARAMS  # 28.8
-BATCH = {'full': 512, 'quick': 16, 'smoke': 4}  # sequences a step: common.batch_keys splits it (--micro_batch in full)
-QUICK_MODEL = dict(n_layer=2, n_head=4, block_size=256)  # the architecture --quick and its TREND share (docstring)
+# sequences a step: common.batch_keys splits it (--micro_batch in full)
+BATCH = {'full': 512, 'quick': 16, 'smoke': 4}
+# the architecture --quick and its TREND share (docstring)
+QUICK_MODEL = dict(n_layer=2, n_head=4, block_size=256)
 
 
 def quick_keys(n_embd):
-    """train.py's keys of --quick at width n_embd: the steps of BATCH['quick'] windows that give the standard model the
-    paper's tokens per trainable parameter (vocabulary 257: the bytes and the end of text), a 4% warm-up (the paper's
-    1,600 of 40,000), one evaluation at the end, and the softmax scale of Table 8's width (papers.paper_scale)."""
-    standard = GPT(GPTConfig(**VARIANTS['standard'], **QUICK_MODEL, n_embd=n_embd, bias=True, vocab_size=257))
-    steps = round(TOKENS_PER_PARAM * standard.get_num_params() / (BATCH['quick'] * QUICK_MODEL['block_size']))
-    return dict(n_embd=n_embd, attn_scale=papers.paper_scale(n_embd, QUICK_MODEL['n_head'], PAPER_WIDTH),
-                max_iters=steps, warmup_iters=round(0.04 * steps), eval_interval=steps)
+    """train.py's keys of --quick at width n_embd: the steps of BATCH['quick'] windows that give the
+    standard model the paper's tokens per trainable parameter (vocabulary 257: the bytes and the end
+    of text), a 4% warm-up (the paper's 1,600 of 40,000), one evaluation at the end, and the softmax
+    scale of Table 8's width (papers.paper_scale)."""
+    standard = GPT(
+        GPTConfig(**VARIANTS['standard'], **QUICK_MODEL, n_embd=n_embd, bias=True, vocab_size=257)
+    )
+    steps = round(
+        TOKENS_PER_PARAM * standard.get_num_params() / (BATCH['quick'] * QUICK_MODEL['block_size'])
+    )
+    return dict(
+        n_embd=n_embd,
+        attn_scale=papers.paper_scale(n_embd, QUICK_MODEL['n_head'], PAPER_WIDTH),
+        max_iters=steps,
+        warmup_iters=round(0.04 * steps),
+        eval_interval=steps,
+    )
 
 
 # the corpora, then the variants (the table's rows)
 PROTOCOL = {
-    'full': dict(driver='trainer.py', keys=dict(
-        vocab_size=50304, n_layer=12, n_embd=PAPER_WIDTH, n_head=8, block_size=256, max_iters=40_000,
-        learning_rate=5e-4, eval_interval=4000), sweep=dict(task=CORPORA, variant=VARIANT_ORDER)),
-    'quick': dict(driver='trainer.py', keys=dict(encoding='bytes', **QUICK_MODEL, **quick_keys(32), learning_rate=3e-3),
-                  sweep=dict(task=['text'], variant=VARIANT_ORDER)),
-    'smoke': dict(driver='trainer.py', keys=dict(
-        encoding='bytes', n_layer=1, n_embd=32, n_head=2, block_size=32, max_iters=4, learning_rate=3e-3,
-        warmup_iters=0, eval_interval=4), sweep=dict(task=['text'], variant=VARIANT_ORDER)),
+    'full': dict(
+        driver='trainer.py',
+        keys=dict(
+            vocab_size=50304,
+            n_layer=12,
+            n_embd=PAPER_WIDTH,
+            n_head=8,
+            block_size=256,
+            max_iters=40_000,
+            learning_rate=5e-4,
+            eval_interval=4000,
+        ),
+        sweep=dict(task=CORPORA, variant=VARIANT_ORDER),
+    ),
+    'quick': dict(
+        driver='trainer.py',
+        keys=dict(encoding='bytes', **QUICK_MODEL, **quick_keys(32), learning_rate=3e-3),
+        sweep=dict(task=['text'], variant=VARIANT_ORDER),
+    ),
+    'smoke': dict(
+        driver='trainer.py',
+        keys=dict(
+            encoding='bytes',
+            n_layer=1,
+            n_embd=32,
+            n_head=2,
+            block_size=32,
+            max_iters=4,
+            learning_rate=3e-3,
+            warmup_iters=0,
+            eval_interval=4,
+        ),
+        sweep=dict(task=['text'], variant=VARIANT_ORDER),
+    ),
 }
-# --quick's width against the paper's 512 at the paper's tokens per parameter, as far as the license texts allow
-# (docstring): each size's keys replace --quick's in every run (experiments/trend.py)
-TREND = dict(axis='width (steps) at 28.8 tokens per parameter',
-             sizes={f"{k['n_embd']} ({k['max_iters']:,})": {} if k['n_embd'] == 32 else k
-                    for k in map(quick_keys, (32, 48, 64))})
+# --quick's width against the paper's 512 at the paper's tokens per parameter, as far as the license
+# texts allow (docstring): each size's keys replace --quick's in every run
+# (experiments/tools/trend.py)
+TREND = dict(
+    axis='width (steps) at 28.8 tokens per parameter',
+    sizes={
+        f'{k["n_embd"]} ({k["max_iters"]:,})': {} if k['n_embd'] == 32 else k
+        for k in map(quick_keys, (32, 48, 64))
+    },
+)
 
 
 def table2_claims(corpus, where):
-    """Table 2's two statements on one corpus's labels (`where`: the paper's numbers they rest on)."""
-    return [dict(says=f'standard < Frozen-QK < MixiT in log perplexity ({where[0]})', test='ascending',
-                 of=[f'{corpus}: {v}' for v in VARIANT_ORDER], fmt='num'),
-            dict(says=f'Frozen-QK comes close to standard, MixiT is notably worse: frozen_qk - standard < mixit - '
-                      f'frozen_qk ({where[1]})', test='descending',
-                 of=[f'{corpus}: mixit - frozen_qk', f'{corpus}: frozen_qk - standard'], fmt='num')]
+    """Table 2's two statements on one corpus's labels (`where`: the paper's numbers they rest
+    on)."""
+    return [
+        dict(
+            says=f'standard < Frozen-QK < MixiT in log perplexity ({where[0]})',
+            test='ascending',
+            of=[f'{corpus}: {v}' for v in VARIANT_ORDER],
+            fmt='num',
+        ),
+        dict(
+            says=f'Frozen-QK comes close to standard, MixiT is notably worse: frozen_qk - standard '
+            f'< mixit - frozen_qk ({where[1]})',
+            test='descending',
+            of=[f'{corpus}: mixit - frozen_qk', f'{corpus}: frozen_qk - standard'],
+            fmt='num',
+        ),
+    ]
 
 
-# The paper's claims (Table 2 and its reading in Sec. 4) per corpus, in log perplexity, fixed before the runs:
-# - the order standard < Frozen-QK < MixiT on every seed: the paper's three numbers are strictly ordered on both corpora
-#   (Sec. 4: "MixiT lags behind the standard Transformer");
-# - "Frozen-QK comes close to the standard transformer ... MixiT has notably worse performance": Frozen-QK's gap to
-#   standard below MixiT's gap to Frozen-QK (paper 0.29 < 0.66 and 0.11 < 0.92). Table 2 has one number a model, so
-#   the gaps are those of our means over the seeds, one number each: this claim does not see the seeds' spread, the
-#   order does.
-# No claim on the values themselves: our GPT-2 tokens (full) and bytes (quick) are not the paper's Llama-3.2 tokens.
-# --quick and --smoke test the same two statements on their one text, labelled 'text' whatever --text is.
-CLAIMS = {'full': table2_claims('wikitext', ('WikiText-103 2.78 / 3.07 / 3.73', 'WikiText-103 0.29 < 0.66'))
-          + table2_claims('fineweb_edu', ('FineWeb-edu 3.05 / 3.16 / 4.08', 'FineWeb-edu 0.11 < 0.92')),
-          'quick': table2_claims('text', ("the paper's order on both corpora", 'paper 0.29 < 0.66, 0.11 < 0.92'))}
+# The paper's claims (Table 2 and its reading in Sec. 4) per corpus, in log perplexity, fixed before
+# the runs:
+# - the order standard < Frozen-QK < MixiT on every seed: the paper's three numbers are strictly
+#   ordered on both corpora (Sec. 4: "MixiT lags behind the standard Transformer");
+# - "Frozen-QK comes close to the standard transformer ... MixiT has notably worse performance":
+#   Frozen-QK's gap to standard below MixiT's gap to Frozen-QK (paper 0.29 < 0.66 and 0.11 < 0.92).
+#   Table 2 has one number a model, so the gaps are those of our means over the seeds, one number
+#   each: this claim does not see the seeds' spread, the order does. No claim on the values
+#   themselves: our GPT-2 tokens (full) and bytes (quick) are not the paper's Llama-3.2 tokens.
+#   --quick and --smoke test the same two statements on their one text, labelled 'text' whatever
+#   --text is.
+CLAIMS = {
+    'full': table2_claims(
+        'wikitext', ('WikiText-103 2.78 / 3.07 / 3.73', 'WikiText-103 0.29 < 0.66')
+    )
+    + table2_claims('fineweb_edu', ('FineWeb-edu 3.05 / 3.16 / 4.08', 'FineWeb-edu 0.11 < 0.92')),
+    'quick': table2_claims(
+        'text', ("the paper's order on both corpora", 'paper 0.29 < 0.66, 0.11 < 0.92')
+    ),
+}
 CLAIMS['smoke'] = CLAIMS['quick']
 
 
 def config(mode, task, variant):
-    """train.py's keys of one run but its data and batch keys (learning_rate: the search's centre)."""
+    """train.py's keys of one run but its data and batch keys (learning_rate: the search's
+    centre)."""
     return common.config(PROTOCOL[mode], task=task, variant=variant)
 
 
 def scale_lr(keys):
-    """Their --scale_lr (trainer.py's get_learning_rate_scaling): MixiT's learning rate times (4 / n_layer) * (512 /
-    n_embd), base 4 layers and width 512; the other variants' unchanged."""
+    """Their --scale_lr (trainer.py's get_learning_rate_scaling): MixiT's learning rate times (4 /
+    n_layer) * (512 / n_embd), base 4 layers and width 512; the other variants' unchanged."""
     if keys['variant'] != 'mixit':
         return keys
-    return {**keys, 'learning_rate': keys['learning_rate'] * (4 / keys['n_layer']) * (512 / keys['n_embd'])}
+    return {
+        **keys,
+        'learning_rate': keys['learning_rate'] * (4 / keys['n_layer']) * (512 / keys['n_embd']),
+    }
 
 
 def add_flags(parser):
-    parser.add_argument('--corpora', default=','.join(CORPORA), help='full mode: comma-separated subset of '
-                        f'{CORPORA}')
-    parser.add_argument('--micro_batch', type=int, default=64, help='full mode: sequences per micro-batch; '
-                        'gradient accumulation makes up the batch of 512')
-    parser.add_argument('--text', default='', help='quick mode: a UTF-8 text file (or a folder of .txt '
-                        f'files); default: the files of {local.LICENSES} concatenated')
-    parser.add_argument('--scale_lr', action='store_true', help="the authors' --scale_lr, MixiT's lr times "
-                        '(4 / n_layer) * (512 / n_embd) (off in their scripts); in full with --no-search only')
+    parser.add_argument(
+        '--corpora',
+        default=','.join(CORPORA),
+        help=f'full mode: comma-separated subset of {CORPORA}',
+    )
+    parser.add_argument(
+        '--micro_batch',
+        type=int,
+        default=64,
+        help='full mode: sequences per micro-batch; '
+        'gradient accumulation makes up the batch of 512',
+    )
+    parser.add_argument(
+        '--text',
+        default='',
+        help='quick mode: a UTF-8 text file (or a folder of .txt '
+        f'files); default: the files of {local.LICENSES} concatenated',
+    )
+    parser.add_argument(
+        '--scale_lr',
+        action='store_true',
+        help="the authors' --scale_lr, MixiT's lr times "
+        '(4 / n_layer) * (512 / n_embd) (off in their scripts); in full with --no-search only',
+    )
 
 
 def nats(x):
@@ -150,9 +255,11 @@ def main():
         if not corpora or any(c not in CORPORA for c in corpora):
             raise common.ConfigError(f'--corpora={args.corpora}: choose among {", ".join(CORPORA)}')
         if args.scale_lr and args.search:
-            raise common.ConfigError("--scale_lr scales the learning rate a run is given, and the full protocol's "
-                                     "search gives Table 7's learning rates unscaled: add --no-search (Table 8's "
-                                     "point, MixiT's lr scaled)")
+            raise common.ConfigError(
+                "--scale_lr scales the learning rate a run is given, and the full protocol's "
+                "search gives Table 7's learning rates unscaled: add --no-search (Table 8's "
+                "point, MixiT's lr scaled)"
+            )
         common.corpus_dirs(args, corpora, 'run --quick on a local text')
         runs = [(c, c, {}) for c in corpora]  # (label, task, data keys)
         unit = 'nats per GPT-2 token'
@@ -161,53 +268,119 @@ def main():
         runs = [(f'text ({data_dir.name})', 'text', dict(data_dir=str(data_dir)))]
         unit = 'nats per byte'
     opt = common.batch_keys(args, BATCH[args.mode])
-    rows, commands, fairs, losses = [], [], {}, {}
+    # the runs first: with --plan, listed, not trained
+    commands, fairs, tests, keys_of = ([], {}, {}, {})
     for label, task, data in runs:
         for variant in VARIANT_ORDER:
             keys = config(args.mode, task, variant)
-            keys = {**(scale_lr(keys) if args.scale_lr else keys), **data, **opt}
+            keys = keys_of[task, variant] = {
+                **(scale_lr(keys) if args.scale_lr else keys),
+                **data,
+                **opt,
+            }
             # Table 2 pins no architecture: the whole of Table 7's row in full (docstring)
-            f = fairs[f'{task}: {variant}'] = fair.fair(args, NAME, keys, 'language_modeling', key='val_loss',
-                                                        higher=False)
-            seeds = [{**keys, **f['chosen'], 'seed': s, 'data_seed': s} for s in range(args.seeds)]  # fair's runs
+            f = fairs[f'{task}: {variant}'] = fair.fair(
+                args, NAME, keys, 'language_modeling', key='val_loss', higher=False
+            )
+            # fair's
+            seeds = [{**keys, **f['chosen'], 'seed': s, 'data_seed': s} for s in range(args.seeds)]
             for seed_keys in seeds:
                 commands.append(common.command(args, seed_keys, NAME))
-                print(f'# {label} / {variant}, seed {seed_keys["seed"]}, as a train.py command (prefix torchrun '
-                      f'--standalone --nproc_per_node=N for N GPUs):\n{commands[-1]}')
-            row = {'corpus': label, 'variant': variant,
-                   'log perplexity': fair.spread([m['val_loss'] for m in f['runs']], nats)}
+                print(
+                    f'# {label} / {variant}, seed {seed_keys["seed"]}, as a train.py command '
+                    f'(prefix torchrun --standalone --nproc_per_node=N for N GPUs):\n{commands[-1]}'
+                )
             if task == 'wikitext':  # the test split too, from each finished run's checkpoint
-                tests = [common.run(args, NAME, **k, resume=True, eval_split='test') for k in seeds]
-                row['test log perplexity'] = fair.spread([t['val_loss'] for t in tests], nats)
+                tests[task, variant] = [
+                    common.run(args, NAME, **k, resume=True, eval_split='test') for k in seeds
+                ]
+    if args.plan:
+        return common.write_plan(args, NAME)
+    rows, losses = [], {}
+    for label, task, data in runs:
+        for variant in VARIANT_ORDER:
+            f, keys = fairs[f'{task}: {variant}'], keys_of[task, variant]
+            row = {
+                'corpus': label,
+                'variant': variant,
+                'log perplexity': fair.spread([m['val_loss'] for m in f['runs']], nats),
+            }
+            if (task, variant) in tests:
+                row['test log perplexity'] = fair.spread(
+                    [t['val_loss'] for t in tests[task, variant]], nats
+                )
             paper = PAPER.get(task)
-            row['paper log perplexity'] = f'{paper[variant]:.2f}' if paper else \
-                f"(WikiText {PAPER['wikitext'][variant]:.2f}, FineWeb-edu {PAPER['fineweb_edu'][variant]:.2f})"
-            mean = {k: sum(m[k] for m in f['runs']) / len(f['runs']) for k in ('val_loss', 'tokens_per_s', 'wall_s')}
-            tokens = f['runs'][0]['step'] * BATCH[args.mode] * {**keys, **args.at}['block_size']  # seed 0's, trained
+            row['paper log perplexity'] = (
+                f'{paper[variant]:.2f}'
+                if paper
+                else f'(WikiText {PAPER["wikitext"][variant]:.2f}, FineWeb-edu '
+                f'{PAPER["fineweb_edu"][variant]:.2f})'
+            )
+            mean = {
+                k: sum(m[k] for m in f['runs']) / len(f['runs'])
+                for k in ('val_loss', 'tokens_per_s', 'wall_s')
+            }
+            # seed 0's
+            tokens = f['runs'][0]['step'] * BATCH[args.mode] * {**keys, **args.at}['block_size']
             losses[task, variant] = mean['val_loss']
-            row.update({'next-token accuracy': fair.spread([m['val_acc'] for m in f['runs']]),
-                        'trainable params': f"{f['runs'][0]['trainable_params']:,}",
-                        'train tokens / param': f"{tokens / f['runs'][0]['trainable_params']:.3g}",
-                        'train tokens/s': f"{mean['tokens_per_s']:,.0f}",
-                        'wall a run': f"{mean['wall_s'] / 60:.1f} min"})
+            row.update(
+                {
+                    'next-token accuracy': fair.spread([m['val_acc'] for m in f['runs']]),
+                    'trainable params': f'{f["runs"][0]["trainable_params"]:,}',
+                    'train tokens / param': f'{tokens / f["runs"][0]["trainable_params"]:.3g}',
+                    'train tokens/s': f'{mean["tokens_per_s"]:,.0f}',
+                    'wall a run': f'{mean["wall_s"] / 60:.1f} min',
+                }
+            )
             rows.append(row)
     columns = list(dict.fromkeys(c for row in rows for c in row))
     standard = config(args.mode, runs[0][1], 'standard')
-    budget = ', '.join(f'{k}={v}' for k, v in {**standard, **opt, **args.at}.items() if k not in ('task', 'variant'))
-    mixit = {k: v for k, v in config(args.mode, runs[0][1], 'mixit').items() if k in papers.MIXIT_BLOCK}
+    budget = ', '.join(
+        f'{k}={v}'
+        for k, v in {**standard, **opt, **args.at}.items()
+        if k not in ('task', 'variant')
+    )
+    mixit = {
+        k: v for k, v in config(args.mode, runs[0][1], 'mixit').items() if k in papers.MIXIT_BLOCK
+    }
     budget += f'; MixiT also {mixit}' + (', its lr scaled (--scale_lr)' if args.scale_lr else '')
-    notes = (f"Budget (learning_rate: the search's centre): {budget}. Log perplexity in {unit} over the whole "
-             f'held-out split (WikiText: validation; the test column evaluates the final checkpoints on the test '
-             f'split), mean ± std (min–max) over the seeds; trainable parameters of seed 0\'s run, and its training '
-             f'tokens per trainable parameter (the paper\'s standard: {TOKENS_PER_PARAM:.1f}). Train tokens/s is '
-             f'train.py\'s: training tokens over the run\'s wall time, evaluations and checkpoints included; both it '
-             f'and the wall time a mean over the seeds.')
-    gaps = {f'{task}: {b} - {a}': [losses[task, b] - losses[task, a]]  # of the means over seeds (CLAIMS)
-            for _, task, _ in runs for a, b in zip(VARIANT_ORDER, VARIANT_ORDER[1:])}
+    notes = (
+        f"Budget (learning_rate: the search's centre): {budget}. Log perplexity in {unit} over the "
+        'whole '
+        'held-out split (WikiText: validation; the test column evaluates the final checkpoints on '
+        'the test '
+        "split), mean ± std (min–max) over the seeds; trainable parameters of seed 0's run, and "
+        "its training tokens per trainable parameter (the paper's standard: "
+        f"{TOKENS_PER_PARAM:.1f}). Train tokens/s is train.py's: training tokens over the run's "
+        'wall time, evaluations and checkpoints included; both it '
+        'and the wall time a mean over the seeds.'
+    )
+    gaps = {
+        f'{task}: {b} - {a}': [
+            losses[task, b] - losses[task, a]
+        ]  # of the means over seeds (CLAIMS)
+        for _, task, _ in runs
+        for a, b in zip(VARIANT_ORDER, VARIANT_ORDER[1:])
+    }
     if args.mode != 'full':  # one text
-        notes += " Per-byte values are not comparable with the paper's per-token ones: only orderings and gaps are."
-    fair.report(args, NAME, 'Table 2: language modeling (log perplexity)', columns, rows, fairs, notes=notes,
-                extra={'commands': commands}, fmt=nats, key='val_loss', values=gaps, claims=CLAIMS[args.mode])
+        notes += (
+            " Per-byte values are not comparable with the paper's per-token ones: only "
+            'orderings and gaps are.'
+        )
+    fair.report(
+        args,
+        NAME,
+        'Table 2: language modeling (log perplexity)',
+        columns,
+        rows,
+        fairs,
+        notes=notes,
+        extra={'commands': commands},
+        fmt=nats,
+        key='val_loss',
+        values=gaps,
+        claims=CLAIMS[args.mode],
+    )
 
 
 if __name__ == '__main__':

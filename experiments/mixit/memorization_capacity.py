@@ -1,100 +1,181 @@
 """
-Table 4 of "Is Random Attention Sufficient?" ("Attention Retrieves, MLP Memorizes"): the fully trained model stores
-the most bits per trainable parameter, freezing the MLP costs the most, and freezing attention's scores (frozen_qk,
-mixit) costs less.
+Table 4 of "Is Random Attention Sufficient?" ("Attention Retrieves, MLP Memorizes"): the fully
+trained model stores the most bits per trainable parameter, freezing the MLP costs the most, and
+freezing attention's scores (frozen_qk, mixit) costs less.
 
-Data: the memorization task, every pair [x, y + size] -> a uniformly random label in [0, size), so a label carries
-log2(size) bits and nothing can be inferred; accuracy is measured on the training set.
-Models: standard, frozen_mlp, frozen_qk, mixit with one architecture: 2 layers, width 128, 4 heads, biases on the
-attention and MLP linears, untied head. At the paper's setting the trainable counts must come out as its 790,400 /
-394,880 / 724,352 / 724,736 (MixiT's with 3 x 128 learned positions: block 3, the whole sequence [x, y, label]).
-Metric: bits/param = log2(size) * size^2 * acc / trainable, over --seeds seeds: mean ± std (min–max).
-Comparison: per variant, its seeds (fair.fair with nothing to search: the paper text pins Table 4's setting whole,
-"we use the same hidden dimension, with L=2, and n_h=4 heads. We train for 10,000 steps with a learning rate of
-0.005", Appendix C.1 of the ICLR draft); accuracy on the training set, the metric itself.
+Data: the memorization task, every pair [x, y + size] -> a uniformly random label in [0, size), so a
+label carries log2(size) bits and nothing can be inferred; accuracy is measured on the training set.
+Models: standard, frozen_mlp, frozen_qk, mixit with one architecture: 2 layers, width 128, 4 heads,
+biases on the attention and MLP linears, untied head. At the paper's setting the trainable counts
+must come out as its 790,400 / 394,880 / 724,352 / 724,736 (MixiT's with 3 x 128 learned positions:
+block 3, the whole sequence [x, y, label]). Metric: bits/param = log2(size) * size^2 * acc /
+trainable, over --seeds seeds: mean ± std (min–max). Comparison: per variant, its seeds (fair.fair
+with nothing to search: the paper text pins Table 4's setting whole, "we use the same hidden
+dimension, with L=2, and n_h=4 heads. We train for 10,000 steps with a learning rate of 0.005",
+Appendix C.1 of the ICLR draft); accuracy on the training set, the metric itself.
 
-Full protocol, as the authors' hdmemorize_exp.py runs it (experiments/README.md, section 3; "paper text" if followed):
+Full protocol, as the authors' hdmemorize_exp.py runs it (experiments/README.md, section 3; "paper
+text" if followed):
 - size 512, 262,144 pairs of 9 bits (paper text and authors' code agree);
-- batch min(n^2, 256 * 128) = 32,768, hard-coded in the driver (authors' code; Table 8's 256 is the paper text's);
+- batch min(n^2, 256 * 128) = 32,768, hard-coded in the driver (authors' code; Table 8's 256 is the
+  paper text's);
 - 10,000 steps (1,250 epochs), lr 0.005 (authors' code and paper text agree);
-- their optimizer: AdamW (0.9, 0.999), weight decay 1e-4, 500 warm-up steps, cosine to 0; N(0, 0.02) init without
-  the 1/sqrt(2L) of the residual projections (authors' code); float32 (their drivers);
-- block_size 3 (authors' code: their model is fed the whole sequence, answer included; MixiT's std and positions
-  have that length);
-- MixiT: the authors' (per-head std, sink head) in their MixiT block (LeakyReLU gate, residual scaling sqrt(0.5),
-  width multipliers at base 512) (authors' code).
-One more row, PLAIN: MixiT as the paper text's Eq. 2.3 (papers.plain_mixit: one std for every head, 1/sqrt(m
-head_dim), the authors' GPT-2 path, where the text writes 1/sqrt(n m); no sink head) in the plain Llama block, with
-the same optimizer, search and seeds (a row of one seed would sit beside rows whose seeds spread by points).
---quick shrinks the problem, keeps the paper's regime (common's rule): 1,250 epochs in 10,000 steps, a batch of an
-eighth of the table (their 32,768 of 262,144), 500 warm-up steps, lr 5e-3, their optimizer, no search. Its table is
-sized before any run (papers.table_size): at width 16 (4 heads, 2 layers), the size whose storage needs the bits per
-trainable parameter of the standard model nearest the paper's 2.98 (512^2 x 9 bits / 790,400): 80, 6,400 pairs x
-6.32 bits / 13,808 = 2.93 (76: 2.66, 84: 3.21); batch 800. At 125 epochs (the old quick protocol) the authors'
-hdmemorize_exp.py starved MixiT too (36% where 1,250 epochs give 88%, 64 x 64 at width 16). The paper's four rows, 3
-seeds (not PLAIN: ours). Softmax rows get papers.paper_scale's scale for width 128 (frozen scores at width 16 are
-near-uniform); their MixiT block's width multipliers keep its statistics at any width.
-Time: 12 runs of 10,000 steps at batch 800, ~22 ms a step softmax, 10 MixiT (measured at 300 steps): ~35 min, over
-the 20 minutes of a quick protocol: the 1,250 epochs cannot shrink, and a smaller table at width 16 is too easy (1.9
-bits per parameter at 64) while a narrower model has heads 1 wide.
+- their optimizer: AdamW (0.9, 0.999), weight decay 1e-4, 500 warm-up steps, cosine to 0; N(0, 0.02)
+  init without the 1/sqrt(2L) of the residual projections (authors' code); float32 (their drivers);
+- block_size 3 (authors' code: their model is fed the whole sequence, answer included; MixiT's std
+  and positions have that length);
+- MixiT: the authors' (per-head std, sink head) in their MixiT block (LeakyReLU gate, residual
+  scaling sqrt(0.5), width multipliers at base 512) (authors' code).
+One more row, PLAIN: MixiT as the paper text's Eq. 2.3 (papers.plain_mixit: one std for every head,
+1/sqrt(m head_dim), the authors' GPT-2 path, where the text writes 1/sqrt(n m); no sink head) in the
+plain Llama block, with the same optimizer, search and seeds (a row of one seed would sit beside
+rows whose seeds spread by points).
+--quick shrinks the problem, keeps the paper's regime (common's rule): 1,250 epochs in 10,000 steps,
+a batch of an eighth of the table (their 32,768 of 262,144), 500 warm-up steps, lr 5e-3, their
+optimizer, no search. Its table is sized before any run (papers.table_size): at width 16 (4 heads, 2
+layers), the size whose storage needs the bits per trainable parameter of the standard model nearest
+the paper's 2.98 (512^2 x 9 bits / 790,400): 80, 6,400 pairs x 6.32 bits / 13,808 = 2.93 (76: 2.66,
+84: 3.21); batch 800. At 125 epochs the authors' hdmemorize_exp.py starves MixiT (36% where 1,250
+epochs give 88%, 64 x 64 at width 16). The paper's four rows, 3 seeds (not PLAIN: ours). Softmax
+rows get papers.paper_scale's scale for width 128 (frozen scores at width 16 are near-uniform);
+their MixiT block's width multipliers keep its statistics at any width. Time: 12 runs of 10,000
+steps at batch 800, ~22 ms a step softmax, 10 MixiT (measured at 300 steps): ~35 min, over the 20
+minutes of a quick protocol: the 1,250 epochs cannot shrink, and a smaller table at width 16 is too
+easy (1.9 bits per parameter at 64) while a narrower model has heads 1 wide.
 --smoke: the full protocol's settings at a tiny size; no search, one seed.
 Claims: CLAIMS below, judged by claims.judge.
-"""
-import math
 
-import common
-import fair
-import papers
+Settings, each from one place: PROTOCOL below; its driver, 'hdmemorize_exp.py', a key of
+papers.DRIVERS (applied by papers.authors); the search, papers.TABLE7['memorization'] less FIXED
+(fair.grid): Table 4 pins every key of that row, so the comparison is the seeds.
+"""
+
+import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
+
+from experiments.harness import common, fair, papers
 from model import GPT, GPTConfig, VARIANTS
 
 NAME = 'memorization_capacity'
-PAPER = {'standard': (1.00, 2.98, 790400), 'frozen_mlp': (0.19, 1.13, 394880),
-         'frozen_qk': (0.69, 2.25, 724352), 'mixit': (0.67, 2.18, 724736)}
+PAPER = {
+    'standard': (1.00, 2.98, 790400),
+    'frozen_mlp': (0.19, 1.13, 394880),
+    'frozen_qk': (0.69, 2.25, 724352),
+    'mixit': (0.67, 2.18, 724736),
+}
 PLAIN = 'mixit, Eq. 2.3 (one std, no sink)'
 PAPER_WIDTH = 128
-PAPER_BITS = 9 * 512 ** 2 / 790_400  # 2.98 bits per parameter of the standard model at the paper's table
+# 2.98 bits per parameter of the standard model at the paper's table
+PAPER_BITS = 9 * 512**2 / 790_400
 
-# fair's family and the keys its search leaves fixed: all of Table 7's row, Table 4's setting (docstring)
+# fair's family and the keys its search leaves fixed: all of Table 7's row, Table 4's setting
+# (docstring)
 FIXED = ('n_layer', 'n_embd', 'n_head', 'learning_rate', 'batch_size')
 
 
 def variants(keys, plain=True):
-    """The rows: the paper's four variants, and PLAIN, the text's MixiT, a label whose keys name the variant it trains
-    (so that the authors' MixiT block is not added: papers.authors gives it to variant 'mixit' alone)."""
-    plain = {PLAIN: papers.plain_mixit(keys.get('block_size', 2), keys['n_embd'] // keys['n_head'])} if plain else {}
+    """The rows: the paper's four variants, and PLAIN, the text's MixiT, a label whose keys name the
+    variant it trains (so that the authors' MixiT block is not added: papers.authors gives it to
+    variant 'mixit' alone)."""
+    plain = (
+        {PLAIN: papers.plain_mixit(keys.get('block_size', 2), keys['n_embd'] // keys['n_head'])}
+        if plain
+        else {}
+    )
     return {**{v: {} for v in PAPER}, **plain}
 
 
-# per mode: train.py's keys of every run but its variant and hdmemorize_exp.py's (papers.authors); --quick's softmax
-# scale stands in for the paper's width (docstring; MixiT has no softmax and ignores it)
+# per mode: train.py's keys of every run but its variant and hdmemorize_exp.py's (papers.authors);
+# --quick's softmax scale stands in for the paper's width (docstring; MixiT has no softmax and
+# ignores it)
 QUICK_SIZE = papers.table_size(16, PAPER_BITS)  # 80
-PROTOCOL = {mode: dict(driver='hdmemorize_exp.py', keys=keys, sweep=dict(variant=variants(keys, mode != 'quick')))
-            for mode, keys in {
-    'full': dict(task='memorization', size=512, n_layer=2, n_embd=PAPER_WIDTH, n_head=4, block_size=3,
-                 learning_rate=5e-3, warmup_iters=500, batch_size=32_768, max_iters=10_000, eval_interval=10_000),
-    'quick': dict(task='memorization', size=QUICK_SIZE, n_layer=2, n_embd=16, n_head=4, block_size=3,
-                  attn_scale=papers.paper_scale(16, 4, PAPER_WIDTH), learning_rate=5e-3, warmup_iters=500,
-                  batch_size=QUICK_SIZE ** 2 // 8, max_iters=10_000, eval_interval=10_000),
-    'smoke': dict(task='memorization', size=16, n_layer=2, n_embd=16, n_head=4, learning_rate=5e-3, min_lr=5e-4,
-                  warmup_iters=0, batch_size=256, max_iters=4, eval_interval=4),
-}.items()}
+PROTOCOL = {
+    mode: dict(
+        driver='hdmemorize_exp.py', keys=keys, sweep=dict(variant=variants(keys, mode != 'quick'))
+    )
+    for mode, keys in {
+        'full': dict(
+            task='memorization',
+            size=512,
+            n_layer=2,
+            n_embd=PAPER_WIDTH,
+            n_head=4,
+            block_size=3,
+            learning_rate=5e-3,
+            warmup_iters=500,
+            batch_size=32_768,
+            max_iters=10_000,
+            eval_interval=10_000,
+        ),
+        'quick': dict(
+            task='memorization',
+            size=QUICK_SIZE,
+            n_layer=2,
+            n_embd=16,
+            n_head=4,
+            block_size=3,
+            attn_scale=papers.paper_scale(16, 4, PAPER_WIDTH),
+            learning_rate=5e-3,
+            warmup_iters=500,
+            batch_size=QUICK_SIZE**2 // 8,
+            max_iters=10_000,
+            eval_interval=10_000,
+        ),
+        'smoke': dict(
+            task='memorization',
+            size=16,
+            n_layer=2,
+            n_embd=16,
+            n_head=4,
+            learning_rate=5e-3,
+            min_lr=5e-4,
+            warmup_iters=0,
+            batch_size=256,
+            max_iters=4,
+            eval_interval=4,
+        ),
+    }.items()
+}
 
-# The paper's statements on Table 4 (its text, caption and introduction), judged on the bits per parameter of each
-# seed, the table's measure of memorization capability: the fully trained model "outperform[s] all the alternatives"
-# (2.98 against Frozen-QK's 2.25 and MixiT's 2.18), and "freezing the MLPs causes the most performance drop"
-# (Frozen-MLP's 1.13 below both; the body of the text swaps Frozen-QK's and Frozen-MLP's numbers, the table, caption
-# and introduction agree). Standard above Frozen-MLP follows from them. Orderings only, no values: --quick's table
-# and width are smaller, so its bits per parameter need not reach the paper's (100% is 2.93 for standard there). No
-# claim orders Frozen-QK and MixiT, which the paper calls similar, nor the Eq. 2.3 row, which is ours.
+# The paper's statements on Table 4 (its text, caption and introduction), judged on the bits per
+# parameter of each seed, the table's measure of memorization capability: the fully trained model
+# "outperform[s] all the alternatives" (2.98 against Frozen-QK's 2.25 and MixiT's 2.18), and
+# "freezing the MLPs causes the most performance drop" (Frozen-MLP's 1.13 below both; the body of
+# the text swaps Frozen-QK's and Frozen-MLP's numbers, the table, caption and introduction agree).
+# Standard above Frozen-MLP follows from them. Orderings only, no values: --quick's table and width
+# are smaller, so its bits per parameter need not reach the paper's (100% is 2.93 for standard
+# there). No claim orders Frozen-QK and MixiT, which the paper calls similar, nor the Eq. 2.3 row,
+# which is ours.
 CLAIMS = [
-    dict(says='the fully trained model stores more bits per parameter than Frozen-QK (2.98 > 2.25)',
-         test='descending', of=['standard, bits/param', 'frozen_qk, bits/param'], fmt='num'),
-    dict(says='the fully trained model stores more bits per parameter than MixiT (2.98 > 2.18)',
-         test='descending', of=['standard, bits/param', 'mixit, bits/param'], fmt='num'),
-    dict(says='freezing the MLP costs the most: Frozen-QK stores more bits per parameter than Frozen-MLP (2.25 > 1.13)',
-         test='descending', of=['frozen_qk, bits/param', 'frozen_mlp, bits/param'], fmt='num'),
-    dict(says='freezing the MLP costs the most: MixiT stores more bits per parameter than Frozen-MLP (2.18 > 1.13)',
-         test='descending', of=['mixit, bits/param', 'frozen_mlp, bits/param'], fmt='num'),
+    dict(
+        says='the fully trained model stores more bits per parameter than Frozen-QK (2.98 > 2.25)',
+        test='descending',
+        of=['standard, bits/param', 'frozen_qk, bits/param'],
+        fmt='num',
+    ),
+    dict(
+        says='the fully trained model stores more bits per parameter than MixiT (2.98 > 2.18)',
+        test='descending',
+        of=['standard, bits/param', 'mixit, bits/param'],
+        fmt='num',
+    ),
+    dict(
+        says='freezing the MLP costs the most: Frozen-QK stores more bits per parameter than '
+        'Frozen-MLP (2.25 > 1.13)',
+        test='descending',
+        of=['frozen_qk, bits/param', 'frozen_mlp, bits/param'],
+        fmt='num',
+    ),
+    dict(
+        says='freezing the MLP costs the most: MixiT stores more bits per parameter than '
+        'Frozen-MLP (2.18 > 1.13)',
+        test='descending',
+        of=['mixit, bits/param', 'frozen_mlp, bits/param'],
+        fmt='num',
+    ),
 ]
 
 
@@ -107,32 +188,81 @@ def main():
     args = fair.parse_args(__doc__)
     setting = PROTOCOL[args.mode]['keys']
     size = setting['size']
-    rows, fairs, values = [], {}, {}  # values: each row's bits per parameter, which CLAIMS test
-    for label in PROTOCOL[args.mode]['sweep']['variant']:
+    labels = PROTOCOL[args.mode]['sweep']['variant']
+    fairs = {
+        label: fair.fair(args, NAME, config(args.mode, label), 'memorization', FIXED)
+        for label in labels
+    }  # the runs first: with --plan, listed and not trained
+    if args.plan:
+        return common.write_plan(args, NAME)
+    rows, values = [], {}  # values: each row's bits per parameter, which CLAIMS test
+    for label, f in fairs.items():
         keys = config(args.mode, label)
         # the paper's count at the paper's setting, whatever the mode: vocab 1024, block 3
-        paper_count = GPT(GPTConfig(**VARIANTS[keys['variant']], n_layer=2, n_head=4, n_embd=PAPER_WIDTH, bias=True,
-                                    vocab_size=1024, block_size=3)).get_num_params()
-        f = fairs[label] = fair.fair(args, NAME, keys, 'memorization', FIXED)
+        paper_count = GPT(
+            GPTConfig(
+                **VARIANTS[keys['variant']],
+                n_layer=2,
+                n_head=4,
+                n_embd=PAPER_WIDTH,
+                bias=True,
+                vocab_size=1024,
+                block_size=3,
+            )
+        ).get_num_params()
         acc = [m['val_acc'] for m in f['runs']]
-        bits = values[f'{label}, bits/param'] = [math.log2(size) * size ** 2 * m['val_acc'] / m['trainable_params']
-                                                 for m in f['runs']]
-        row = {'variant': label, 'accuracy': fair.spread(acc), 'bits/param': fair.spread(bits, '{:.2f}'.format),
-               'trainable params': f"{f['runs'][0]['trainable_params']:,}", 'at the paper setting': f'{paper_count:,}'}
+        bits = values[f'{label}, bits/param'] = [
+            math.log2(size) * size**2 * m['val_acc'] / m['trainable_params'] for m in f['runs']
+        ]
+        row = {
+            'variant': label,
+            'accuracy': fair.spread(acc),
+            'bits/param': fair.spread(bits, '{:.2f}'.format),
+            'trainable params': f'{f["runs"][0]["trainable_params"]:,}',
+            'at the paper setting': f'{paper_count:,}',
+        }
         if label in PAPER:
             paper_acc, paper_bits, paper_params = PAPER[label]
-            row.update({'paper accuracy': common.pct(paper_acc), 'paper bits/param': f'{paper_bits:.2f}',
-                        'paper params': f'{paper_params:,}'})
+            row.update(
+                {
+                    'paper accuracy': common.pct(paper_acc),
+                    'paper bits/param': f'{paper_bits:.2f}',
+                    'paper params': f'{paper_params:,}',
+                }
+            )
         rows.append(row)
-    budget = ', '.join(f'{k}={v:.4g}' if isinstance(v, float) else f'{k}={v}' for k, v in setting.items()
-                       if k != 'task')
-    columns = ['variant', 'accuracy', 'paper accuracy', 'bits/param', 'paper bits/param', 'trainable params',
-               'at the paper setting', 'paper params']
-    notes = (f"Budget: {budget} (learning_rate: the search's centre), with hdmemorize_exp.py's optimizer "
-             '(papers.authors); accuracy on the training set (the task has no held-out split), over the seeds: mean '
-             '± std (min–max), and the bits per parameter of each seed likewise.')
-    fair.report(args, NAME, 'Table 4: memorization capacity', columns, rows, fairs, notes=notes,
-                values=values, claims=CLAIMS)
+    budget = ', '.join(
+        f'{k}={v:.4g}' if isinstance(v, float) else f'{k}={v}'
+        for k, v in setting.items()
+        if k != 'task'
+    )
+    columns = [
+        'variant',
+        'accuracy',
+        'paper accuracy',
+        'bits/param',
+        'paper bits/param',
+        'trainable params',
+        'at the paper setting',
+        'paper params',
+    ]
+    notes = (
+        f"Budget: {budget} (learning_rate: the search's centre), with hdmemorize_exp.py's "
+        'optimizer '
+        '(papers.authors); accuracy on the training set (the task has no held-out split), over the '
+        'seeds: mean ± std (min–max), and the bits per parameter of each seed likewise.'
+    )
+    fair.report(
+        args,
+        NAME,
+        'Table 4: memorization capacity',
+        columns,
+        rows,
+        fairs,
+        notes=notes,
+        values=values,
+        claims=CLAIMS,
+    )
 
 
 if __name__ == '__main__':

@@ -1,153 +1,295 @@
 """
-Table 9 of "Is Random Attention Sufficient?": more heads help MixiT on addition and Dyck-1 (on Yelp the paper sees
-no trend). Each head has its own fixed random mixing matrix, so more heads give the value projections more mixing
-patterns, each on a narrower slice (head_dim = width / heads), whose std is drawn from a wider range.
-Data: decimal addition (the scored sum tokens), Dyck-1 (the answer) and Yelp review polarity (the label). Models:
-mixit only, at a fixed width, for each number of heads. Metric: accuracy per scored token on the held-out split, over
---seeds seeds. Comparison: each number of heads at its own best, as Appendix B.1 searches (fair.fair): the heads change
-the matrices, their std and every feature the trained embeddings can use. Searched: in full Table 7's row of the task
-but the heads, layers, width and batch (the scripts' budgets are example counts); --quick: the lr times 1/3, 1, 3.
-Full protocol, the authors' code (github princeton-pli/MixiT, experiments/README.md, section 3) unless marked:
-- heads 4, 16, 64, 256 (paper text, Table 9; depth_array.sh's array is 4, 32, 64, train_classifier.sh's 4, 16, 64,
-  then 256); width 512 (addition, Dyck-1) and 1024 (Yelp), paper text and scripts alike;
-- addition and Dyck-1: depth_array.sh through depth.py: 2 layers, weight_frozen=1 (its default: only the token and
-  position embeddings and the LM head trained, frozen_blocks), their additionstream_10 and dyckstream_40 with
-  block_size 34 and 83 (the whole sequence), online (held-out inputs rejected), their optimizer and MixiT block, lr 1e-2
-  (depth.py's default: the script passes none; --no-search runs it), batch 128, 500 x train_size examples: 312,500
-  steps (addition: 40M examples, 953 per trainable parameter, 41,984 at width 512) and 781,250 (Dyck-1);
-- Yelp: train_classifier.sh through trainer_classifier.py: 4 layers, the 2-class bidirectional classifier, every
-  weight trained, lr 5e-4 (paper text, Table 8, the README's command), 6,000 steps of 256 (64 x 4 GPUs), their MixiT
-  block with gate c = -1 (the README's; the script passes +1) at base width 1; GPT-2 tokens (no Llama-3.2 tokenizer
-  here): `python data/yelp/prepare.py` first. Ten evaluations a run (ours); float32 (their drivers).
-The paper's 64-head addition (50.72%) cannot come from Table 8's 8-layer setting (Table 3: 100%).
---quick (ours unless marked) shrinks the problem in depth_array.sh's setting (2 layers, only embeddings and head
-trained, depth.py's optimizer, online data with held-out inputs rejected, their MixiT block), addition only:
-- width 128, heads 4, 16, 64: head widths 32, 8 and 2, those of the paper's 16, 64 and 256 heads at 512 (the quantity
-  the claim turns on; 256 heads would need width 256). 128 is the least width seen to learn: a model that trains only
-  its embeddings learns through its random features (results/depth-quick.md: 2-digit sums learned at 128, not 96).
-- so the regime cannot fit: 953 examples per trainable parameter (8,192 here) are 61,000 steps of 128 a run,
-  at least 20 ms each (the old protocol's rate) x 3 heads = 61 minutes with one seed and no search. So the steps are
-  what 20 minutes allow, QUICK_STEPS = 1,000 of batch 128 (depth_array.sh's), 128,000 examples (15.6 per parameter,
-  1.6% of the paper's; 0.3% of its steps), and a TREND runs 1,000, 3,000 and 9,000 steps toward it.
-- 4 digits: the fewest whose inputs outnumber those 128,000 examples eightfold, as the paper's 10-digit stream never
-  repeats one (papers.digits_for; 3 digits: 0.16 examples per input); 0.014 per input at 9,000 steps too.
-  Their format; block_size 16, the whole sequence; 10,000 training draws (they size only the validation split) and
-  1,000 held-out sums. lr 1e-2 (depth.py's), the search's centre; 100 warm-up steps (ours: their 500 is half the run).
-- Time: the old protocol's 355 s for 18 runs of 1,000 steps of 64 x 10 tokens, 19.7 ms a step; 128 x 16 tokens are 3.2
-  times as many, so at most 63 ms: 18 x 1,000 x 63 ms + 18 x 0.7 s = 19 min. TREND (training steps, where --quick
-  departs), one seed, no search, 3 runs a size: 3 x 13,000 x 63 ms = 41 min.
-- Dyck-1 (18 more runs of sequences 2.7 times addition's at 40 brackets) and Yelp (no corpus here): full only.
+Table 9 of "Is Random Attention Sufficient?": more heads help MixiT on addition and Dyck-1 (on Yelp
+the paper sees no trend). Each head has its own fixed random mixing matrix, so more heads give the
+value projections more mixing patterns, each on a narrower slice (head_dim = width / heads), whose
+std is drawn from a wider range. Data: decimal addition (the scored sum tokens), Dyck-1 (the answer)
+and Yelp review polarity (the label). Models: mixit only, at a fixed width, for each number of
+heads. Metric: accuracy per scored token on the held-out split, over
+--seeds seeds. Comparison: each number of heads at its own best, as Appendix B.1 searches
+(fair.fair): the heads change the matrices, their std and every feature the trained embeddings can
+use. Searched: in full Table 7's row of the task but the heads, layers, width and batch (the
+scripts' budgets are example counts); --quick: the lr times 1/3, 1, 3. Full protocol, the authors'
+code (github princeton-pli/MixiT, experiments/README.md, section 3) unless marked:
+- heads 4, 16, 64, 256 (paper text, Table 9; depth_array.sh's array is 4, 32, 64,
+  train_classifier.sh's 4, 16, 64, then 256); width 512 (addition, Dyck-1) and 1024 (Yelp), paper
+  text and scripts alike;
+- addition and Dyck-1: depth_array.sh through depth.py: 2 layers, weight_frozen=1 (its default: only
+  the token and position embeddings and the LM head trained, frozen_blocks), their additionstream_10
+  and dyckstream_40 with block_size 34 and 83 (the whole sequence), online (held-out inputs
+  rejected), their optimizer and MixiT block, lr 1e-2 (depth.py's default: the script passes none;
+  --no-search runs it), batch 128, 500 x train_size examples: 312,500 steps (addition: 40M examples,
+  953 per trainable parameter, 41,984 at width 512) and 781,250 (Dyck-1);
+- Yelp: train_classifier.sh through trainer_classifier.py: 4 layers, the 2-class bidirectional
+  classifier, every weight trained, lr 5e-4 (paper text, Table 8, the README's command), 6,000 steps
+  of 256 (64 x 4 GPUs), their MixiT block with gate c = -1 (the README's; the script passes +1) at
+  base width 1; GPT-2 tokens (no Llama-3.2 tokenizer here): `python data/yelp/prepare.py` first. Ten
+  evaluations a run (ours); float32 (their drivers). The paper's 64-head addition (50.72%) cannot
+  come from Table 8's 8-layer setting (Table 3: 100%).
+--quick (ours unless marked) shrinks the problem in depth_array.sh's setting (2 layers, only
+embeddings and head trained, depth.py's optimizer, online data with held-out inputs rejected, their
+MixiT block), addition only:
+- width 128, heads 4, 16, 64: head widths 32, 8 and 2, those of the paper's 16, 64 and 256 heads at
+  512 (the quantity the claim turns on; 256 heads would need width 256). 128 is the least width seen
+  to learn: a model that trains only its embeddings learns through its random features
+  (results/depth-quick.md: 2-digit sums learned at 128, not 96).
+- so the regime cannot fit: 953 examples per trainable parameter (8,192 here) are 61,000 steps of
+  128 a run, at least 20 ms each (measured) x 3 heads = 61 minutes with one seed and no search. So
+  the steps are what 20 minutes allow, QUICK_STEPS = 1,000 of batch 128 (depth_array.sh's), 128,000
+  examples (15.6 per parameter, 1.6% of the paper's; 0.3% of its steps), and a TREND runs 1,000,
+  3,000 and 9,000 steps toward it.
+- 4 digits: the fewest whose inputs outnumber those 128,000 examples eightfold, as the paper's
+  10-digit stream never repeats one (papers.digits_for; 3 digits: 0.16 examples per input); 0.014
+  per input at 9,000 steps too. Their format; block_size 16, the whole sequence; 10,000 training
+  draws (they size only the validation split) and 1,000 held-out sums. lr 1e-2 (depth.py's), the
+  search's centre; 100 warm-up steps (ours: their 500 is half the run).
+- Time: 19.7 ms a step measured at 64 x 10 tokens; 128 x 16 tokens are 3.2 times as many, so at most
+  63 ms: 18 x 1,000 x 63 ms + 18 x 0.7 s = 19 min. TREND (training steps, where --quick departs),
+  one seed, no search, 3 runs a size: 3 x 13,000 x 63 ms = 41 min.
+- Dyck-1 (18 more runs of sequences 2.7 times addition's at 40 brackets) and Yelp (no corpus here):
+  full only.
 --smoke: the full protocol's models and optimizers, tiny; Yelp on a tiny CSV made on the spot.
 Claims: CLAIMS below, judged by claims.judge.
+
+Settings, each from one place: PROTOCOL below; each task's driver, a key of papers.DRIVERS
+(addition, Dyck-1: 'depth.py'; Yelp: 'trainer_classifier.py'), applied by papers.authors; the
+search, papers.TABLE7[FAMILY[task]] less FIXED (fair.grid), in --quick the learning rate times
+fair.QUICK_LR.
 """
-import common
-import fair
-import papers
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
+
+from experiments.harness import common, fair, papers
 
 NAME = 'mixit_heads'
-PAPER = {'addition': {4: 34.71, 16: 34.70, 64: 50.72, 256: 91.87},
-         'dyck': {4: 77.93, 16: 81.68, 64: 89.38, 256: 91.83},
-         'yelp': {4: 92.52, 16: 92.56, 64: 92.48, 256: 91.72}}
-# full: the heads (Table 9's variable), the layers and width (its architecture) and the batch (an example budget, with
-# its steps) stay; Table 7's row of the task searches the rest, the learning rate
+PAPER = {
+    'addition': {4: 34.71, 16: 34.70, 64: 50.72, 256: 91.87},
+    'dyck': {4: 77.93, 16: 81.68, 64: 89.38, 256: 91.83},
+    'yelp': {4: 92.52, 16: 92.56, 64: 92.48, 256: 91.72},
+}
+# full: the heads (Table 9's variable), the layers and width (its architecture) and the batch (an
+# example budget, with its steps) stay; Table 7's row of the task searches the rest, the learning
+# rate
 FAMILY = {'addition': 'algorithmic', 'dyck': 'algorithmic', 'yelp': 'yelp'}
 FIXED = ('n_layer', 'n_embd', 'n_head', 'batch_size')
-# the full protocol's tasks: train.py's keys of every run but its number of heads; Yelp through its own driver
+# the full protocol's tasks: train.py's keys of every run but its number of heads; Yelp through its
+# own driver
 ALGORITHMIC = dict(n_layer=2, n_embd=512, frozen_blocks=True, learning_rate=1e-2, batch_size=128)
-TASKS = {'addition': dict(ALGORITHMIC, block_size=34, max_iters=312_500, eval_interval=31_250),
-         'dyck': dict(ALGORITHMIC, block_size=83, max_iters=781_250, eval_interval=78_125),
-         'yelp': dict(driver='trainer_classifier.py', n_layer=4, n_embd=1024, learning_rate=5e-4, batch_size=256,
-                      max_iters=6_000, eval_interval=600)}
+TASKS = {
+    'addition': dict(ALGORITHMIC, block_size=34, max_iters=312_500, eval_interval=31_250),
+    'dyck': dict(ALGORITHMIC, block_size=83, max_iters=781_250, eval_interval=78_125),
+    'yelp': dict(
+        driver='trainer_classifier.py',
+        n_layer=4,
+        n_embd=1024,
+        learning_rate=5e-4,
+        batch_size=256,
+        max_iters=6_000,
+        eval_interval=600,
+    ),
+}
 
 
-
-# --quick: the steps 20 minutes allow at depth_array.sh's batch 128, and the digits that budget needs (docstring)
+# --quick: the steps 20 minutes allow at depth_array.sh's batch 128, and the digits that budget
+# needs (docstring)
 QUICK_STEPS = 1_000
 DIGITS = papers.digits_for(QUICK_STEPS * 128)  # 4
-# where --quick departs from the paper: its steps (0.3% of depth_array.sh's), times 3 and 9 (41 minutes, docstring)
-TREND = dict(axis='training steps', sizes={'1,000': {}, '3,000': dict(max_iters=3_000, eval_interval=3_000),
-                                           '9,000': dict(max_iters=9_000, eval_interval=9_000)})
-SMOKE = dict(n_embd=16, learning_rate=3e-3, batch_size=16, max_iters=4, warmup_iters=0, eval_interval=4)
+# where --quick departs from the paper: its steps (0.3% of depth_array.sh's), times 3 and 9 (41
+# minutes, docstring)
+TREND = dict(
+    axis='training steps',
+    sizes={
+        '1,000': {},
+        '3,000': dict(max_iters=3_000, eval_interval=3_000),
+        '9,000': dict(max_iters=9_000, eval_interval=9_000),
+    },
+)
+SMOKE = dict(
+    n_embd=16, learning_rate=3e-3, batch_size=16, max_iters=4, warmup_iters=0, eval_interval=4
+)
 PROTOCOL = {  # the tasks (the table's rows), then the numbers of heads
-    'full': dict(driver='depth.py', keys=dict(variant='mixit'), sweep=dict(task=TASKS, n_head=[4, 16, 64, 256])),
-    'quick': dict(driver='depth.py', keys=dict(variant='mixit', n_layer=2, n_embd=128, frozen_blocks=True,
-                                               learning_rate=1e-2, warmup_iters=100, batch_size=128,
-                                               max_iters=QUICK_STEPS, eval_interval=QUICK_STEPS),
-                  sweep=dict(task={'addition': dict(digits=DIGITS, n_train=10_000, n_test=1_000,
-                                                    block_size=3 * DIGITS + 4)},  # their m, the whole sequence
-                             n_head=[4, 16, 64])),
-    'smoke': dict(driver='depth.py', keys=dict(variant='mixit'), sweep=dict(task={
-        'addition': {**TASKS['addition'], **SMOKE, 'digits': 2, 'block_size': 10, 'n_train': 200, 'n_test': 50},
-        'dyck': {**TASKS['dyck'], **SMOKE, 'length': 8, 'block_size': 11, 'n_train': 200, 'n_test': 50},
-        'yelp': {**TASKS['yelp'], **SMOKE, 'n_layer': 1, 'batch_size': 8}}, n_head=[4, 16])),
+    'full': dict(
+        driver='depth.py',
+        keys=dict(variant='mixit'),
+        sweep=dict(task=TASKS, n_head=[4, 16, 64, 256]),
+    ),
+    'quick': dict(
+        driver='depth.py',
+        keys=dict(
+            variant='mixit',
+            n_layer=2,
+            n_embd=128,
+            frozen_blocks=True,
+            learning_rate=1e-2,
+            warmup_iters=100,
+            batch_size=128,
+            max_iters=QUICK_STEPS,
+            eval_interval=QUICK_STEPS,
+        ),
+        sweep=dict(
+            task={
+                'addition': dict(
+                    digits=DIGITS, n_train=10_000, n_test=1_000, block_size=3 * DIGITS + 4
+                )
+            },  # their m, the whole sequence
+            n_head=[4, 16, 64],
+        ),
+    ),
+    'smoke': dict(
+        driver='depth.py',
+        keys=dict(variant='mixit'),
+        sweep=dict(
+            task={
+                'addition': {
+                    **TASKS['addition'],
+                    **SMOKE,
+                    'digits': 2,
+                    'block_size': 10,
+                    'n_train': 200,
+                    'n_test': 50,
+                },
+                'dyck': {
+                    **TASKS['dyck'],
+                    **SMOKE,
+                    'length': 8,
+                    'block_size': 11,
+                    'n_train': 200,
+                    'n_test': 50,
+                },
+                'yelp': {**TASKS['yelp'], **SMOKE, 'n_layer': 1, 'batch_size': 8},
+            },
+            n_head=[4, 16],
+        ),
+    ),
 }
-# The paper's statements on Table 9: more heads "notably improve" MixiT on addition and Dyck-1, while on Yelp "the
-# performance is invariant with respect to the number of heads". Each order is the paper's own steps: addition rises
-# from 4 to 64 to 256 heads (4 and 16 tie at 34.7%: no order between them), Dyck-1 at every step. Yelp: every number
-# of heads within 2 points of the paper's mean, 92.32%: its four lie within 0.6 of it, 2 points leave room for the
-# seeds and our GPT-2 tokens, and a rise like addition's or Dyck-1's (14 to 57 points) cannot fit. --quick runs
-# addition at 4, 16 and 64 heads: the paper's rise from 4 to 64; --smoke's 4 and 16 heads, the full claims over them.
+# The paper's statements on Table 9: more heads "notably improve" MixiT on addition and Dyck-1,
+# while on Yelp "the performance is invariant with respect to the number of heads". Each order is
+# the paper's own steps: addition rises from 4 to 64 to 256 heads (4 and 16 tie at 34.7%: no order
+# between them), Dyck-1 at every step. Yelp: every number of heads within 2 points of the paper's
+# mean, 92.32%: its four lie within 0.6 of it, 2 points leave room for the seeds and our GPT-2
+# tokens, and a rise like addition's or Dyck-1's (14 to 57 points) cannot fit. --quick runs addition
+# at 4, 16 and 64 heads: the paper's rise from 4 to 64; --smoke's 4 and 16 heads, the full claims
+# over them.
 YELP = sum(PAPER['yelp'].values()) / len(PAPER['yelp']) / 100
 CLAIMS = {
     'full': [
-        dict(says='more heads help MixiT on addition (34.71% at 4 heads, 50.72% at 64, 91.87% at 256)',
-             test='ascending', of=['addition, 4 heads', 'addition, 64 heads', 'addition, 256 heads']),
-        dict(says='more heads help MixiT on Dyck-1 (77.93, 81.68, 89.38, 91.83% at 4, 16, 64, 256 heads)',
-             test='ascending', of=['dyck, 4 heads', 'dyck, 16 heads', 'dyck, 64 heads', 'dyck, 256 heads']),
-        dict(says='on Yelp the number of heads makes no difference (92.52, 92.56, 92.48, 91.72%)', test='within',
-             target=YELP, tol=0.02, of=['yelp, 4 heads', 'yelp, 16 heads', 'yelp, 64 heads', 'yelp, 256 heads']),
+        dict(
+            says='more heads help MixiT on addition (34.71% at 4 heads, 50.72% at 64, 91.87% at '
+            '256)',
+            test='ascending',
+            of=['addition, 4 heads', 'addition, 64 heads', 'addition, 256 heads'],
+        ),
+        dict(
+            says='more heads help MixiT on Dyck-1 (77.93, 81.68, 89.38, 91.83% at 4, 16, 64, 256 '
+            'heads)',
+            test='ascending',
+            of=['dyck, 4 heads', 'dyck, 16 heads', 'dyck, 64 heads', 'dyck, 256 heads'],
+        ),
+        dict(
+            says='on Yelp the number of heads makes no difference (92.52, 92.56, 92.48, 91.72%)',
+            test='within',
+            target=YELP,
+            tol=0.02,
+            of=['yelp, 4 heads', 'yelp, 16 heads', 'yelp, 64 heads', 'yelp, 256 heads'],
+        ),
     ],
     'quick': [
-        dict(says='more heads help MixiT on addition (34.71% at 4 heads, 50.72% at 64)', test='ascending',
-             of=['addition, 4 heads', 'addition, 64 heads']),
+        dict(
+            says='more heads help MixiT on addition (34.71% at 4 heads, 50.72% at 64)',
+            test='ascending',
+            of=['addition, 4 heads', 'addition, 64 heads'],
+        ),
     ],
     'smoke': [
-        dict(says='more heads help MixiT on Dyck-1 (77.93% at 4 heads, 81.68% at 16)', test='ascending',
-             of=['dyck, 4 heads', 'dyck, 16 heads']),
-        dict(says='on Yelp the number of heads makes no difference (92.52, 92.56%)', test='within', target=YELP,
-             tol=0.02, of=['yelp, 4 heads', 'yelp, 16 heads']),
+        dict(
+            says='more heads help MixiT on Dyck-1 (77.93% at 4 heads, 81.68% at 16)',
+            test='ascending',
+            of=['dyck, 4 heads', 'dyck, 16 heads'],
+        ),
+        dict(
+            says='on Yelp the number of heads makes no difference (92.52, 92.56%)',
+            test='within',
+            target=YELP,
+            tol=0.02,
+            of=['yelp, 4 heads', 'yelp, 16 heads'],
+        ),
     ],
 }
-SKIPPED = {'dyck': 'skipped in --quick (its sequences double the time): run the full protocol',
-           'yelp': 'skipped in --quick: run the full protocol after data/yelp/prepare.py'}
+SKIPPED = {
+    'dyck': 'skipped in --quick (its sequences double the time): run the full protocol',
+    'yelp': 'skipped in --quick: run the full protocol after data/yelp/prepare.py',
+}
 
 
 def config(mode, task, n_head):
-    """train.py's keys of one run, at its search's centre (Yelp's data keys aside: common.yelp_data)."""
+    """train.py's keys of one run, at its search's centre (Yelp's data keys aside:
+    common.yelp_data)."""
     return common.config(PROTOCOL[mode], task=task, n_head=n_head)
 
 
 def main():
     args = fair.parse_args(__doc__)
     tasks, heads = PROTOCOL[args.mode]['sweep']['task'], PROTOCOL[args.mode]['sweep']['n_head']
-    yelp = common.yelp_data(args) if 'yelp' in tasks else None  # before any training: a full run fails at once
-    rows, fairs = [], {}
+    # before any training: a full run fails at once
+    yelp = common.yelp_data(args) if 'yelp' in tasks else None
+    fairs = {}  # the runs first: with --plan, listed and not trained
+    for task in (t for t in PAPER if t in tasks):
+        for n_head in heads:
+            keys = {**config(args.mode, task, n_head), **(yelp if task == 'yelp' else {})}
+            fairs[f'{task}, {n_head} heads'] = fair.fair(args, NAME, keys, FAMILY[task], FIXED)
+    if args.plan:
+        return common.write_plan(args, NAME)
+    rows = []
     for task in PAPER:
         row = {'task': task, **{f'paper {h}': f'{p:.2f}%' for h, p in PAPER[task].items()}}
         # the row's keys but the heads, with a TREND's size (--at) where one is run
         setting = {**config(args.mode, task, heads[0]), **args.at} if task in tasks else {}
-        row['setting'] = ', '.join(f'{k}={v:.4g}' if isinstance(v, float) else f'{k}={v}' for k, v in setting.items()
-                                   if k not in ('task', 'n_head')) or SKIPPED[task]
+        row['setting'] = (
+            ', '.join(
+                f'{k}={v:.4g}' if isinstance(v, float) else f'{k}={v}'
+                for k, v in setting.items()
+                if k not in ('task', 'n_head')
+            )
+            or SKIPPED[task]
+        )
         for n_head in heads if task in tasks else []:
-            f = fair.fair(args, NAME, {**config(args.mode, task, n_head), **(yelp if task == 'yelp' else {})},
-                          FAMILY[task], FIXED)
-            fairs[f'{task}, {n_head} heads'] = f
-            row[f'{n_head} heads'] = fair.spread([m['val_acc'] for m in f['runs']])
+            row[f'{n_head} heads'] = fair.spread(
+                [m['val_acc'] for m in fairs[f'{task}, {n_head} heads']['runs']]
+            )
         rows.append(row)
-    columns = ['task'] + [c for h in PAPER['addition'] for c in (f'{h} heads', f'paper {h}')] + ['setting']
-    notes = ('MixiT accuracy per scored token on the held-out split, over the seeds: mean ± std (min–max); each number '
-             'of heads at its own searched learning rate (below); only the heads and the learning rate change within '
-             'a row. The paper\'s 64-head addition (50.72%) cannot come from Table 8\'s 8-layer setting (Table 3: '
-             '100%); the protocol runs depth_array.sh\'s 2 layers with only embeddings and head trained.')
+    columns = (
+        ['task']
+        + [c for h in PAPER['addition'] for c in (f'{h} heads', f'paper {h}')]
+        + ['setting']
+    )
+    notes = (
+        'MixiT accuracy per scored token on the held-out split, over the seeds: mean ± std '
+        '(min–max); each number of heads at its own searched learning rate (below); only the heads '
+        'and the learning rate change within '
+        "a row. The paper's 64-head addition (50.72%) cannot come from Table 8's 8-layer setting "
+        "(Table 3: 100%); the protocol runs depth_array.sh's 2 layers with only embeddings and "
+        'head trained.'
+    )
     skipped = [t for t in PAPER if t not in tasks]
     if skipped:
-        notes += f" Not run in --{args.mode}: {', '.join(skipped)} (the setting column says why)."
+        notes += f' Not run in --{args.mode}: {", ".join(skipped)} (the setting column says why).'
     missing = [str(h) for h in PAPER['addition'] if h not in heads]
     if missing:
-        notes += f" Not run in --{args.mode}: {', '.join(missing)} heads" + (
-            ' (a head is at least 1 wide, and the width is 128).' if args.mode == 'quick' else '.')
-    fair.report(args, NAME, 'Table 9: MixiT accuracy against the number of heads', columns, rows, fairs, notes=notes,
-                claims=CLAIMS[args.mode])
+        notes += f' Not run in --{args.mode}: {", ".join(missing)} heads' + (
+            ' (a head is at least 1 wide, and the width is 128).' if args.mode == 'quick' else '.'
+        )
+    fair.report(
+        args,
+        NAME,
+        'Table 9: MixiT accuracy against the number of heads',
+        columns,
+        rows,
+        fairs,
+        notes=notes,
+        claims=CLAIMS[args.mode],
+    )
 
 
 if __name__ == '__main__':

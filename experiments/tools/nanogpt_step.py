@@ -1,39 +1,52 @@
 """
-Our training step against nanoGPT's. A frozen variant's speed-up (throughput.py) means something only if our standard
-model is itself no slower than the baseline its readers know, so this times model.py's standard variant in the GPT-2
-flavour (LayerNorm without bias, GELU MLP, learned positions, tied embeddings) against NanoGPT below: a GPT written
-here as karpathy/nanoGPT's model.py writes it (one fused c_attn for q, k and v, `x + f(x)` residuals, SDPA with
-is_causal, nn.Dropout(0) where it has dropout), at the same shapes. A tool, not a reproduction: nanoGPT is no paper.
+Our training step against nanoGPT's. A frozen variant's speed-up (throughput.py) means something
+only if our standard model is itself no slower than the baseline its readers know, so this times
+model.py's standard variant in the GPT-2 flavour (LayerNorm without bias, GELU MLP, learned
+positions, tied embeddings) against NanoGPT below: a GPT written here as karpathy/nanoGPT's model.py
+writes it (one fused c_attn for q, k and v, `x + f(x)` residuals, SDPA with is_causal, nn.Dropout(0)
+where it has dropout), at the same shapes. A tool, not a reproduction: nanoGPT is no paper.
 
-    python experiments/nanogpt_step.py                       # both configurations, 2-core CPU: about 2 min
-    python experiments/nanogpt_step.py --configs=4x256 --profile     # and each op whose call count differs
+    python experiments/tools/nanogpt_step.py  # both configurations, 2-core CPU: about 2 min
+    python experiments/tools/nanogpt_step.py --configs=4x256 --profile  # + ops called unequally
 
-Equal work, checked before timing: the reference gets our initial weights (c_attn = W_Q, W_K, W_V stacked) and must
-give our loss to 1e-5 on the first batch. One step, as train.py's: forward, backward, clipping at 1.0, AdamW (decay
-on matrices), zero_grad; float32; the same four random batches in turn. Both models are built and warmed up in this
-process, then each repeat times one step of each, the order swapped at every repeat, so that a slow spell of a shared
-machine hits both alike and neither always runs first. Reported: each repeat's ratio ours / reference, its median
-(and range), and each model's median step. Configurations: the two first measured (4 layers x 256, 6 x 384; T 256,
-batch 8), vocabulary 256 (GPTConfig's default, byte-level): the LM head and its loss are the same code in both, so a
-GPT-2 vocabulary would only dilute the ratio with a matmul both do alike (with three q, k, v linears the ratio at 4x256
-was 1.007 at a vocabulary of 8,192, 1.008 at 256).
+Equal work, checked before timing: the reference gets our initial weights (c_attn = W_Q, W_K, W_V
+stacked) and must give our loss to 1e-5 on the first batch. One step, as train.py's: forward,
+backward, clipping at 1.0, AdamW (decay on matrices), zero_grad; float32; the same four random
+batches in turn. Both models are built and warmed up in this process, then each repeat times one
+step of each, the order swapped at every repeat, so that a slow spell of a shared machine hits both
+alike and neither always runs first. Reported: each repeat's ratio ours / reference, its median (and
+range), and each model's median step. Configurations: the two first measured (4 layers x 256, 6 x
+384; T 256, batch 8), vocabulary 256 (GPTConfig's default, byte-level): the LM head and its loss are
+the same code in both, so a GPT-2 vocabulary would only dilute the ratio with a matmul both do alike
+(with three q, k, v linears the ratio at 4x256 was 1.007 at a vocabulary of 8,192, 1.008 at 256).
 """
+
 import statistics
 import sys
 import time
+from pathlib import Path
 
-import common  # puts the repository root on sys.path
 import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
-from data.loader import ConfigError, keep_freed_memory, pick_device
-from data.synthetic import Parser
-from model import GPT, GPTConfig
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
 
-CONFIGS = {'4x256': dict(n_layer=4, n_embd=256, n_head=4), '6x384': dict(n_layer=6, n_embd=384, n_head=6)}
-SHARED = dict(block_size=256, vocab_size=256, batch=8)  # T, batch: the first measurement's; vocabulary: above
-GPT2_FLAVOUR = dict(norm='layernorm', mlp='gelu', pos='learned', tie_embeddings=True, bias=False, dropout=0.0)
+from data.loader import ConfigError
+from data.synthetic import Parser
+from experiments.harness import common
+from model import GPT, GPTConfig
+from train import keep_freed_memory, pick_device
+
+CONFIGS = {
+    '4x256': dict(n_layer=4, n_embd=256, n_head=4),
+    '6x384': dict(n_layer=6, n_embd=384, n_head=6),
+}
+# T, batch: the first measurement's; vocabulary: above
+SHARED = dict(block_size=256, vocab_size=256, batch=8)
+GPT2_FLAVOUR = dict(
+    norm='layernorm', mlp='gelu', pos='learned', tie_embeddings=True, bias=False, dropout=0.0
+)
 
 
 class Block(nn.Module):  # nanoGPT's Block, CausalSelfAttention and MLP in one, names as nanoGPT's
@@ -47,17 +60,23 @@ class Block(nn.Module):  # nanoGPT's Block, CausalSelfAttention and MLP in one, 
 
     def forward(self, x):
         B, T, C = x.shape
-        q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)  # (B, nh, T, hd)
-                   for t in self.c_attn(self.ln_1(x)).split(C, dim=2))
+        q, k, v = (
+            t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)  # (B, nh, T, hd)
+            for t in self.c_attn(self.ln_1(x)).split(C, dim=2)
+        )
         y = F.scaled_dot_product_attention(q, k, v, dropout_p=0.0, is_causal=True)
         x = x + self.resid_dropout(self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C)))
         return x + self.mlp_dropout(self.mlp_proj(F.gelu(self.c_fc(self.ln_2(x)))))
 
 
-class NanoGPT(nn.Module):  # nanoGPT's GPT: token + learned position embeddings, blocks, final LayerNorm, tied head
+# nanoGPT's GPT: token + learned position embeddings, blocks, final LayerNorm, tied head
+class NanoGPT(nn.Module):
     def __init__(self, c):
         super().__init__()
-        self.wte, self.wpe = nn.Embedding(c.vocab_size, c.n_embd), nn.Embedding(c.block_size, c.n_embd)
+        self.wte, self.wpe = (
+            nn.Embedding(c.vocab_size, c.n_embd),
+            nn.Embedding(c.block_size, c.n_embd),
+        )
         self.drop = nn.Dropout(0.0)
         self.h = nn.ModuleList(Block(c.n_embd, c.n_head) for _ in range(c.n_layer))
         self.ln_f = nn.LayerNorm(c.n_embd, bias=False)
@@ -69,22 +88,36 @@ class NanoGPT(nn.Module):  # nanoGPT's GPT: token + learned position embeddings,
         for block in self.h:
             x = block(x)
         logits = self.lm_head(self.ln_f(x))
-        return logits, F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+        return logits, F.cross_entropy(
+            logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1
+        )
 
     def configure_optimizers(self, weight_decay, learning_rate, betas, device_type):  # nanoGPT's
         params = [p for p in self.parameters() if p.requires_grad]
-        groups = [dict(params=[p for p in params if p.dim() >= 2], weight_decay=weight_decay),
-                  dict(params=[p for p in params if p.dim() < 2], weight_decay=0.0)]
+        groups = [
+            dict(params=[p for p in params if p.dim() >= 2], weight_decay=weight_decay),
+            dict(params=[p for p in params if p.dim() < 2], weight_decay=0.0),
+        ]
         return torch.optim.AdamW(groups, lr=learning_rate, betas=betas, fused=device_type == 'cuda')
 
 
 def reference_of(ours):
-    """NanoGPT with `ours`'s weights (our names -> nanoGPT's; q, k and v stacked as c_attn's rows)."""
+    """NanoGPT with `ours`'s weights (our names -> nanoGPT's; q, k and v stacked as c_attn's
+    rows)."""
     ref, ours_sd = NanoGPT(ours.config), ours.state_dict()
-    names = {'norm1': 'ln_1', 'norm2': 'ln_2', 'attn.o_proj': 'c_proj', 'mlp.up_proj': 'c_fc',
-             'mlp.down_proj': 'mlp_proj'}
-    theirs = {'wte.weight': ours_sd['wte.weight'], 'wpe.weight': ours_sd['wpe.weight'],
-              'ln_f.weight': ours_sd['norm_f.weight'], 'lm_head.weight': ours_sd['lm_head.weight']}
+    names = {
+        'norm1': 'ln_1',
+        'norm2': 'ln_2',
+        'attn.o_proj': 'c_proj',
+        'mlp.up_proj': 'c_fc',
+        'mlp.down_proj': 'mlp_proj',
+    }
+    theirs = {
+        'wte.weight': ours_sd['wte.weight'],
+        'wpe.weight': ours_sd['wpe.weight'],
+        'ln_f.weight': ours_sd['norm_f.weight'],
+        'lm_head.weight': ours_sd['lm_head.weight'],
+    }
     for i in range(ours.config.n_layer):
         theirs.update({f'h.{i}.{b}.weight': ours_sd[f'h.{i}.{a}.weight'] for a, b in names.items()})
         theirs[f'h.{i}.c_attn.weight'] = ours_sd[f'h.{i}.attn.qkv_proj.weight']
@@ -93,8 +126,10 @@ def reference_of(ours):
 
 
 def trainer(model, batches):
-    """-> step(i): train.py's step on batches[i % len]: forward, backward, clip at 1.0, AdamW, zero_grad."""
-    optimizer = model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), batches[0].device.type)  # fused on CUDA
+    """-> step(i): train.py's step on batches[i % len]: forward, backward, clip at 1.0, AdamW,
+    zero_grad."""
+    # fused on CUDA
+    optimizer = model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), batches[0].device.type)
     trained = [p for p in model.parameters() if p.requires_grad]
 
     def step(i):
@@ -103,36 +138,51 @@ def trainer(model, batches):
         torch.nn.utils.clip_grad_norm_(trained, 1.0)
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
+
     return step
 
 
 def pair(name, device, batch=None):
-    """-> (ours, reference, their batches) of configuration `name`, the reference checked to compute our loss."""
-    c = GPTConfig(**GPT2_FLAVOUR, **CONFIGS[name], block_size=SHARED['block_size'], vocab_size=SHARED['vocab_size'])
+    """-> (ours, reference, their batches) of configuration `name`, the reference checked to compute
+    our loss."""
+    c = GPTConfig(
+        **GPT2_FLAVOUR,
+        **CONFIGS[name],
+        block_size=SHARED['block_size'],
+        vocab_size=SHARED['vocab_size'],
+    )
     ours = GPT(c).to(device)
     ref = reference_of(ours).to(device)
     g = torch.Generator().manual_seed(0)
-    batches = [torch.randint(c.vocab_size, (2, batch or SHARED['batch'], c.block_size), generator=g).to(device)
-               for _ in range(4)]
+    batches = [
+        torch.randint(c.vocab_size, (2, batch or SHARED['batch'], c.block_size), generator=g).to(
+            device
+        )
+        for _ in range(4)
+    ]
     with torch.no_grad():
         gap = (ours(*batches[0])[1] - ref(*batches[0])[1]).abs().item()
     if not gap < 1e-5:
-        raise AssertionError(f'{name}: the reference computes another loss than ours (|diff| {gap:.2e}): '
-                             f'not the same model, so no fair comparison')
+        raise AssertionError(
+            f'{name}: the reference computes another loss than ours (|diff| {gap:.2e}): '
+            f'not the same model, so no fair comparison'
+        )
     return ours, ref, batches
 
 
 def time_pair(name, device, warmup, repeats, batch=None):
-    """-> {'ours': [s], 'reference': [s]}: one step of each per repeat, the order swapped at every repeat."""
+    """-> {'ours': [s], 'reference': [s]}: one step of each per repeat, the order swapped at every
+    repeat."""
     ours, ref, batches = pair(name, device, batch)
     steps = {'ours': trainer(ours, batches), 'reference': trainer(ref, batches)}
     sync = torch.cuda.synchronize if device.startswith('cuda') else (lambda: None)
-    for i in range(warmup):  # CPU: until the allocator stops taking fresh pages; CUDA: kernels chosen
+    # CPU: until the allocator stops taking fresh pages; CUDA: kernels chosen
+    for i in range(warmup):
         for step in steps.values():
             step(i)
     times = {k: [] for k in steps}
     for r in range(repeats):
-        for k in ('ours', 'reference')[::1 if r % 2 == 0 else -1]:
+        for k in ('ours', 'reference')[:: 1 if r % 2 == 0 else -1]:
             sync()
             t0 = time.perf_counter()
             steps[k](r)
@@ -144,6 +194,7 @@ def time_pair(name, device, warmup, repeats, batch=None):
 def op_counts(name, device, steps=3):
     """-> {model: {op: (calls, self CPU ms)}} over `steps` steps of each, by torch.profiler."""
     from torch.profiler import profile
+
     ours, ref, batches = pair(name, device)
     counts = {}
     for k, model in (('ours', ours), ('reference', ref)):
@@ -158,12 +209,16 @@ def op_counts(name, device, steps=3):
 
 def main(argv=None):
     parser = Parser(__doc__)
-    parser.add_argument('--configs', default=','.join(CONFIGS), help=f"comma-separated, of {', '.join(CONFIGS)}")
+    parser.add_argument(
+        '--configs', default=','.join(CONFIGS), help=f'comma-separated, of {", ".join(CONFIGS)}'
+    )
     parser.add_argument('--repeats', type=int, default=30, help='timed steps of each model')
     parser.add_argument('--warmup', type=int, default=4, help='untimed steps of each model first')
-    parser.add_argument('--batch_size', type=int, default=0, help=f"0 = {SHARED['batch']}")
+    parser.add_argument('--batch_size', type=int, default=0, help=f'0 = {SHARED["batch"]}')
     parser.add_argument('--device', default='cpu', help="'cpu', 'cuda', ... (float32 on either)")
-    parser.add_argument('--profile', action='store_true', help='also list the ops whose call counts differ')
+    parser.add_argument(
+        '--profile', action='store_true', help='also list the ops whose call counts differ'
+    )
     args = parser.parse_args(argv)
     names = [n for n in args.configs.split(',') if n]
     if not names or set(names) - set(CONFIGS):
@@ -173,21 +228,36 @@ def main(argv=None):
     device = pick_device(args.device)
     if not device.startswith('cuda'):
         keep_freed_memory()  # as train.py on a CPU
-    print(f'{common.device_name(device)}, float32, {torch.__version__}; T {SHARED["block_size"]}, vocabulary '
-          f'{SHARED["vocab_size"]:,}, batch {args.batch_size or SHARED["batch"]}; {args.repeats} repeats after '
-          f'{args.warmup} warm-up steps each\n')
-    print('| config | ours ms | reference ms | ours / reference: median of repeats (min-max) |\n|---|---|---|---|')
+    print(
+        f'{common.device_name(device)}, float32, {torch.__version__}; T {SHARED["block_size"]}, '
+        f'vocabulary {SHARED["vocab_size"]:,}, batch {args.batch_size or SHARED["batch"]}; '
+        f'{args.repeats} repeats after {args.warmup} warm-up steps each\n'
+    )
+    print(
+        '| config | ours ms | reference ms | ours / reference: median of repeats (min-max) '
+        '|\n|---|---|---|---|'
+    )
     for name in names:
         t = time_pair(name, device, args.warmup, args.repeats, args.batch_size or None)
         ratios = [a / b for a, b in zip(t['ours'], t['reference'])]
-        print(f"| {name} | {statistics.median(t['ours']) * 1e3:,.1f} | {statistics.median(t['reference']) * 1e3:,.1f}"
-              f" | {statistics.median(ratios):.3f} ({min(ratios):.3f}-{max(ratios):.3f}) |", flush=True)
+        print(
+            f'| {name} | {statistics.median(t["ours"]) * 1e3:,.1f} | '
+            f'{statistics.median(t["reference"]) * 1e3:,.1f} | {statistics.median(ratios):.3f} '
+            f'({min(ratios):.3f}-{max(ratios):.3f}) |',
+            flush=True,
+        )
     for name in names if args.profile else []:
         counts = op_counts(name, device)
         ops = sorted(set(counts['ours']) | set(counts['reference']))
-        print(f'\n{name}, 3 steps: ops whose call counts differ (calls ours / reference, self CPU ms ours / reference)')
+        print(
+            f'\n{name}, 3 steps: ops whose call counts differ (calls ours / reference, self CPU ms '
+            'ours / reference)'
+        )
         for op in ops:
-            (a, ta), (b, tb) = counts['ours'].get(op, (0, 0.0)), counts['reference'].get(op, (0, 0.0))
+            (a, ta), (b, tb) = (
+                counts['ours'].get(op, (0, 0.0)),
+                counts['reference'].get(op, (0, 0.0)),
+            )
             if a != b:
                 print(f'  {op}: {a} / {b} calls, {ta:,.1f} / {tb:,.1f} ms')
     return 0

@@ -1,17 +1,24 @@
 """
-Every reproduction at once, and the README's tables from their results. No verdict is typed: each experiment declares
-its CLAIMS before it runs (claims.py), its results JSON (experiments/results/) holds the numbers they test, and this
-file judges the claims on those numbers and writes the tables between the README's markers.
+Every reproduction at once, and the README's tables from their results. No verdict is typed: each
+experiment declares its CLAIMS before it runs (harness/claims.py), its results JSON
+(experiments/results/) holds the numbers they test, and this file judges the claims on those
+numbers. It writes the README's tables between their markers, one short row a file (verdict, claims
+held / failed / unresolved, time, links), and each claim's text and evidence in the claims section
+of the experiment's results .md.
 
-    --readme    rewrite the README's reproduction tables from the results
-    --check     fail if the README differs from them, or a commit changed an experiment's claims with its results
-    --quick     run every --quick protocol in turn, skipping those whose results are current (resumable); then --readme
-    (none)      the same with the full protocols (GPUs, corpora prepared); arguments after `--` go to every experiment
-    --plan      what each full protocol that trains would cost: runs, steps, tokens, FLOPs, memory, H100-hours, corpora
+    --readme    rewrite the README's reproduction tables and the results .md's claims sections
+    --check     fail if the README or a results .md differs from them, or a commit changed an
+                experiment's claims with its results
+    --quick     run every --quick protocol in turn, skipping those whose results are current
+                (resumable); then --readme
+    (none)      the same with the full protocols (GPUs, corpora prepared); arguments after `--`
+                go to every experiment
+    --plan      what each full protocol that trains would cost: runs, steps, tokens, FLOPs, memory,
+                H100-hours, corpora
 """
+
 import ast
 import functools
-import importlib
 import json
 import shutil
 import subprocess
@@ -25,106 +32,241 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-import claims
-import common
-from common import ROOT
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
+
 from data import corpus, synthetic
 from data.loader import ConfigError, task_data
+from experiments.harness import claims, common
+from experiments.harness.common import ROOT
 from model import GPT, PEAK_FLOPS, GPTConfig
 from train import model_args_of, resolve
 
 # (file, what it reproduces), per paper, in the README's order
 PAPERS = {
     'random attention': [
-        ('induction', 'Table 1'), ('retrieval_vs_length', 'Figure 2'), ('induction_heads_map', 'Figure 3'),
-        ('language_modeling', 'Table 2'), ('algorithmic', 'Table 3'), ('memorization_capacity', 'Table 4'),
-        ('mixit_heads', 'Table 9'), ('depth', 'Table 5'), ('rank_collapse', 'Table 6'),
-        ('covariance_sde', 'Theorem 2.1'), ('frozen_qk_approximation', 'Theorem 5.1'), ('throughput', 'Appendix D')],
-    'identity query and universal': [  # "W_K, W_V is probably all you need" and "Fixed universal transformers"
-        ('identity_query_reparametrization', 'Lemma 3.1, Props 4.1-4.2, Theorems 4.1-4.3, Remark 4'),
-        ('identity_query_skip_and_scaling', 'Theorem 8.3, Appendix 8.1'), ('identity_query', 'Table 2'),
-        ('mlp_basis_transfer', 'Appendix 8.3'), ('universal_construction', 'Theorems 3.1, 3.2'),
-        ('universal_random_rank', 'Theorems 3.3, 3.4'), ('universal_lower_bound', 'Theorem 4.1'),
-        ('universal_tasks', 'Tables 1-4'), ('universal_dimension', 'Figure 2')],
+        ('induction', 'Table 1'),
+        ('retrieval_vs_length', 'Figure 2'),
+        ('induction_heads_map', 'Figure 3'),
+        ('language_modeling', 'Table 2'),
+        ('algorithmic', 'Table 3'),
+        ('memorization_capacity', 'Table 4'),
+        ('mixit_heads', 'Table 9'),
+        ('depth', 'Table 5'),
+        ('rank_collapse', 'Table 6'),
+        ('covariance_sde', 'Theorem 2.1'),
+        ('frozen_qk_approximation', 'Theorem 5.1'),
+        ('throughput', 'Appendix D'),
+    ],
+    # "W_K, W_V is probably all you need" and "Fixed universal transformers"
+    'identity query and universal': [
+        (
+            'identity_query_reparametrization',
+            'Lemma 3.1, Props 4.1-4.2, Theorems 4.1-4.3, Remark 4',
+        ),
+        ('identity_query_skip_and_scaling', 'Theorem 8.3, Appendix 8.1'),
+        ('identity_query', 'Table 2'),
+        ('mlp_basis_transfer', 'Appendix 8.3'),
+        ('universal_construction', 'Theorems 3.1, 3.2'),
+        ('universal_random_rank', 'Theorems 3.3, 3.4'),
+        ('universal_lower_bound', 'Theorem 4.1'),
+        ('universal_tasks', 'Tables 1-4'),
+        ('universal_dimension', 'Figure 2'),
+    ],
 }
 EXPERIMENTS = [name for files in PAPERS.values() for name, _ in files]
-RESULTS = ROOT / 'experiments' / 'results'
-MARKERS = ('<!-- reproductions {}: written by experiments/reproduce.py -->', '<!-- end of reproductions {} -->')
+RESULTS = common.RESULTS
+MARKERS = (
+    '<!-- reproductions {}: written by experiments/tools/reproduce.py -->',
+    '<!-- end of reproductions {} -->',
+)
+HEAD = [
+    '| file | reproduces | verdict | claims held / failed / unresolved | time | results |',
+    '|---|---|---|---|---|---|',
+]
 
 
 def load(name, mode, results=None):
-    """-> an experiment's results JSON in `mode`, None if none; a damaged one is bad input (one line, exit 2)."""
+    """-> an experiment's results JSON in `mode`, None if none; a damaged one is bad input (one
+    line, exit 2)."""
     path = common.results_path(mode, name, 'json', results or RESULTS)
     try:
         return json.loads(path.read_text()) if path.exists() else None
     except ValueError as e:
-        raise ConfigError(f'{path} is damaged ({e}): git checkout it, or rerun its experiment') from None
+        raise ConfigError(
+            f'{path} is damaged ({e}): git checkout it, or rerun its experiment'
+        ) from None
+
+
+def judged(results, name):
+    """-> (the claims judged here on a results JSON's numbers, whether earlier code made them). The
+    claims are the code's now ({mode: ...} where they differ), or, for results of other source,
+    those declared for them."""
+    declared = common.experiment_module(name).CLAIMS
+    declared = declared[results['mode']] if isinstance(declared, dict) else declared
+    # earlier code (or recovered: no digest)
+    older = results.get('source') != common.source_digest(name)
+    if older and results.get('claims'):  # the claims declared for those numbers
+        declared = [claims.declared(c) for c in results['claims']]
+    return [claims.judge(c, results['values'], results.get('trend')) for c in declared], older
+
+
+def claims_section(name, mode, folder=RESULTS):
+    """-> the claims section of the experiment's results .md in `mode`, judged here on its JSON: the
+    verdict and each claim's text and evidence (harness/claims.py's claims_section); None without
+    one."""
+    results = load(name, mode, folder)
+    if results is None:
+        return None
+    claimed, older = judged(results, name)
+    return claims.claims_section(
+        {**results, 'claims': claimed, 'verdict': claims.verdict(claimed)}, older
+    )
 
 
 def row(name, reproduces, folder=RESULTS):
-    """A README row: the verdict and each claim judged here on the results JSON's numbers (full's, else quick's)."""
+    """A README row: the file, what it reproduces, the verdict judged here (with mode and date), the
+    claims held / failed / unresolved (split or not measured), the wall time and the results'
+    files."""
+    script = common.experiment_path(name).relative_to(common.ROOT).as_posix()
+    link = f'[{name}.py]({script})'
     results = load(name, 'full', folder) or load(name, 'quick', folder)
     if results is None:
-        return f'| `{name}.py` | {reproduces} | not run | | | |'
-    declared = importlib.import_module(name).CLAIMS  # as the code declares them now ({mode: ...} where they differ)
-    declared = declared[results['mode']] if isinstance(declared, dict) else declared
-    older = results.get('source') != common.source_digest(name)  # run by earlier code (or recovered: no digest)
-    if older and results.get('claims'):  # the claims declared for those numbers
-        declared = [claims.declared(c) for c in results['claims']]
-    judged = [claims.judge(c, results['values'], results.get('trend')) for c in declared]
-    said = '<br>'.join(f"{claims.MARK[c['outcome']]} {c['says']}: {c['evidence']}" for c in judged)
-    paths = [common.results_path(results['mode'], name, ext, folder) for ext in ('md', 'json', 'png')]
-    files = ', '.join(f'[{p.suffix[1:]}](experiments/results/{p.name})' for p in paths if p.exists())
-    wall = f"{results['wall_s'] / 60:.1f} min" if results.get('wall_s') is not None else ''
-    when = f"{results['mode']}, {results['date']}" + (', earlier code' if older else '')
-    return f"| `{name}.py` | {reproduces} | **{claims.verdict(judged)}** ({when}) | {said} | {wall} | {files} |"
+        return f'| {link} | {reproduces} | not run | | | |'
+    claimed, older = judged(results, name)
+    outcomes = [c['outcome'] for c in claimed]
+    counts = (
+        f'{outcomes.count("holds")} / {outcomes.count("fails")} / '
+        + f'{len(outcomes) - outcomes.count("holds") - outcomes.count("fails")}'
+    )
+    paths = [
+        common.results_path(results['mode'], name, ext, folder) for ext in ('md', 'json', 'png')
+    ]
+    files = ', '.join(
+        f'[{p.suffix[1:]}](experiments/results/{p.name})' for p in paths if p.exists()
+    )
+    wall = f'{results["wall_s"] / 60:.1f} min' if results.get('wall_s') is not None else ''
+    when = f'{results["mode"]}, {results["date"]}' + (', earlier code' if older else '')
+    return (
+        f'| {link} | {reproduces} | **{claims.verdict(claimed)}** ({when}) | {counts} | {wall} '
+        f'| {files} |'
+    )
 
 
 def readme_with_tables(text, results=RESULTS):
-    """The README's text with each paper's table, made from the results JSON, between its markers (which it needs)."""
-    head = ['| file | reproduces | verdict | claims (✓ every seed agrees, ✗ none does, ~ split, – not measured) | '
-            'time | results |', '|---|---|---|---|---|---|']
+    """The README's text with each paper's table, made from the results JSON, between its markers
+    (which it needs; a start marker that names another writer is rewritten)."""
     for paper, files in PAPERS.items():
-        table = '\n'.join(head + [row(name, what, results) for name, what in files])
+        table = '\n'.join(HEAD + [row(name, what, results) for name, what in files])
         start, end = (m.format(paper) for m in MARKERS)
-        if start not in text or end not in text:
-            raise ConfigError(f'README.md lacks the markers {start} ... {end}: put them where the table goes')
-        text = text[:text.index(start) + len(start)] + '\n' + table + '\n' + text[text.index(end):]
+        opening = start[: start.index(':') + 1]  # '<!-- reproductions PAPER:'
+        if opening not in text or end not in text:
+            raise ConfigError(
+                f'README.md lacks the markers {start} ... {end}: put them where the table goes'
+            )
+        i = text.index(opening)
+        text = text[:i] + start + '\n' + table + '\n' + text[text.index(end) :]
     return text
 
 
+def results_with_sections(results=RESULTS):
+    """-> {results .md: its text with its claims section as judged here}, for every results JSON of
+    every experiment; a .md without a section is bad input (rerun its experiment)."""
+    texts = {}
+    for name in EXPERIMENTS:
+        for mode in ('full', 'quick'):
+            section = claims_section(name, mode, results)
+            if section is None:
+                continue
+            md = common.results_path(mode, name, 'md', results)
+            text = md.read_text() if md.exists() else ''
+            old = claims.section_of(text)
+            if old is None:
+                raise ConfigError(
+                    f'{md} has no claims section ({claims.SECTION[0]} ... {claims.SECTION[1]}):'
+                    f' rerun {common.experiment_path(name).relative_to(common.ROOT)}'
+                )
+            texts[md] = text.replace(old, section)
+    return texts
+
+
 def claims_source(code):
-    """The source of the statements that make CLAIMS in `code` and of the top-level definitions they use."""
-    def binds(node):  # the names a statement assigns (CLAIMS['smoke'] = ... assigns CLAIMS) or defines
-        return {getattr(t, 'id', None) or getattr(getattr(t, 'value', None), 'id', None)
-                for t in getattr(node, 'targets', [])} | {getattr(node, 'name', None)}
+    """The source of the statements that make CLAIMS in `code` and of the top-level definitions they
+    use."""
+
+    # the names a statement assigns (CLAIMS['smoke'] = ... assigns CLAIMS) or defines
+    def binds(node):
+        return {
+            getattr(t, 'id', None) or getattr(getattr(t, 'value', None), 'id', None)
+            for t in getattr(node, 'targets', [])
+        } | {getattr(node, 'name', None)}
+
     tree = ast.parse(code)
     made = [n for n in tree.body if 'CLAIMS' in binds(n)]
     used = {n.id for m in made for n in ast.walk(m) if isinstance(n, ast.Name)} - {'CLAIMS'}
-    return '\n'.join(ast.get_source_segment(code, n) for n in tree.body if n in made or binds(n) & used) or None
+    return (
+        '\n'.join(
+            ast.get_source_segment(code, n) for n in tree.body if n in made or binds(n) & used
+        )
+        or None
+    )
+
+
+def source_at(git, rev, name):
+    """The experiment's file at commit `rev`: at its path now, else where it was before experiments/
+    had folders (experiments/<name>.py)."""
+    now = git('show', f'{rev}:{common.experiment_path(name).relative_to(common.ROOT).as_posix()}')
+    return now if now.returncode == 0 else git('show', f'{rev}:experiments/{name}.py')
 
 
 def claims_changed_with_results():
-    """-> the commits that changed an experiment's claims and its results together ([] without the whole history)."""
+    """-> the commits that changed an experiment's claims and its results together ([] without the
+    whole history)."""
+
     def git(*args):
         return subprocess.run(['git', '-C', str(ROOT), *args], capture_output=True, text=True)
-    bad, whole = [], shutil.which('git') and git('rev-parse', '--is-shallow-repository').stdout.strip() == 'false'
+
+    bad, whole = (
+        [],
+        shutil.which('git')
+        and git('rev-parse', '--is-shallow-repository').stdout.strip() == 'false',
+    )
     for name in EXPERIMENTS if whole else []:
-        log = git('log', '--format=%H', '--', f'experiments/results/{name}.json', f'experiments/results/{name}-*.json')
+        log = git(
+            'log',
+            '--format=%H',
+            '--',
+            f'experiments/results/{name}.json',
+            f'experiments/results/{name}-*.json',
+        )
         for rev in log.stdout.split() if log.returncode == 0 else []:
-            after, before = (git('show', f'{r}:experiments/{name}.py') for r in (rev, f'{rev}^'))
-            if claims_source(after.stdout) != (claims_source(before.stdout) if before.returncode == 0 else None):
+            after, before = (source_at(git, r, name) for r in (rev, f'{rev}^'))
+            if claims_source(after.stdout) != (
+                claims_source(before.stdout) if before.returncode == 0 else None
+            ):
                 bad.append(f'{rev[:10]} ({name})')
     return bad
 
 
 def check(readme=ROOT / 'README.md', results=RESULTS):
-    """-> the problems: the README's tables differ from the results, or a commit changed claims with results."""
+    """-> the problems: the README's tables or a results .md's claims section differ from the
+    results, or a commit changed claims with results."""
     text = readme.read_text()
-    problems = [] if readme_with_tables(text, results) == text else [
-        "the README's reproduction tables differ from the results: run python experiments/reproduce.py --readme"]
-    problems += [f'commit {c} changed the claims and the results together: a claim is fixed before its run, so '
-                 'change it in a commit of its own' for c in claims_changed_with_results()]
+    again = 'run python experiments/tools/reproduce.py --readme'
+    problems = (
+        []
+        if readme_with_tables(text, results) == text
+        else [f"the README's reproduction tables differ from the results: {again}"]
+    )
+    problems += [
+        f"{md}'s claims section differs from its results: {again}"
+        for md, text in results_with_sections(results).items()
+        if md.read_text() != text
+    ]
+    problems += [
+        f'commit {c} changed the claims and the results together: a claim is fixed before its run, '
+        'so change it in a commit of its own'
+        for c in claims_changed_with_results()
+    ]
     return problems
 
 
@@ -134,104 +276,176 @@ def current(name, mode):
 
 
 def command(name, mode, *flags):  # an experiment's command line in `mode`
-    return [sys.executable, str(ROOT / 'experiments' / f'{name}.py'), *(['--quick'] if mode == 'quick' else []), *flags]
+    quick = ['--quick'] if mode == 'quick' else []
+    return [sys.executable, str(common.experiment_path(name)), *quick, *flags]
 
 
 def run_all(mode, passed):
-    """Runs each experiment not current in `mode`, in EXPERIMENTS' order; -> the names that failed."""
+    """Runs each experiment not current in `mode`, in EXPERIMENTS' order; -> the names that
+    failed."""
     todo, failed = [n for n in EXPERIMENTS if not current(n, mode)], []
-    print(f'{len(EXPERIMENTS) - len(todo)} of {len(EXPERIMENTS)} results are current; running {len(todo)}')
+    print(
+        f'{len(EXPERIMENTS) - len(todo)} of {len(EXPERIMENTS)} results are current; running '
+        f'{len(todo)}'
+    )
     for name in (bar := tqdm(todo, unit='experiment')):
         bar.set_description(name)
         t0 = time.time()
         proc = subprocess.run(command(name, mode, *passed), cwd=ROOT)
-        tqdm.write(f'{name}: {"failed" if proc.returncode else "done"} in {(time.time() - t0) / 60:.1f} min')
+        tqdm.write(
+            f'{name}: {"failed" if proc.returncode else "done"} in {(time.time() - t0) / 60:.1f} '
+            'min'
+        )
         failed += [name] if proc.returncode else []
     return failed
 
 
-# ----------------------------------------------------------------------------- the cost of the protocols
-# Dense peak FLOP/s of an H100 in bfloat16 and in float32, which train.py keeps off the tensor cores (no TF32), as the
-# authors' drivers run; MFU, the share of it a run reaches, an assumption (nanoGPT's GPT-2: about 0.4 in bfloat16).
+# ----------------------------------------------------------------------------- the cost of the
+# protocols Dense peak FLOP/s of an H100 in bfloat16 and in float32, which train.py keeps off the
+# tensor cores (no TF32), as the authors' drivers run; MFU, the share of it a run reaches, an
+# assumption (nanoGPT's GPT-2: about 0.4 in bfloat16).
 PEAK = {'bfloat16': PEAK_FLOPS['H100'], 'float32': 67e12}
 MFU = 0.4
 
 
 @functools.lru_cache(maxsize=None)
 def model_cost(model_args):
-    """-> (config, parameters, trained ones, FLOPs per token) of a model, once: runs repeat it over seeds and lrs."""
+    """-> (config, parameters, trained ones, FLOPs per token) of a model, once: runs repeat it over
+    seeds and lrs."""
     with torch.device('meta'):
         model = GPT(GPTConfig(**json.loads(model_args)))
     sizes = [(p.numel(), p.requires_grad) for p in model.parameters()]
-    return model.config, sum(n for n, _ in sizes), sum(n for n, trained in sizes if trained), model.flops_per_token()
+    return (
+        model.config,
+        sum(n for n, _ in sizes),
+        sum(n for n, trained in sizes if trained),
+        model.flops_per_token(),
+    )
 
 
 def cost(keys):
-    """-> a planned run's steps, tokens, FLOPs, parameters and one GPU's memory: weights, gradients and AdamW moments of
-    the trained ones, one micro-batch's activations (34 bytes per token, width and layer at 16 bits, Korthikanti et al.
-    2022 less the scores flash attention never stores; twice in float32) and logits; the task's shape without data."""
+    """-> a planned run's steps, tokens, FLOPs, parameters and one GPU's memory: weights, gradients
+    and AdamW moments of the trained ones, one micro-batch's activations (34 bytes per token, width
+    and layer at 16 bits, Korthikanti et al. 2022 less the scores flash attention never stores;
+    twice in float32) and logits; the task's shape without data."""
     cfg = resolve(keys)
     module, settings, _ = task_data(cfg)
-    if hasattr(module, 'generate'):  # a table (splits) instead of a generator: its training split's length
+    # a table (splits) instead of a generator: its training split's length
+    if hasattr(module, 'generate'):
         rng = np.random.default_rng()
         gen = {k: v for k, v in settings.items() if k not in ('n_train', 'n_test', 'seed')}
-        x = module.splits(settings, rng)['train'][0] if hasattr(module, 'splits') else module.generate(rng, 1, **gen)[0]
+        x = (
+            module.splits(settings, rng)['train'][0]
+            if hasattr(module, 'splits')
+            else module.generate(rng, 1, **gen)[0]
+        )
         meta, T = module.describe(settings), x.shape[1]
     else:
-        meta, T = dict(vocab_size=corpus.ENCODINGS[cfg['encoding']], classes=[0, 1]), corpus.BLOCK_SIZE
-    c, params, trained, per_token = model_cost(json.dumps(model_args_of(cfg, meta, T), sort_keys=True))
+        meta, T = (
+            dict(vocab_size=corpus.ENCODINGS[cfg['encoding']], classes=[0, 1]),
+            corpus.BLOCK_SIZE,
+        )
+    c, params, trained, per_token = model_cost(
+        json.dumps(model_args_of(cfg, meta, T), sort_keys=True)
+    )
     dtype = 'float32' if cfg['dtype'] == 'float32' else 'bfloat16'  # 'auto': bfloat16 on a GPU
-    tokens = cfg['max_iters'] * cfg['batch_size'] * cfg['gradient_accumulation_steps'] * c.block_size
-    activations = cfg['batch_size'] * c.block_size * (c.n_layer * c.n_embd * 17 * (4 if dtype == 'float32' else 2)
-                                                      + 8 * c.vocab_size)
-    return dict(steps=cfg['max_iters'], tokens=tokens, flops=per_token * tokens, params=params,
-                memory=4 * params + 12 * trained + activations, dtype=dtype)
+    tokens = (
+        cfg['max_iters'] * cfg['batch_size'] * cfg['gradient_accumulation_steps'] * c.block_size
+    )
+    activations = (
+        cfg['batch_size']
+        * c.block_size
+        * (c.n_layer * c.n_embd * 17 * (4 if dtype == 'float32' else 2) + 8 * c.vocab_size)
+    )
+    return dict(
+        steps=cfg['max_iters'],
+        tokens=tokens,
+        flops=per_token * tokens,
+        params=params,
+        memory=4 * params + 12 * trained + activations,
+        dtype=dtype,
+    )
 
 
 def plan(mode, names, passed, out):
-    """Prices every run of each experiment's --plan, written to out -> the cost table (quick: this CPU's minutes)."""
+    """Prices every run of each experiment's --plan, written to out -> the cost table (quick: this
+    CPU's minutes)."""
     rows, total = [], 0.0
-    cpu = 2 * 1024 ** 3 / min(timeit.repeat('a @ a', globals={'a': torch.randn(1024, 1024)}, number=1, repeat=10))
+    cpu = (
+        2
+        * 1024**3
+        / min(timeit.repeat('a @ a', globals={'a': torch.randn(1024, 1024)}, number=1, repeat=10))
+    )
     for name in names:
-        proc = subprocess.run(command(name, mode, '--plan', f'--out_dir={out}', *passed), capture_output=True,
-                              text=True)
+        proc = subprocess.run(
+            command(name, mode, '--plan', f'--out_dir={out}', *passed),
+            capture_output=True,
+            text=True,
+        )
         if proc.returncode:  # its own error is one line: this one's
-            raise ConfigError(f"{name}.py --plan failed: {(proc.stderr.strip().splitlines() or ['no message'])[-1]}")
+            raise ConfigError(
+                f'{name}.py --plan failed: '
+                f'{(proc.stderr.strip().splitlines() or ["no message"])[-1]}'
+            )
         planned = json.loads((out / f'{name}-plan.json').read_text())
-        costs = [cost(keys) for keys in planned['runs'] if not keys.get('resume')]  # resume=True: an evaluation
+        # resume=True: an evaluation
+        costs = [cost(keys) for keys in planned['runs'] if not keys.get('resume')]
         flops = sum(c['flops'] for c in costs)
         total += (hours := sum(c['flops'] / (PEAK[c['dtype']] * MFU) for c in costs) / 3600)
-        rows.append({'file': f'`{name}.py`', 'runs': len(costs), 'steps': f"{sum(c['steps'] for c in costs):,}",
-                     'tokens': f"{sum(c['tokens'] for c in costs) / 1e9:.3g}B", 'FLOPs': f'{flops:.2e}',
-                     'largest run': f"{max(c['params'] for c in costs) / 1e6:.1f}M params, "
-                                    f"{max(c['memory'] for c in costs) / 2**30:.1f} GiB",
-                     'dtype': '/'.join(sorted({c['dtype'] for c in costs})), 'H100-hours': f'{hours:.3g}',
-                     'on 8 H100s': f'{hours / 8:.3g} h', 'in bfloat16': f"{flops / PEAK['bfloat16'] / MFU / 3600:.3g}",
-                     'corpora': ', '.join(planned['corpora']) or '-',
-                     **({'CPU min': f'{flops / cpu / 60:.3g}'} if mode != 'full' else {})})
-    return (f'{common.markdown(list(rows[0]), rows)}\n\nAll: {total:.3g} H100-hours ({total / 8:.3g} h on 8 H100s '
-            f"through torchrun), at MFU {MFU} of {PEAK['float32'] / 1e12:g} (float32) or {PEAK['bfloat16'] / 1e12:g} "
-            f'(bfloat16) TFLOP/s. This CPU: {cpu / 1e9:.0f} GFLOP/s on a float32 matmul.')
+        rows.append(
+            {
+                'file': f'`{name}.py`',
+                'runs': len(costs),
+                'steps': f'{sum(c["steps"] for c in costs):,}',
+                'tokens': f'{sum(c["tokens"] for c in costs) / 1e9:.3g}B',
+                'FLOPs': f'{flops:.2e}',
+                'largest run': f'{max(c["params"] for c in costs) / 1e6:.1f}M params, '
+                f'{max(c["memory"] for c in costs) / 2**30:.1f} GiB',
+                'dtype': '/'.join(sorted({c['dtype'] for c in costs})),
+                'H100-hours': f'{hours:.3g}',
+                'on 8 H100s': f'{hours / 8:.3g} h',
+                'in bfloat16': f'{flops / PEAK["bfloat16"] / MFU / 3600:.3g}',
+                'corpora': ', '.join(planned['corpora']) or '-',
+                **({'CPU min': f'{flops / cpu / 60:.3g}'} if mode != 'full' else {}),
+            }
+        )
+    return (
+        f'{common.markdown(list(rows[0]), rows)}\n\nAll: {total:.3g} H100-hours ({total / 8:.3g} h '
+        f'on 8 H100s through torchrun), at MFU {MFU} of {PEAK["float32"] / 1e12:g} (float32) or '
+        f'{PEAK["bfloat16"] / 1e12:g} (bfloat16) TFLOP/s. This CPU: {cpu / 1e9:.0f} GFLOP/s on a '
+        'float32 matmul.'
+    )
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    ours, passed = (argv[:argv.index('--')], argv[argv.index('--') + 1:]) if '--' in argv else (argv, [])
+    ours, passed = (
+        (argv[: argv.index('--')], argv[argv.index('--') + 1 :]) if '--' in argv else (argv, [])
+    )
     parser = synthetic.Parser(__doc__)
     for flag in ('--readme', '--check', '--quick', '--plan'):
         parser.add_argument(flag, action='store_true')
-    parser.add_argument('--only', default='', help='with --plan: these experiments (comma-separated), not all')
+    parser.add_argument(
+        '--only', default='', help='with --plan: these experiments (comma-separated), not all'
+    )
     args = parser.parse_args(ours)
     mode, readme = 'quick' if args.quick else 'full', ROOT / 'README.md'
     try:
         if args.plan:
-            trains = [n for n in EXPERIMENTS if 'common.config(' in (ROOT / 'experiments' / f'{n}.py').read_text()]
+            trains = [
+                n for n in EXPERIMENTS if 'common.config(' in common.experiment_path(n).read_text()
+            ]
             names = [n for n in trains if n in args.only.split(',') or not args.only]
             if not names or set(args.only.split(',') if args.only else []) - set(trains):
-                parser.error(f"--only={args.only}: name experiments that train, among {', '.join(trains)}")
+                parser.error(
+                    f'--only={args.only}: name experiments that train, among {", ".join(trains)}'
+                )
             with tempfile.TemporaryDirectory(prefix='plan') as out:  # removed, whatever happens
                 print(plan(mode, names, passed, Path(out)))
-            print('Not listed (no train.py runs):', ', '.join(n for n in EXPERIMENTS if n not in trains))
+            print(
+                'Not listed (no train.py runs):',
+                ', '.join(n for n in EXPERIMENTS if n not in trains),
+            )
             return 0
         if args.check:
             problems = check(readme)
@@ -239,10 +453,15 @@ def main(argv=None):
             return 1 if problems else 0
         failed = [] if args.readme else run_all(mode, passed)
         common.write_text(readme, readme_with_tables(readme.read_text()))
+        for md, text in results_with_sections().items():
+            common.write_text(md, text)
     except ConfigError as e:  # bad input: a damaged results file, a README without its markers
         print(f'error: {e}', file=sys.stderr)
         return 2
-    print(f'wrote the reproduction tables of {readme}' + (f"; failed: {', '.join(failed)}" if failed else ''))
+    print(
+        f"wrote the reproduction tables of {readme} and the results' claims sections"
+        + (f'; failed: {", ".join(failed)}' if failed else '')
+    )
     return 1 if failed else 0
 
 

@@ -1,20 +1,23 @@
 """
-Scaling trends. Where a --quick protocol cannot reach the paper's regime in 20 minutes on 2 cores, the experiment
-declares a TREND: the same protocol at three sizes along the axis where --quick departs from the paper (its budget,
-width, digits, depth or heads), each size a label and the train.py keys that make it ({} for --quick's own):
+Scaling trends. Where a --quick protocol cannot reach the paper's regime in 20 minutes on 2 cores,
+the experiment declares a TREND: the same protocol at three sizes along the axis where --quick
+departs from the paper (its budget, width, digits, depth or heads), each size a label and the
+train.py keys that make it ({} for --quick's own):
 
-    TREND = dict(axis='training steps', sizes={'800': {}, '3,200': dict(max_iters=3_200), '12,800': ...})
+    TREND = dict(axis='training steps',
+                 sizes={'800': {}, '3,200': dict(max_iters=3_200), '12,800': ...})
 
-`python experiments/trend.py NAME` runs every size as `NAME.py --quick --seeds=1 --no-search --at=KEY=VALUE ...`
-(one seed and the protocol's own settings at every size, the quick one included, so that the sizes differ in nothing
-else; a search at each would triple the cost; a TREND's 'flags' replace these), into OUT_DIR/trend/NAME/<i>/,
-skipping a size already run on this code. It then writes the trend into experiments/results/NAME-quick.json (the
-axis, sizes and keys, each size's values, the code's digest, date and wall time), judges every claim at every size
-(claims.judge: each size's outcome and margin, and whether the margin grows toward the paper's claim), rewrites the
-claims in NAME-quick.md, and plots each claim's quantities along the axis (NAME-quick-trend.png). The verdict stays
-the quick run's: the trend is cited beside it.
+`python experiments/tools/trend.py NAME` runs every size as `NAME.py --quick --seeds=1 --no-search
+--at=KEY=VALUE ...` (one seed and the protocol's own settings at every size, the quick one included,
+so that the sizes differ in nothing else; a search at each would triple the cost; a TREND's 'flags'
+replace these), into OUT_DIR/trend/NAME/<i>/, skipping a size already run on this code. It then
+writes the trend into experiments/results/NAME-quick.json (the axis, sizes and keys, each size's
+values, the code's digest, date and wall time), judges every claim at every size (claims.judge: each
+size's outcome and margin, and whether the margin grows toward the paper's claim), rewrites the
+claims in NAME-quick.md, and plots each claim's quantities along the axis (NAME-quick-trend.png).
+The verdict stays the quick run's: the trend is cited beside it.
 """
-import importlib
+
 import json
 import subprocess
 import sys
@@ -22,13 +25,15 @@ import textwrap
 import time
 from pathlib import Path
 
-import claims
-import common
-from common import ROOT
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
+
 from data import synthetic
 from data.loader import ConfigError
+from experiments.harness import claims, common
+from experiments.harness.common import ROOT
 
-FLAGS = ['--seeds=1', '--no-search']  # every size: one seed, the protocol's own settings (a TREND's 'flags' replace)
+# every size: one seed, the protocol's own settings (a TREND's 'flags' replace)
+FLAGS = ['--seeds=1', '--no-search']
 
 
 def point(name, index, keys, out_dir, flags=FLAGS):
@@ -38,32 +43,48 @@ def point(name, index, keys, out_dir, flags=FLAGS):
     done = json.loads(path.read_text()) if path.exists() else {}
     if done.get('source') == common.source_digest(name) and done.get('at') == keys:
         return done
-    command = [sys.executable, str(ROOT / 'experiments' / f'{name}.py'), '--quick', *flags, f'--out_dir={folder}',
-               *([f'--at={k}={v}' for k, v in keys.items()] or ['--at='])]  # --at, even empty: OUT_DIR only
+    at = [f'--at={k}={v}' for k, v in keys.items()] or ['--at=']  # --at, even empty: OUT_DIR only
+    command = [
+        sys.executable,
+        str(common.experiment_path(name)),
+        '--quick',
+        *flags,
+        f'--out_dir={folder}',
+        *at,
+    ]
     print(' '.join(command[1:]), flush=True)
     if subprocess.run(command).returncode:
-        raise ConfigError(f'{name}.py failed at the size {keys or "of --quick"}: see its output above')
+        raise ConfigError(
+            f'{name}.py failed at the size {keys or "of --quick"}: see its output above'
+        )
     return json.loads(path.read_text())
 
 
 def plot(trend, judged, path):
-    """Each claim's quantities (the seeds' mean) at every size, its bound or target dashed; a claim measured at no
-    size (a task --quick skips) has no panel."""
+    """Each claim's quantities (the seeds' mean) at every size, its bound or target dashed; a claim
+    measured at no size (a task --quick skips) has no panel."""
     import matplotlib
+
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    judged = [c for c in judged if any(q in trend['values'][s] for q in c['of'] for s in trend['sizes'])]
+
+    judged = [
+        c for c in judged if any(q in trend['values'][s] for q in c['of'] for s in trend['sizes'])
+    ]
     fig, axes = plt.subplots(1, len(judged), figsize=(4.5 * len(judged), 3.6), squeeze=False)
     for ax, claim in zip(axes[0], judged):
         for q in claim['of']:
-            ys = [claims.seed_range(trend['values'][s][q])[2] if q in trend['values'][s] else None
-                  for s in trend['sizes']]
+            ys = [
+                claims.seed_range(trend['values'][s][q])[2] if q in trend['values'][s] else None
+                for s in trend['sizes']
+            ]
             ax.plot(trend['sizes'], ys, marker='o', label=q)
         for key in ('bound', 'target'):
             if key in claim:
                 ax.axhline(claim[key], color='grey', ls='--', lw=1)
         ax.set_title('\n'.join(textwrap.wrap(claim['says'], 60)[:3]), fontsize=7)
-        ax.set_xlabel('\n'.join(textwrap.wrap(trend['axis'], 45)), fontsize=8)  # panels 4.5 in wide: no overlap
+        # panels 4.5 in wide: no overlap
+        ax.set_xlabel('\n'.join(textwrap.wrap(trend['axis'], 45)), fontsize=8)
         ax.legend(fontsize=6)
     fig.tight_layout()
     synthetic.atomic_write(path, lambda tmp: fig.savefig(tmp, format='png', dpi=120))
@@ -73,39 +94,60 @@ def plot(trend, judged, path):
 def main(argv=None):
     parser = synthetic.Parser(__doc__)
     parser.add_argument('name', help="an experiment that declares a TREND, e.g. 'depth'")
-    parser.add_argument('--out_dir', default=str(ROOT / 'out'), help='the sizes run in OUT_DIR/trend/NAME/')
+    parser.add_argument(
+        '--out_dir', default=str(ROOT / 'out'), help='the sizes run in OUT_DIR/trend/NAME/'
+    )
     args = parser.parse_args(argv)
-    module = importlib.import_module(args.name) if args.name.isidentifier() and \
-        (ROOT / 'experiments' / f'{args.name}.py').exists() else None  # '../train' names no experiment
+    path = common.experiment_path(args.name)  # None: no experiment of that name ('../train')
+    module = common.experiment_module(args.name) if path else None
     if not hasattr(module, 'TREND'):
-        raise ConfigError(f'{args.name!r} declares no TREND: give one of '
-                          + ', '.join(p.stem for p in sorted((ROOT / 'experiments').glob('*.py'))
-                                      if '\nTREND = ' in p.read_text()))
+        raise ConfigError(
+            f'{args.name!r} declares no TREND: give one of '
+            + ', '.join(
+                p.stem
+                for p in sorted(common.EXPERIMENTS.glob('*/*.py'), key=lambda p: p.stem)
+                if '\nTREND = ' in p.read_text()
+            )
+        )
     quick = common.results_path('quick', args.name, 'json')
     if not quick.exists():
-        raise ConfigError(f'no {quick}: run python experiments/{args.name}.py --quick first')
+        raise ConfigError(f'no {quick}: run python {path.relative_to(ROOT)} --quick first')
     spec, t0 = module.TREND, time.time()
     flags = spec.get('flags', FLAGS)
-    runs = [point(args.name, i, keys, args.out_dir, flags) for i, keys in enumerate(spec['sizes'].values())]
+    runs = [
+        point(args.name, i, keys, args.out_dir, flags)
+        for i, keys in enumerate(spec['sizes'].values())
+    ]
     sizes = list(spec['sizes'])
-    trend = dict(axis=spec['axis'], sizes=sizes, keys=spec['sizes'], flags=flags,
-                 values={s: r['values'] for s, r in zip(sizes, runs)}, source=common.source_digest(args.name),
-                 date=time.strftime('%Y-%m-%d'), wall_s=round(sum(r['wall_s'] for r in runs), 1))
+    trend = dict(
+        axis=spec['axis'],
+        sizes=sizes,
+        keys=spec['sizes'],
+        flags=flags,
+        values={s: r['values'] for s, r in zip(sizes, runs)},
+        source=common.source_digest(args.name),
+        date=time.strftime('%Y-%m-%d'),
+        wall_s=round(sum(r['wall_s'] for r in runs), 1),
+    )
     results = json.loads(quick.read_text())
     declared = module.CLAIMS['quick'] if isinstance(module.CLAIMS, dict) else module.CLAIMS
-    old = claims.claims_text(results)
     judged = [claims.judge(c, results['values'], trend) for c in declared]
     results.update(trend=trend, claims=judged, verdict=claims.verdict(judged))
     md = common.results_path('quick', args.name, 'md')
     text = md.read_text()
-    if old not in text:
-        raise ConfigError(f'{md} does not hold its JSON\'s claims: rerun python experiments/{args.name}.py --quick')
+    old = claims.section_of(text)
+    if old is None:
+        raise ConfigError(
+            f'{md} has no claims section: rerun python {path.relative_to(ROOT)} --quick'
+        )
     plot(trend, judged, quick.with_name(f'{args.name}-quick-trend.png'))
     common.write_text(quick, json.dumps(results, indent=1, default=str) + '\n')
-    common.write_text(md, text.replace(old, claims.claims_text(results)))
+    common.write_text(md, text.replace(old, claims.claims_section(results)))
     print(claims.claims_text(results))
-    print(f'wrote {quick}, {md} and the plot; the sizes took {trend["wall_s"] / 60:.1f} min '
-          f'({(time.time() - t0) / 60:.1f} min now)')
+    print(
+        f'wrote {quick}, {md} and the plot; the sizes took {trend["wall_s"] / 60:.1f} min '
+        f'({(time.time() - t0) / 60:.1f} min now)'
+    )
 
 
 if __name__ == '__main__':
