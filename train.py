@@ -234,10 +234,14 @@ def parse_args(argv):
     return overrides
 
 
-def check_keys(overrides, known):
+def check_keys(overrides, known=None):
     """overrides, each key one of `known` (else the error names the closest) and each value of its
     default's type (an int is a float too; a None default means an optional float, the model's
-    attn_scale, or for compile a bool)."""
+    attn_scale, or for compile a bool). known=None: a run's keys, those of the config block, of
+    GPTConfig and of overrides' task (data/<task>/prepare.py)."""
+    if known is None:
+        task = task_keys(task_module(overrides['task']))
+        known = {**{k: f.default for k, f in MODEL_KEYS.items()}, **DEFAULTS, **task}
     checked = {}
     for key, value in overrides.items():
         if key not in known:
@@ -262,13 +266,10 @@ def resolve(overrides):
     """The full config of a run: DEFAULTS, then the task's settings, then overrides. Every key is
     checked; an unknown one fails at once and names the closest known key."""
     overrides = overrides if 'task' in overrides else {**DEFAULT_RUN, **overrides}
-    module = task_module(overrides['task'])
-    tkeys = task_keys(module)
-    known = {**{k: f.default for k, f in MODEL_KEYS.items()}, **DEFAULTS, **tkeys}
-    checked = check_keys(overrides, known)
+    checked = check_keys(overrides)
     if checked.get('variant', DEFAULTS['variant']) not in VARIANTS:
         raise unknown('variant', checked['variant'], VARIANTS)
-    cfg = {**DEFAULTS, **tkeys, **checked}
+    cfg = {**DEFAULTS, **task_keys(task_module(checked['task'])), **checked}
     for key, value in cfg.items():  # NaN or inf from a JSON file, or 1e999 typed, is no setting
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f'{key}={value} must be a finite number')

@@ -53,7 +53,7 @@ from pathlib import Path
 import torch
 
 from data import local, synthetic
-from data.loader import ConfigError, task_data, task_keys, task_module
+from data.loader import ConfigError, load_data, task_data, task_keys, task_module
 from experiments.harness import papers
 from experiments.harness.claims import claims_section, claims_text, judge, verdict
 from experiments.harness.claims import pct  # noqa: F401 (the experiments' common.pct)
@@ -212,7 +212,8 @@ def train_keys(args, config, name=''):
         'out_dir': str(Path(args.out_dir) / name),
     }
     if args.data_dir and 'data_dir' not in config:
-        module, settings, _ = task_data(resolve({**config, **args.at}))
+        cfg = resolve({**config, **args.at})
+        module, settings, _ = task_data(cfg)
         keys['data_dir'] = str(
             synthetic.task_dir(config['task'], settings, module.DEFAULTS, root=args.data_dir)
         )
@@ -224,10 +225,22 @@ def run(args, name, **config):
     metrics. With --plan it trains nothing: it lists the run (for write_plan) and returns None, no
     metrics, so an experiment lists its runs first and stops before its analysis (`if args.plan:
     return common.write_plan(args, NAME)`)."""
+    keys = train_keys(args, config, name)
     if args.plan:
-        args.plan_runs.append(train_keys(args, config, name))
+        args.plan_runs.append(keys)
         return None
-    return train(train_keys(args, config, name))
+    return train(keys)
+
+
+def measured_on_train(args, config):
+    """Whether the config's task is measured on its training set (memorization: nothing
+    generalises), so that a search selects on the metric itself, not on a validation split. With
+    --plan, which generates no data to read the meta.json of, memorization alone is."""
+    if args.plan:
+        return config.get('task') == 'memorization'
+    cfg = resolve(train_keys(args, config))
+    meta = load_data(cfg)[0]
+    return meta['eval_split'] == 'train'
 
 
 def write_plan(args, name):

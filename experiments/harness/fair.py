@@ -19,11 +19,10 @@ import math
 
 import numpy as np
 
-from data.loader import load_data
 from experiments.harness import common
 from experiments.harness.common import batch_keys, markdown, pct
 from experiments.harness.papers import TABLE7
-from train import DEFAULTS, resolve
+from train import DEFAULTS
 
 
 def parse_args(doc, add=None, argv=None):
@@ -109,11 +108,10 @@ def fair(args, name, config, family, fixed=(), key='val_acc', higher=True):
     chosen=point, runs=[metrics of each seed]). With --plan the runs are listed, none trained: every
     score and metric is None, and the seeds are listed at the grid's first point (the choice is
     not known before the search runs), so the plan prices each run the search and the seeds make."""
-    on_train = (
-        config.get('task') == 'memorization'
-        if args.plan  # --plan generates no data to read the meta of
-        else load_data(resolve(common.train_keys(args, config)))[0]['eval_split'] == 'train'
-    )
+    points = grid(args, config, family, fixed) if args.search else []
+    selection = dict(seed=0, data_seed=0)
+    if not common.measured_on_train(args, config):
+        selection['val_frac'] = VAL_FRAC
     done = {}
 
     def once(keys):  # a run the search and the seeds share (memorization's seed 0) is trained once
@@ -132,8 +130,6 @@ def fair(args, name, config, family, fixed=(), key='val_acc', higher=True):
     def seeds(chosen):
         return [once({**config, **chosen, 'seed': s, 'data_seed': s}) for s in range(args.seeds)]
 
-    points = grid(args, config, family, fixed) if args.search else []
-    selection = dict(seed=0, data_seed=0, **({} if on_train else {'val_frac': VAL_FRAC}))
     if args.plan:  # the runs listed, none trained: no score, the seeds at the grid's first point
         chosen = points[0] if points else {}
         searched = [(p, once({**config, **p, **selection})) for p in points]
