@@ -779,9 +779,8 @@ def train(config=None):
         dist.init_process_group(backend='nccl' if device.startswith('cuda') else 'gloo')
     if cfg['gradient_accumulation_steps'] % world:
         raise ConfigError(
-            f'gradient_accumulation_steps={cfg["gradient_accumulation_steps"]} '
-            'must be a multiple of '
-            f'the {world} processes'
+            f'gradient_accumulation_steps={cfg["gradient_accumulation_steps"]} must be a multiple '
+            f'of the {world} processes'
         )
     master, device_type = rank == 0, device.split(':')[0]
     if device_type == 'cpu':
@@ -792,9 +791,8 @@ def train(config=None):
     # the data and the model. What may fail on some processes only (their machine's files, device
     # and memory) is checked together, so that every process stops with the first failure
     # (checkpoint.together)
-    with together(
-        ddp
-    ):  # rank 0 generates a synthetic task's missing files; the others wait for them
+    # rank 0 generates a synthetic task's missing files; the others wait for them
+    with together(ddp):
         if master:
             generate_missing(cfg)
     with together(ddp):
@@ -821,15 +819,10 @@ def train(config=None):
     if ckpt:
         checkpoint.restore(ckpt, raw_model, optimizer, scaler)
     step = start = ckpt['step'] if ckpt else 0
-    if dtype != 'float32':
-        raw_model.fixed_to(
-            getattr(torch, dtype)
-        )  # the fixed matrices in the compute dtype: no cast per step
-    model = (
-        torch.compile(raw_model)
-        if cfg['compile'] or cfg['compile'] is None and 'cuda' in device
-        else raw_model
-    )
+    if dtype != 'float32':  # the fixed matrices in the compute dtype: no cast per step
+        raw_model.fixed_to(getattr(torch, dtype))
+    compile_model = cfg['compile'] or cfg['compile'] is None and device_type == 'cuda'
+    model = torch.compile(raw_model) if compile_model else raw_model
     if ddp:
         # the buffers are the fixed matrices, the same on every rank (seeded): no broadcast before a
         # forward. torch 2.13 deprecates broadcast_buffers for forward_sync_buffers (not in 2.11)
@@ -844,23 +837,9 @@ def train(config=None):
     corpus = isinstance(
         train_data, np.memmap
     )  # a corpus's token stream; else fixed-length examples
-    split = (
-        'validation' if cfg['val_frac'] else cfg['eval_split'] or meta['eval_split']
-    )  # in every log line
+    split = 'validation' if cfg['val_frac'] else cfg['eval_split'] or meta['eval_split']
     if master:
-        data = (
-            'a fresh training batch every step'
-            if cfg['online']
-            else f'{len(train_data):,} training tokens'
-            if corpus
-            else f'{len(train_data[0]):,} training examples'
-        )
-        print(
-            f'{cfg["task"]} / {model_label(cfg)}: {raw_model.get_num_params():,} trained of '
-            f'{raw_model.get_num_params(False):,} parameters, {data}, length {T}, '
-            f'{device} {dtype}, '
-            f'{world} process(es), in {run_dir}'
-        )
+        print(describe(cfg, raw_model, train_data, T, f'{device} {dtype}', world, run_dir))
         if gpt2:
             print(
                 f"GPT-2's weights from {cfg['init_from']}; "
@@ -879,9 +858,8 @@ def train(config=None):
             for group in optimizer.param_groups:
                 group['lr'] = lr
             evaluated = (step + 1) % cfg['eval_interval'] == 0 or step + 1 == cfg['max_iters']
-            logged = (
-                evaluated or (step + 1) % cfg['log_interval'] == 0
-            )  # the only host-device syncs
+            # the progress bar's steps and the evaluations: the only host-device syncs
+            logged = evaluated or (step + 1) % cfg['log_interval'] == 0
             losses = []
             for micro, (xb, yb) in enumerate(batch(step)):
                 if cfg['dropout'] > 0:
@@ -920,15 +898,9 @@ def train(config=None):
                 )
                 if not math.isfinite(ev['val_loss']):  # never overwrite good weights with bad
                     raise run.non_finite(step)
-                metrics = dict(
-                    step=step,
-                    tokens=step * global_batch * T,
-                    train_loss=train_loss,
-                    **ev,
-                    eval_split=split,
-                    lr=lr,
-                    elapsed_s=time.time() - t_start,
-                )
+                tokens, elapsed_s = step * global_batch * T, time.time() - t_start
+                metrics = dict(step=step, tokens=tokens, train_loss=train_loss, **ev)
+                metrics.update(eval_split=split, lr=lr, elapsed_s=elapsed_s)
                 run.record(metrics, raw_model, optimizer, scaler)
         progress.bar.close()
 
@@ -955,6 +927,21 @@ def train(config=None):
     if own_group:
         dist.destroy_process_group()
     return metrics
+
+
+def describe(cfg, model, train_data, T, where, world, run_dir):
+    """The run's first line: the model, what it trains on, where, and the run's folder."""
+    if cfg['online']:
+        data = 'a fresh training batch every step'
+    elif isinstance(train_data, np.memmap):
+        data = f'{len(train_data):,} training tokens'
+    else:
+        data = f'{len(train_data[0]):,} training examples'
+    return (
+        f'{cfg["task"]} / {model_label(cfg)}: {model.get_num_params():,} trained of '
+        f'{model.get_num_params(False):,} parameters, {data}, length {T}, {where}, '
+        f'{world} process(es), in {run_dir}'
+    )
 
 
 def seed_dropout(seed, step, micro):

@@ -131,6 +131,12 @@ def test_import_layers():
         )
     for path in below:
         assert 'train' not in imported_names(path), f'{path} imports train.py'
+    # data/ holds data: tasks, corpora and batches, nothing of devices, processes, runs or W&B
+    run_side = {'checkpoint', 'model', 'wandb', 'ctypes', 'torch.distributed', 'torch.nn.parallel'}
+    for path in (ROOT / 'data').rglob('*.py'):
+        assert not imported_names(path) & run_side, (
+            f'{path} imports {imported_names(path) & run_side}'
+        )
 
 
 @pytest.mark.parametrize('path', REPRODUCTIONS, ids=name_of)
