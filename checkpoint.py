@@ -8,8 +8,9 @@ checkpoints in a module of their own). A run lives in one folder, out_dir/<run n
                   with their sha256
     .lock         held (flock) by the one process that writes the folder
 
-train.py calls it in one line where a run resumes (find_checkpoint, load_checkpoint,
-resumed_config, restore) and one where it saves (Run.record).
+train.py calls it where a run starts (find_checkpoint, load_checkpoint, resumed_config: the
+run to resume and its config), where the run's state comes back (restore), and in one line where
+each evaluation is saved (Run.record).
 
 Files are written to a temporary name and renamed. A checkpoint is read with weights_only and
 checked against its checksum and its own model_args, so a crafted file is refused, not run.

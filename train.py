@@ -392,13 +392,13 @@ def model_label(cfg):
 def run_dir_of(cfg):
     """The run's folder: out_dir/run_name, else named after the task, the variant and the keys not
     at the task's defaults, with a hash of the config (checkpoint.run_dir)."""
+    label = model_label(cfg)  # the variant and the model keys given
     base = {**DEFAULTS, **task_keys(task_module(cfg['task']))}
+    unnamed = NOT_NAMED + ('task', 'variant', 'data_dir')
     changed = [
-        f'{k}={v}'
-        for k, v in cfg.items()
-        if k in base and k not in NOT_NAMED + ('task', 'variant', 'data_dir') and v != base[k]
-    ]  # the model keys given are in model_label
-    return checkpoint.run_dir(cfg, ','.join([model_label(cfg), *changed]), NOT_NAMED)
+        f'{k}={v}' for k, v in cfg.items() if k in base and k not in unnamed and v != base[k]
+    ]
+    return checkpoint.run_dir(cfg, ','.join([label, *changed]), NOT_NAMED)
 
 
 def find_run(overrides, action):
@@ -406,7 +406,8 @@ def find_run(overrides, action):
     (resume, sample)."""
     named = {k: v for k, v in overrides.items() if k in ('out_dir', 'run_name')}
     cfg = resolve(named if overrides.get('run_name') else overrides)  # a named run: its own keys
-    return checkpoint.find_checkpoint(cfg, overrides, run_dir_of(cfg), RESUMABLE, action)
+    folder = run_dir_of(cfg)
+    return checkpoint.find_checkpoint(cfg, overrides, folder, RESUMABLE, action)
 
 
 # ------------------------------------------------------------------------------------------------
