@@ -462,8 +462,9 @@ def compute_dtype(cfg, device_type):
 def keep_freed_memory():
     """CPU training: make glibc's malloc keep freed memory for reuse instead of handing every large
     block (a batch, the logits, their gradient) back to the kernel, which zero-fills fresh pages for
-    it at every step otherwise (README, Speed). tcmalloc and jemalloc, which PyTorch's CPU
-    performance guide recommends, do the same. Linux/glibc only; elsewhere nothing changes."""
+    it at every step otherwise (experiments/README.md, section 8). tcmalloc and jemalloc, which
+    PyTorch's CPU performance guide recommends, do the same. Linux/glibc only; elsewhere nothing
+    changes."""
     try:
         libc = ctypes.CDLL('libc.so.6')
         libc.mallopt(

@@ -274,7 +274,8 @@ def corpus_dirs(args, tasks, otherwise):
         )
         raise ConfigError(
             f'no prepared data in {", ".join(str(d) for _, d in missing)}: prepare it first '
-            f'({steps}; add --input=LOCAL_FILES to use local files; README, "Text corpora"), or '
+            f'({steps}; add --input=LOCAL_FILES to use local files; data/README.md, "Text '
+            'corpora"), or '
             f'{otherwise}'
         )
     return dirs

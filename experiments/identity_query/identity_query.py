@@ -33,7 +33,7 @@ steps, 4.46e13 FLOPs (--plan) are 11-14 min, 18 if width 48 runs at 2/3 the rate
 the paper's 579 tokens per parameter with seeds (7,845 steps, 4-5 min a run: 19-24 min for the five
 at one seed), its 100,000 steps (at 10-20 ms a step, 1.4-2.8 h for five), its 5.4 passes (116 tokens
 per parameter are 28.5 passes over the license texts, 579 are 142, where 8 passes already favour the
-smaller models (results file); 5.4 need 106 bytes of text per parameter: the README's King James
+smaller models (results file); 5.4 need 106 bytes of text per parameter: data/README.md's King James
 Bible, 4.2 MB to train on, gives 7.7 at 579). Nor 0.01 nats: the one seed spread measured on this
 text at this scale (language_modeling --quick, 3 seeds, width 128) is 0.04-0.06 nats (std); a
 'descending' claim holds only where the seeds' ranges part, and the quick's 3 seeds measure the

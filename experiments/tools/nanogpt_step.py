@@ -17,8 +17,8 @@ step of each, the order swapped at every repeat, so that a slow spell of a share
 alike and neither always runs first. Reported: each repeat's ratio ours / reference, its median (and
 range), and each model's median step. Configurations: the two first measured (4 layers x 256, 6 x
 384; T 256, batch 8), vocabulary 256 (GPTConfig's default, byte-level): the LM head and its loss are
-the same code in both, so a GPT-2 vocabulary would only dilute the ratio with a matmul both do alike
-(with three q, k, v linears the ratio at 4x256 was 1.007 at a vocabulary of 8,192, 1.008 at 256).
+the same code in both, so a GPT-2 vocabulary would only dilute the ratio with a matmul both do
+alike.
 """
 
 import statistics
