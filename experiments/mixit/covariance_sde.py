@@ -2,43 +2,52 @@
 Theorem 2.1 of "Is Random Attention Sufficient?" (MixiT covariance SDE): at initialization, the
 covariance Phi = h^T h / n of the m token representations of the MixiT recursion converges, as width
 n and depth d = tau * n grow together, to the solution of the SDE (2.4); an unshaped random mixing
-collapses the rank.
+collapses the rank. A theorem: no table of numbers to reproduce.
 
 The recursion, exactly as the theorem states it (Eq. 2.3 and Appendix A, A.4): attention only (no
 residual, no norm, no MLP, no causal mask, one head), h is n x m (features x tokens) and
     h_{l+1} = W^v_l h_l A_l,   W^v_l iid N(0, 1/n) (n x n),
     A_l = I + (W^M_l - colmean(W^M_l)) / sqrt(n m),
 with W^M_l iid N(0, 1) (m x m) and a fresh draw every layer; the columns of A_l sum to one (token j
-of the next layer is sum_i h_i A_ij). In the orientation of model.py (row i = output token i) A_l^T
-is I + M - rowmean(M), which is model.MixiT.matrix without its causal mask; MixiT.matrix itself is
-causal, so it is simulated beside the theorem as "shaped, causal (model.MixiT.matrix)", for which
-the theorem as stated does not apply. Phi_0 = (1 - rho0) I + rho0 11^T exactly (h_0 = sqrt(n) Q
-chol(Phi_0)^T, Q with orthonormal columns), m = 4 tokens, rho0 = 0.5, tau = 1.
-The SDE (2.4), simulated by Euler-Maruyama on the m(m+1)/2 upper-triangular entries: drift
-(Tr(Phi)/m - M(Phi)) on the diagonal entries only (the delta_{gamma delta} of A.6; A.7's "I_n" is
-I_m), diffusion [Sigma^v + Sigma^M]^(1/2) with Sigma^v, Sigma^M the closed forms (2.4)-(2.5), square
-root by eigendecomposition; a step that leaves the PSD cone is projected back onto it (the share is
-reported). Compared, over many random seeds: mean and standard deviation of Phi_11 (a diagonal
-entry), Phi_12 (an off-diagonal one) and the correlation rho_12 = Phi_12 / sqrt(Phi_11 Phi_22) at
-tau, and the two-sample Kolmogorov-Smirnov distance between the seeds' values and the SDE paths'
-values. Rank collapse: the same recursion with unshaped mixing, (a) softmax of fixed random N(0, 1)
-scores (a row-stochastic matrix, what softmax attention with random, input-independent scores
-gives), (b) a plain N(0, 1/m) random matrix (the paper's "simplest case" before shaping); reported
-as the mean off-diagonal correlation (for (b) its absolute value) at depth tau * n; 1 = all tokens
-parallel, rank one.
+of the next layer is sum_i h_i A_ij). Start: Phi_0 = (1 - rho0) I + rho0 11^T exactly
+(h_0 = sqrt(n) Q chol(Phi_0)^T, Q with orthonormal columns), m = 4 tokens, rho0 = 0.5, tau = 1.
+In the orientation of model.py (row i = output token i), A_l^T is I + M - rowmean(M), which is
+model.MixiT.matrix without its causal mask. MixiT.matrix itself is causal, so it is simulated beside
+the theorem as "shaped, causal (model.MixiT.matrix)", for which the theorem as stated does not
+apply.
 
-Full protocol: widths 16, 32, 64, 128, 256 (depth = width), 2,000 seeds each; SDE: 4,000 paths, dt =
-1/1024; the collapse comparison at width 256 with 500 seeds.
---quick: widths 16, 32, 64, 128, 1,000 seeds; SDE 4,000 paths, dt = 1/512;
-collapse at width 128 with 200 seeds. --smoke: width 8, 16 seeds, 64 paths.
-Settings: all follow the paper's text (Theorem 2.1, Eq. 2.3 with one std 1/sqrt(n m) and no sink
-head: the authors' code's per-head std and sink, which the MixiT experiments follow, are not what
-the theorem states); the widths, seeds, SDE paths and step are ours.
-Claim the quick protocol tests: as n grows, the mean and spread of Phi and rho over seeds approach
-the SDE's (KS distance falling towards its sampling floor), the shaped mixing keeps the tokens'
-correlation away from one at depth d = n, while the unshaped mixings drive it to one (rank
-collapse).
-Claims: CLAIMS below, judged by claims.judge.
+The SDE (2.4), by Euler-Maruyama on the m(m+1)/2 upper-triangular entries:
+- drift (Tr(Phi)/m - M(Phi)) on the diagonal entries only (the delta_{gamma delta} of A.6; A.7's
+  "I_n" is I_m);
+- diffusion [Sigma^v + Sigma^M]^(1/2), Sigma^v and Sigma^M the closed forms (2.4)-(2.5), the square
+  root by eigendecomposition;
+- a step that leaves the PSD cone is projected back onto it (the share is reported).
+
+Rank collapse: the same recursion with unshaped mixing, (a) softmax of fixed random N(0, 1) scores
+(a row-stochastic matrix, what softmax attention with random, input-independent scores gives),
+(b) a plain N(0, 1/m) random matrix (the paper's "simplest case" before shaping).
+
+Claims: CLAIMS below, judged by claims.judge. What the quick protocol tests: as n grows, the mean
+and spread of Phi and rho over seeds approach the SDE's (KS distance falling towards its sampling
+floor); the shaped mixing keeps the tokens' correlation away from one at depth d = n, while the
+unshaped mixings drive it to one (rank collapse).
+Metrics, over many random seeds:
+- mean and standard deviation of Phi_11 (a diagonal entry), Phi_12 (an off-diagonal one) and the
+  correlation rho_12 = Phi_12 / sqrt(Phi_11 Phi_22) at tau;
+- the two-sample Kolmogorov-Smirnov distance between the seeds' values and the SDE paths' values;
+- rank collapse: the mean off-diagonal correlation (for (b) its absolute value) at depth tau * n;
+  1 = all tokens parallel, rank one.
+
+Settings, each from one place: PROTOCOL below. All follow the paper's text (Theorem 2.1, Eq. 2.3
+with one std 1/sqrt(n m) and no sink head: the authors' code's per-head std and sink, which the
+MixiT experiments follow, are not what the theorem states); the widths, seeds, SDE paths and step
+are ours. The collapse comparison runs at the largest width.
+
+| mode | widths n (depth = n) | seeds a width | SDE paths, dt | collapse |
+|---|---|---|---|---|
+| full | 16, 32, 64, 128, 256 | 2,000 | 4,000, 1/1024 | width 256, 500 seeds |
+| --quick | 16, 32, 64, 128 | 1,000 | 4,000, 1/512 | width 128, 200 seeds |
+| --smoke | 8 | 16 | 64, 1/64 | width 8, 8 seeds |
 """
 
 import math

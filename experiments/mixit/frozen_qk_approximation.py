@@ -1,25 +1,23 @@
 """
-Theorem 5.1 of "Is Random Attention Sufficient?" (universal approximation of Frozen-QK), checked
-numerically in the form its proof (Appendix B) builds: one layer of causal multi-head attention
-whose query and key weights are frozen at random is a random-feature model, head i giving the
-feature g_i = A_i(h) h with
+Theorem 5.1 of "Is Random Attention Sufficient?" (universal approximation of Frozen-QK): every
+continuous causal function on a compact set is approximated arbitrarily well in the sup norm by
+"one layer of multihead attention and MLP" with W_Q, W_K frozen. The paper has no experiment for it.
+
+Checked numerically in the form its proof (Appendix B) builds: one layer of causal multi-head
+attention whose query and key weights are frozen at random is a random-feature model, head i giving
+the feature g_i = A_i(h) h with
     A_i = softmax(mask(h W_Q^i (h W_K^i)^T / sqrt(d_k)))   (B.1, in row-per-token orientation),
 and only the readout of every head (its value and output weights) is fitted. Random-feature
 universality (Neufeld & Schmocker 2023, Thm 3.2, which the proof invokes) says the error falls
-towards 0 as the number of random features, the number of heads N_h, grows. The theorem's statement:
-every continuous causal function on a compact set, approximated arbitrarily well in the sup norm by
-"one layer of multihead attention and MLP" with W_Q, W_K frozen.
+towards 0 as the number of random features, the number of heads N_h, grows.
 
-Protocol: token width n = 4 = d_k, m = 8 tokens, inputs uniform in [-1, 1]^(m x n) (the compact set
-K); W_Q^i, W_K^i iid N(0, 1) (the proof's example distribution); per seed one draw of the largest
-N_h, the fits with fewer heads use its first heads (nested, so that the training error can only
-fall). Readout: per head the value-output product W_i (n x n: d_v = n, no rank limit) and one output
-bias (the authors' linears have biases), out_t = sum_i g_i[t] W_i + b, fitted by least squares on
-the training sequences (every position). The model is linear in what is trained, so least squares is
-its exact optimum: the error measured is the approximation error of the frozen features, with no
-optimizer in between. Errors on fresh held-out sequences: the fraction of variance unexplained (1 =
-no better than a constant) and the largest |out_t - f_t| over their tokens (the theorem's sup norm,
-sampled). Targets (continuous, causal):
+Claims: CLAIMS below, judged by claims.judge. What the quick protocol tests: for the targets the
+features can reach, the held-out error falls steadily with the number of frozen-QK heads, to a small
+fraction of its one-head value.
+Metrics, on fresh held-out sequences: the fraction of variance unexplained (1 = no better than a
+constant) and the largest |out_t - f_t| over their tokens (the theorem's sup norm, sampled).
+
+Targets (continuous, causal):
     softmax head    sum_{j<=t} softmax_j(h_t Q* K*^T h_j^T / sqrt(d_k)) h_j V*, a head with its
                     own ("trained") Q*, K* ~ N(0, 4) (sharper than the frozen heads),
                     V* ~ N(0, 1/n): what Frozen-QK must emulate
@@ -30,12 +28,26 @@ expressive"). Without one, the output at position 1 is linear in h_1 (A_i[1,1] =
 is a combination of the tokens with weights from bilinear scores, so the features' span need not
 hold every causal function: the prefix max measures what the attention layer alone cannot reach,
 which the theorem leaves to the MLP.
-Full protocol: N_h = 1, 2, ..., 256; 10 seeds; 8,000 training and 2,000 held-out sequences.
---quick: N_h = 1, 2, ..., 64; 5 seeds; 4,000 / 2,000 sequences (seconds). --smoke: N_h up to 8, 2
-seeds, 200 / 100. Settings: all ours (the paper has no experiment for Theorem 5.1).
-Claim the quick protocol tests: for the targets the features can reach, the held-out error falls
-steadily with the number of frozen-QK heads, to a small fraction of its one-head value. Claims:
-CLAIMS below, judged by claims.judge.
+
+Settings, each from one place: PROTOCOL below (heads, seeds, sequences), N_TOKEN and M_TOKENS; all
+ours (the paper has no experiment for Theorem 5.1). Every mode:
+- token width n = 4 = d_k, m = 8 tokens, inputs uniform in [-1, 1]^(m x n) (the compact set K);
+- W_Q^i, W_K^i iid N(0, 1) (the proof's example distribution); per seed one draw of the largest
+  N_h, the fits with fewer heads use its first heads (nested, so that the training error can only
+  fall);
+- readout: per head the value-output product W_i (n x n: d_v = n, no rank limit) and one output
+  bias (the authors' linears have biases), out_t = sum_i g_i[t] W_i + b, fitted by least squares on
+  the training sequences (every position). The model is linear in what is trained, so least squares
+  is its exact optimum: the error measured is the approximation error of the frozen features, with
+  no optimizer in between.
+
+| mode | N_h | seeds | training / held-out sequences |
+|---|---|---|---|
+| full | 1, 2, 4, ..., 256 | 10 | 8,000 / 2,000 |
+| --quick | 1, 2, 4, ..., 64 | 5 | 4,000 / 2,000 |
+| --smoke | 1, 2, 4, 8 | 2 | 200 / 100 |
+
+--quick takes seconds.
 """
 
 import math
