@@ -1,57 +1,78 @@
 """
-Table 5 of "Is Random Attention Sufficient?": MixiT against the random transformer (Zhong & Andreas
-2024) as depth grows, on decimal addition. Claim: MixiT stays accurate as it gets deeper (100% at 2,
-8 and 16 layers) while the random transformer degrades (100%, 23.53%, 22.88%).
+Table 5 of "Is Random Attention Sufficient?": on decimal addition, MixiT "does scale with respect to
+depth" while the random transformer (Zhong & Andreas 2024), which solves addition at depth 2, "does
+not scale well with respect to depth". The paper's accuracy (%), PAPER:
 
-Settings, each from one place: PROTOCOL below (task, models, batch, steps, lr); its driver,
-'depth.py', a key of papers.DRIVERS (papers.authors adds the driver's optimizer, schedule, data
-regime and MixiT block); the search, papers.TABLE7['algorithmic'] less FIXED (fair.grid), in --quick
-the learning rate times fair.QUICK_LR.
+| model | 2 layers | 8 | 16 |
+|---|---|---|---|
+| mixit | 100 | 100 | 100 |
+| random | 100 | 23.53 | 22.88 |
 
-Data: decimal addition, least-significant digit first. Models: mixit (all trained but Eq. 2.3's
-fixed mixing) and random (only the embedding and head trained). Metric: held-out accuracy per scored
-sum token over the seeds. Each model at its own best, as the paper found the random transformer's
-failure "through in depth hyperparameter searches" (Appendix B.1): fair.fair_sweep per model,
-searching Table 7's algorithmic row but the layers, the width, heads and batch (the authors' scripts
-give each model its own) (full); the learning rate times 1/3, 1, 3 (--quick).
+Claims (CLAIMS below, judged by claims.judge): MixiT stays accurate as it gets deeper while the
+random transformer degrades. Data: decimal addition, least-significant digit first. Models: mixit
+(all trained but Eq. 2.3's fixed mixing) and random (only the embedding and head trained). Metric:
+held-out accuracy per scored sum token over the seeds. Each model at its own best, as the paper
+found the random transformer's failure "through in depth hyperparameter searches" (Appendix B.1):
+fair.fair_sweep per model.
+
+Settings, each from one place:
+- PROTOCOL below: task, models, batch, steps, learning rate;
+- its driver, 'depth.py', a key of papers.DRIVERS: papers.authors adds the driver's optimizer,
+  schedule, data regime and MixiT block;
+- the search: papers.TABLE7['algorithmic'] less FIXED (fair.grid), i.e. Table 7's algorithmic row
+  but the layers, the width, heads and batch (the authors' scripts give each model its own);
+  --quick searches the learning rate alone, times fair.QUICK_LR (1/3, 1, 3).
 
 Full protocol, the authors' code (github princeton-pli/MixiT, experiments/README.md, section 3)
-unless marked:
+unless marked; depths 2, 8, 16 (paper text, Table 5), each searched; ten evaluations per run (ours):
+
+| model | script | width, heads | weight_frozen (trained) | steps x batch | examples |
+|---|---|---|---|---|---|
+| mixit | scripts/depth.sh | 512, 128 | 0 (every weight) | 40,000 x 1,000 | 40M |
+| random | depth_array.sh, vanilla | 512, 4 | 1 (embedding, head) | 312,500 x 128 | 40M |
+
 - task: their additionstream_10 (10-digit operands, sum digits tokens of their own; the first sum
   digit, the target of '=', neither trained nor scored), 4,000 held-out sums, online training with
   held-out inputs rejected (their depth.py streams: the paper text's 50,000 pairs only set its step
   count); block_size 34 = 3 x digits + 4, their m.
-- MixiT: scripts/depth.sh, width 512, 128 heads, every weight trained (weight_frozen=0); their MixiT
-  (per-head std, sink head) in their block (papers.MIXIT_BLOCK); 40,000 steps of batch 1,000 (the
-  task file's) = 40M examples, depth.sh's 500 "steps" x train_size 80,000 (read as --max_steps=500,
-  as depth_array.sh passes it).
-- random transformer: depth_array.sh's vanilla branch, a plain Llama (RoPE, SiLU gate) with
-  weight_frozen=1 (variant random, pos='rope'; Zhong & Andreas' own has learned positions), width
-  512, 4 heads, batch 128, 312,500 steps (the same 40M examples). depth.sh cannot make it: it trains
-  every weight.
+- MixiT: their MixiT (per-head std, sink head) in their block (papers.MIXIT_BLOCK); batch 1,000 is
+  the task file's; 40M examples = depth.sh's 500 "steps" x train_size 80,000 (read as
+  --max_steps=500, as depth_array.sh passes it).
+- random transformer: a plain Llama (RoPE, SiLU gate): variant random, pos='rope' (Zhong & Andreas'
+  own has learned positions). depth.sh cannot make it: it trains every weight.
 - optimizer (driver depth.py): AdamW (0.9, 0.999), weight decay 1e-3, 500 warm-up steps, cosine to
   0, N(0, 0.02), biases, clipping 1.0, float32 (their drivers); lr 1e-2 (depth.py's default: the
   scripts pass none; --no-search runs it).
-- depths 2, 8, 16 (paper text, Table 5), each searched. Ten evaluations per run: ours.
+
 --quick (ours unless marked) shrinks the problem, keeps the regime (common's rule): depth.py's
 optimizer, lr 1e-2 and online draws with held-out inputs rejected, at a CPU's size:
+
+| size | --quick (full) | from |
+|---|---|---|
+| digits | 3 (10) | papers.digits_for: inputs outnumber the budget eightfold |
+| steps x batch | 1,500 x 64 (40,000 x 1,000; 312,500 x 128) | QUICK_STEPS, what 20 minutes allow |
+| random: width, heads | 128, 4 (512, 4) | depth_array.sh's heads |
+| mixit: width, heads | 64, 8 (512, 128) | all trained (random features need the width) |
+| depths | 2, 8 (2, 8, 16) | the paper's random transformer has fallen at 8 |
+| block_size | 13 (34) | their m, 3 x digits + 4 |
+| held-out sums | 1,000 (4,000) | 0.12% of the inputs |
+| warm-up | 100 steps (500) | ours |
+
 - the stream: the paper's 40M examples of 10-digit sums (8.1e19 inputs) never repeat an input, so
-  the quick digits are the fewest whose inputs outnumber the budget eightfold (papers.digits_for):
-  1,500 steps x 64 = 96,000 examples over 810,000 3-digit inputs, 0.12 per input (2 digits would
-  give 12 per input: memorized, not added); block_size 13, their m; 1,000 held-out sums (0.12% of
-  the inputs; the paper's ~0). 100 warm-up steps, batch 64.
-- random transformer: width 128, 4 heads (depth_array.sh's), Zhong & Andreas' learned positions (the
-  authors' RoPE one learned addition at depth 2 at no width a CPU affords); softmax scale
-  papers.paper_scale(128, 4, 512) (frozen W_Q, W_K give near-uniform scores at 128). MixiT: width
-  64, 8 heads, all trained (random features need the width; the claim is each model's trend with
-  depth, not the two at one width). Depths 2 and 8 (the paper's random transformer has fallen at 8);
-  the learning rate searched at 2, reused at 8.
-- steps: what 20 minutes allow at 44 ms a step (34 ms measured at block 10, x 13/10 for the block):
-  1,200 s / 18 runs / 44 ms = 1,500, not the paper's 40,000 (MixiT) or 312,500 (random); so TREND
-  runs 1,500, 3,000 and 6,000 steps (one seed, lr 1e-2, 4 runs a size, about 31 min) toward the
-  paper's budget.
---smoke: the full protocol's models and optimizer, width 16, 4 heads, 3 steps, depths 2 and 8
-(--search: at 2). Claims: CLAIMS below, judged by claims.judge.
+  the quick digits are the fewest whose inputs outnumber the budget eightfold: 1,500 steps x 64 =
+  96,000 examples over 810,000 3-digit inputs, 0.12 per input (2 digits would give 12 per input:
+  memorized, not added); the 1,000 held-out sums are 0.12% of the inputs (the paper's ~0).
+- random transformer: Zhong & Andreas' learned positions (the authors' RoPE one learned addition at
+  depth 2 at no width a CPU affords); softmax scale papers.paper_scale(128, 4, 512) (frozen W_Q, W_K
+  give near-uniform scores at 128). The claim is each model's trend with depth, not the two at one
+  width.
+- the learning rate is searched at depth 2 and reused at 8 (SEARCH_AT).
+- steps: what 20 minutes allow at 44 ms a step (34 ms measured at block 10, x 13/10 for the
+  block): 1,200 s / 18 runs / 44 ms = 1,500, not the paper's 40,000 (MixiT) or 312,500 (random).
+
+TREND runs 1,500, 3,000 and 6,000 steps toward the paper's budget (one seed, lr 1e-2, 4 runs a
+size, about 31 min). --smoke: the full protocol's models and optimizer, width 16, 4 heads, 3 steps,
+depths 2 and 8 (--search: at 2).
 """
 
 import sys

@@ -1,57 +1,83 @@
 """
-Table 2 of "Is Random Attention Sufficient?": language modeling, in log perplexity (mean next-token
-cross-entropy in nats on the whole held-out split), of the standard transformer, Frozen-QK (W_Q, W_K
-and their biases kept at initialization) and MixiT (a fixed random mixing matrix per layer and
-head). Claims (CLAIMS, judged by claims.judge): standard < Frozen-QK < MixiT, Frozen-QK the close
-one (WikiText-103 2.78 / 3.07 / 3.73, FineWeb-edu 3.05 / 3.16 / 4.08). Each variant at its own best
-(Appendix C.1 searches each): fair.fair per corpus and variant on validation log perplexity
-(train.bin's last 10%), then the chosen point on the seeds; the search: Table 7's language-modeling
-row in full (108 points; --no-search: Table 8's point), the learning rate times 1/3, 1, 3 in
---quick. Full protocol, the authors' code (github princeton-pli/MixiT, experiments/README.md,
-section 3) unless marked:
-- model: their README's trainer.py command, Table 8's too: 12 layers, width 512, 8 heads, sequence
-  256, their Llama block (RMSNorm, gated MLP, RoPE); MixiT their MixiT (per-head std, sink head,
+Table 2 of "Is Random Attention Sufficient?": language modeling with the standard transformer,
+Frozen-QK (W_Q, W_K and their biases kept at initialization) and MixiT (a fixed random mixing matrix
+per layer and head). Sec. 4: "Frozen-QK comes close to the standard transformer ... MixiT has
+notably worse performance"; "MixiT lags behind the standard Transformer". The paper's log
+perplexity, PAPER:
+
+| corpus | standard | frozen_qk | mixit | frozen_qk - standard < mixit - frozen_qk |
+|---|---|---|---|---|
+| WikiText-103 | 2.78 | 3.07 | 3.73 | 0.29 < 0.66 |
+| FineWeb-edu | 3.05 | 3.16 | 4.08 | 0.11 < 0.92 |
+
+Claims: CLAIMS below, judged by claims.judge: standard < Frozen-QK < MixiT, Frozen-QK the close one.
+Metric: log perplexity, the mean next-token cross-entropy in nats on the whole held-out split. Each
+variant at its own best (Appendix C.1 searches each): fair.fair per corpus and variant on validation
+log perplexity (train.bin's last 10%), then the chosen point on the seeds.
+
+Settings, each from one place:
+- PROTOCOL below: each mode's model, steps, learning rate and corpora;
+- its driver, 'trainer.py', a key of papers.DRIVERS (applied by papers.authors);
+- the search: papers.TABLE7['language_modeling'] whole (fair.grid; Table 2 pins no architecture),
+  108 points (--no-search: Table 8's point); --quick searches the learning rate alone, times
+  fair.QUICK_LR (1/3, 1, 3).
+
+Full protocol, the authors' code (github princeton-pli/MixiT, experiments/README.md, section 3)
+unless marked:
+
+| part | setting |
+|---|---|
+| model | 12 layers, width 512, 8 heads, sequence 256 (their README's trainer.py command, Table 8) |
+| steps x batch, lr | 40,000 x 512, 5e-4 (README, Table 8) |
+| optimizer | AdamW (0.9, 0.999), wd 0.01, warm-up max(4%, 500) = 1,600, linear decay to 0 |
+| data (ours) | GPT-2 tokens (vocabulary padded to 50,304), 256-token contiguous windows |
+| corpora | WikiText-103 (validation, then test after training); FineWeb-edu (1,048,576 documents) |
+
+- model: their Llama block (RMSNorm, gated MLP, RoPE); MixiT their MixiT (per-head std, sink head,
   learned positions) in their block (gate c = -1, skip scaling 0.5, multipliers at base 512); N(0,
-  0.02), biases. Not followed: scripts/train.sh's depth_alpha=1, another MixiT (the README's command
-  runs Eq. 2.3's depth_alpha=0).
-- optimizer (driver trainer.py): AdamW (0.9, 0.999), wd 0.01, warm-up max(4%, 500) = 1,600, linear
-  decay to 0, clipping 1.0, float32; lr 5e-4, batch 512 (--micro_batch x accumulation; each run's
-  command is printed, for torchrun), 40,000 steps (README, Table 8). Their --scale_lr (MixiT's lr x
-  (4 / n_layer)(512 / n_embd)) is off in all their scripts: off here unless --scale_lr (then with
-  --no-search: Table 7's rates are not scaled).
-- data (ours: their Llama-3.2 tokenizer and padded rows need the Hub): GPT-2 tokens (vocabulary
-  padded to 50,304), 256-token contiguous windows of WikiText-103 (validation, then test after
-  training) and FineWeb-edu (1,048,576 documents, 4,096 held out: paper text), prepared first;
-  --corpora picks them. Compare orderings, not values. The paper's regime (computed in code): 40,000
-  steps x 512 x 256 = 5.24e9 token positions over the standard model's 181,758,464 trainable
-  parameters (their vocabulary 128,256, untied head): TOKENS_PER_PARAM = 28.8; that is 11.4 epochs
-  of WikiText-103's 1,801,350 rows, 19.5 of FineWeb-edu's 1,048,576 documents.
+  0.02), biases. Not followed: scripts/train.sh's depth_alpha=1, another MixiT (the README's
+  command runs Eq. 2.3's depth_alpha=0).
+- optimizer (driver trainer.py): clipping 1.0, float32; batch 512 is --micro_batch x accumulation
+  (each run's command is printed, for torchrun). Their --scale_lr (MixiT's lr x (4 / n_layer)(512 /
+  n_embd)) is off in all their scripts: off here unless --scale_lr (then with --no-search: Table 7's
+  rates are not scaled).
+- data (ours: their Llama-3.2 tokenizer and padded rows need the Hub): FineWeb-edu with 4,096
+  documents held out (paper text); both prepared first; --corpora picks them. Compare orderings, not
+  values.
+- the paper's regime (computed in code): 40,000 steps x 512 x 256 = 5.24e9 token positions over
+  the standard model's 181,758,464 trainable parameters (their vocabulary 128,256, untied head):
+  TOKENS_PER_PARAM = 28.8; that is 11.4 epochs of WikiText-103's 1,801,350 rows, 19.5 of
+  FineWeb-edu's 1,048,576 documents.
+
 --quick (ours unless marked) shrinks the model and keeps the tokens per parameter, on the 'text'
 task at byte level (vocabulary 257; nats per byte) of --text (default Debian's license texts:
 225,535 training bytes, 5% held out):
-- model: 2 layers (an induction circuit's two: Fig. 3 finds them in Frozen-QK), 4 heads, sequence
-  256, width 32; the softmax scale times 512 / 32 for standard and Frozen-QK (papers.paper_scale:
-  frozen scores keep Table 8's spread).
-- training: trainer.py's optimizer, batch 16 x 256, steps = 28.8 x 50,208 trainable parameters of
-  standard / 4,096 = 354 (quick_keys), warm-up 4% (the paper's share: their floor of 500 would
-  outlast the run), lr 3e-3 (ours, as before: the search's centre).
-- what the corpus allows: at 28.8 tokens per parameter width 32 reads the license texts 6.4 times,
-  48 12.8 times and 64 21.3 times (the paper: 11.4-19.5 epochs); wider, the corpus repeats more than
-  the paper's does. 32, not 48: the time. The paper's 40,000 steps fit at no width: 18 runs x 40,000
-  steps at 20 ms or more a step are 4 hours.
-- time, estimated before any run: at width 128, 3 layers, batch 16 x 256, a step takes 0.26 / 0.23 /
-  0.17 s for standard / Frozen-QK / MixiT (measured). Width 32 has 16x fewer matmul FLOPs but is
-  bound by per-step overhead (~20 ms at 2 layers) and softmax (~6 ms a head and layer at 16 x 256^2,
-  from the measured standard-MixiT gap): ~0.115 / 0.11 / 0.07 s a step, 18 x 354 steps and 4 s a
-  run: ~11.5 min alone (~17 at 1 thread beside a job). Width 48 (703 steps): ~27 min. TREND: width
-  32 / 48 / 64 at 28.8 tokens per parameter (354 / 703 / 1,169 steps, 6.4 / 12.8 / 21.3 epochs):
-  toward the paper's size, steps and epochs at once, as far as the corpus goes; one seed and run per
-  variant a size, about 2 + 4.5 + 8 min alone. --smoke: a tiny text in DATA_DIR, 1 layer of width
-  32, 4 steps; no search, one seed.
 
-Settings, each from one place: PROTOCOL below; its driver, 'trainer.py', a key of papers.DRIVERS
-(applied by papers.authors); the search, papers.TABLE7['language_modeling'] whole (fair.grid; Table
-2 pins no architecture), in --quick the learning rate times fair.QUICK_LR.
+| size | --quick (full) | from |
+|---|---|---|
+| layers | 2 (12) | an induction circuit's two: Fig. 3 finds them in Frozen-QK |
+| heads, sequence | 4, 256 (8, 256) | QUICK_MODEL, which --quick and its TREND share |
+| width | 32 (512) | the time (below); softmax scale x 512 / 32, papers.paper_scale |
+| steps x batch | 354 x 16 x 256 (40,000 x 512 x 256) | 28.8 x 50,208 parameters / 4,096 |
+| warm-up, lr | 4%, 3e-3 (1,600, 5e-4) | the paper's share; the search's centre |
+
+- width: the softmax scale times 512 / 32 for standard and Frozen-QK (frozen scores keep Table 8's
+  spread). At 28.8 tokens per parameter width 32 reads the license texts 6.4 times, 48 12.8 times
+  and 64 21.3 times (the paper: 11.4-19.5 epochs); wider, the corpus repeats more than the paper's
+  does. 32, not 48: the time.
+- steps: 28.8 tokens per trainable parameter of standard (50,208) over 16 x 256 = 4,096 a step
+  (quick_keys); trainer.py's optimizer; warm-up 4%: their floor of 500 would outlast the run. The
+  paper's 40,000 steps fit at no width: 18 runs x 40,000 steps at 20 ms or more a step are 4 hours.
+
+Time, estimated before any run: at width 128, 3 layers, batch 16 x 256, a step takes 0.26 / 0.23 /
+0.17 s for standard / Frozen-QK / MixiT (measured). Width 32 has 16x fewer matmul FLOPs but is bound
+by per-step overhead (~20 ms at 2 layers) and softmax (~6 ms a head and layer at 16 x 256^2, from
+the measured standard-MixiT gap): ~0.115 / 0.11 / 0.07 s a step, 18 x 354 steps and 4 s a run:
+~11.5 min alone (~17 at 1 thread beside a job). Width 48 (703 steps): ~27 min. TREND:
+width 32 / 48 / 64 at 28.8 tokens per parameter (354 / 703 / 1,169 steps, 6.4 / 12.8 / 21.3
+epochs): toward the paper's size, steps and epochs at once, as far as the corpus goes; one seed and
+run per variant a size, about 2 + 4.5 + 8 min alone. --smoke: a tiny text in DATA_DIR, 1 layer of
+width 32, 4 steps; no search, one seed.
 """
 
 import sys

@@ -1,59 +1,82 @@
 """
-Table 9 of "Is Random Attention Sufficient?": more heads help MixiT on addition and Dyck-1 (on Yelp
-the paper sees no trend). Each head has its own fixed random mixing matrix, so more heads give the
-value projections more mixing patterns, each on a narrower slice (head_dim = width / heads), whose
-std is drawn from a wider range. Data: decimal addition (the scored sum tokens), Dyck-1 (the answer)
-and Yelp review polarity (the label). Models: mixit only, at a fixed width, for each number of
-heads. Metric: accuracy per scored token on the held-out split, over
---seeds seeds. Comparison: each number of heads at its own best, as Appendix B.1 searches
-(fair.fair): the heads change the matrices, their std and every feature the trained embeddings can
-use. Searched: in full Table 7's row of the task but the heads, layers, width and batch (the
-scripts' budgets are example counts); --quick: the lr times 1/3, 1, 3. Full protocol, the authors'
-code (github princeton-pli/MixiT, experiments/README.md, section 3) unless marked:
-- heads 4, 16, 64, 256 (paper text, Table 9; depth_array.sh's array is 4, 32, 64,
-  train_classifier.sh's 4, 16, 64, then 256); width 512 (addition, Dyck-1) and 1024 (Yelp), paper
-  text and scripts alike;
-- addition and Dyck-1: depth_array.sh through depth.py: 2 layers, weight_frozen=1 (its default: only
-  the token and position embeddings and the LM head trained, frozen_blocks), their additionstream_10
-  and dyckstream_40 with block_size 34 and 83 (the whole sequence), online (held-out inputs
-  rejected), their optimizer and MixiT block, lr 1e-2 (depth.py's default: the script passes none;
-  --no-search runs it), batch 128, 500 x train_size examples: 312,500 steps (addition: 40M examples,
-  953 per trainable parameter, 41,984 at width 512) and 781,250 (Dyck-1);
-- Yelp: train_classifier.sh through trainer_classifier.py: 4 layers, the 2-class bidirectional
-  classifier, every weight trained, lr 5e-4 (paper text, Table 8, the README's command), 6,000 steps
-  of 256 (64 x 4 GPUs), their MixiT block with gate c = -1 (the README's; the script passes +1) at
-  base width 1; GPT-2 tokens (no Llama-3.2 tokenizer here): `python data/yelp/prepare.py` first. Ten
-  evaluations a run (ours); float32 (their drivers). The paper's 64-head addition (50.72%) cannot
-  come from Table 8's 8-layer setting (Table 3: 100%).
---quick (ours unless marked) shrinks the problem in depth_array.sh's setting (2 layers, only
-embeddings and head trained, depth.py's optimizer, online data with held-out inputs rejected, their
-MixiT block), addition only:
-- width 128, heads 4, 16, 64: head widths 32, 8 and 2, those of the paper's 16, 64 and 256 heads at
-  512 (the quantity the claim turns on; 256 heads would need width 256). 128 is the least width seen
-  to learn: a model that trains only its embeddings learns through its random features
-  (results/depth-quick.md: 2-digit sums learned at 128, not 96).
-- so the regime cannot fit: 953 examples per trainable parameter (8,192 here) are 61,000 steps of
-  128 a run, at least 20 ms each (measured) x 3 heads = 61 minutes with one seed and no search. So
-  the steps are what 20 minutes allow, QUICK_STEPS = 1,000 of batch 128 (depth_array.sh's), 128,000
-  examples (15.6 per parameter, 1.6% of the paper's; 0.3% of its steps), and a TREND runs 1,000,
-  3,000 and 9,000 steps toward it.
-- 4 digits: the fewest whose inputs outnumber those 128,000 examples eightfold, as the paper's
-  10-digit stream never repeats one (papers.digits_for; 3 digits: 0.16 examples per input); 0.014
-  per input at 9,000 steps too. Their format; block_size 16, the whole sequence; 10,000 training
-  draws (they size only the validation split) and 1,000 held-out sums. lr 1e-2 (depth.py's), the
-  search's centre; 100 warm-up steps (ours: their 500 is half the run).
-- Time: 19.7 ms a step measured at 64 x 10 tokens; 128 x 16 tokens are 3.2 times as many, so at most
-  63 ms: 18 x 1,000 x 63 ms + 18 x 0.7 s = 19 min. TREND (training steps, where --quick departs),
-  one seed, no search, 3 runs a size: 3 x 13,000 x 63 ms = 41 min.
-- Dyck-1 (18 more runs of sequences 2.7 times addition's at 40 brackets) and Yelp (no corpus here):
-  full only.
---smoke: the full protocol's models and optimizers, tiny; Yelp on a tiny CSV made on the spot.
-Claims: CLAIMS below, judged by claims.judge.
+Table 9 of "Is Random Attention Sufficient?": more heads "notably improve" MixiT on addition and
+Dyck-1, while on Yelp "the performance is invariant with respect to the number of heads". Why heads
+can matter: each head has its own fixed random mixing matrix, so more heads give the value
+projections more mixing patterns, each on a narrower slice (head_dim = width / heads), whose std is
+drawn from a wider range. The paper's MixiT accuracy (%), PAPER:
 
-Settings, each from one place: PROTOCOL below; each task's driver, a key of papers.DRIVERS
-(addition, Dyck-1: 'depth.py'; Yelp: 'trainer_classifier.py'), applied by papers.authors; the
-search, papers.TABLE7[FAMILY[task]] less FIXED (fair.grid), in --quick the learning rate times
-fair.QUICK_LR.
+| task (scored tokens) | 4 heads | 16 | 64 | 256 |
+|---|---|---|---|---|
+| decimal addition (the sum tokens) | 34.71 | 34.70 | 50.72 | 91.87 |
+| Dyck-1 (the answer) | 77.93 | 81.68 | 89.38 | 91.83 |
+| Yelp review polarity (the label) | 92.52 | 92.56 | 92.48 | 91.72 |
+
+The paper's 64-head addition (50.72%) cannot come from Table 8's 8-layer setting (Table 3: 100%).
+
+Claims: CLAIMS below, judged by claims.judge. Models: mixit only, at a fixed width, for each number
+of heads. Metric: accuracy per scored token on the held-out split, over --seeds seeds. Each number
+of heads at its own best, as Appendix B.1 searches (fair.fair): the heads change the matrices, their
+std and every feature the trained embeddings can use.
+
+Settings, each from one place:
+- PROTOCOL below: each task's keys and the numbers of heads;
+- each task's driver, a key of papers.DRIVERS (addition, Dyck-1: 'depth.py'; Yelp:
+  'trainer_classifier.py'), applied by papers.authors;
+- the search: papers.TABLE7[FAMILY[task]] less FIXED (fair.grid), i.e. Table 7's row of the task but
+  the heads, layers, width and batch (the scripts' budgets are example counts); --quick searches the
+  learning rate alone, times fair.QUICK_LR (1/3, 1, 3).
+
+Full protocol, the authors' code (github princeton-pli/MixiT, experiments/README.md, section 3)
+unless marked: heads 4, 16, 64, 256 (paper text, Table 9; depth_array.sh's array is 4, 32, 64,
+train_classifier.sh's 4, 16, 64, then 256); width 512 (addition, Dyck-1) and 1024 (Yelp), paper
+text and scripts alike; ten evaluations a run (ours); float32 (their drivers).
+
+| task | driver | layers, trained | steps x batch, lr | data, block_size |
+|---|---|---|---|---|
+| addition | depth.py | 2, embeddings and head | 312,500 x 128, 1e-2 | additionstream_10, 34 |
+| Dyck-1 | depth.py | 2, embeddings and head | 781,250 x 128, 1e-2 | dyckstream_40, 83 |
+| Yelp | trainer_classifier.py | 4, every weight | 6,000 x 256, 5e-4 | GPT-2 tokens |
+
+- addition, Dyck-1: depth_array.sh through depth.py; weight_frozen=1, its default: only the token
+  and position embeddings and the LM head trained (frozen_blocks); block_size the whole sequence;
+  online (held-out inputs rejected); their optimizer and MixiT block; lr 1e-2 is depth.py's default
+  (the script passes none; --no-search runs it); 500 x train_size examples: addition's 40M are 953
+  per trainable parameter (41,984 at width 512).
+- Yelp: train_classifier.sh through trainer_classifier.py; the 2-class bidirectional classifier; lr
+  5e-4 (paper text, Table 8, the README's command); batch 256 = 64 x 4 GPUs; their MixiT block with
+  gate c = -1 (the README's; the script passes +1) at base width 1; GPT-2 tokens (no Llama-3.2
+  tokenizer here): `python data/yelp/prepare.py` first.
+
+--quick (ours unless marked): addition only, in depth_array.sh's setting (2 layers, only embeddings
+and head trained, depth.py's optimizer, online data with held-out inputs rejected, their MixiT
+block), each size from a quantity:
+
+| size | --quick (full) | from |
+|---|---|---|
+| width | 128 (512) | the least width seen to learn |
+| heads | 4, 16, 64 (4 to 256) | head widths 32, 8, 2: the paper's 16, 64, 256 heads at 512 |
+| steps x batch | 1,000 x 128 (312,500 x 128) | QUICK_STEPS, what 20 minutes allow |
+| examples a parameter | 15.6 (953) | 128,000 over 8,192 trainable: 1.6% of the paper's |
+| digits | 4 (10) | papers.digits_for: inputs outnumber the examples eightfold |
+| data | 10,000 draws, 1,000 held out | their format; block_size 16, the whole sequence |
+| lr, warm-up | 1e-2, 100 steps (1e-2, 500) | depth.py's lr, the search's centre |
+
+- width: a model that trains only its embeddings learns through its random features
+  (results/depth-quick.md: 2-digit sums learned at 128, not 96).
+- heads: the head width is the quantity the claim turns on; 256 heads would need width 256.
+- steps: the paper's regime cannot fit: 953 examples per trainable parameter are 61,000 steps of
+  128 a run, at least 20 ms each (measured) x 3 heads = 61 minutes with one seed and no search.
+  1,000 steps are 0.3% of the paper's.
+- digits: as the paper's 10-digit stream never repeats an input (3 digits: 0.16 examples per
+  input); 0.014 per input at 9,000 steps too. 10,000 training draws: they size only the validation
+  split. Warm-up 100 (ours): their 500 is half the run.
+
+Time: 19.7 ms a step measured at 64 x 10 tokens; 128 x 16 tokens are 3.2 times as many, so at most
+63 ms: --quick takes 18 x 1,000 x 63 ms + 18 x 0.7 s = 19 min on 2 cores. TREND (training steps,
+where --quick departs) runs 1,000, 3,000 and 9,000 steps toward the paper's, one seed, no search, 3
+runs a size: 3 x 13,000 x 63 ms = 41 min. Dyck-1 (18 more runs of sequences 2.7 times addition's at
+40 brackets) and Yelp (no corpus here): full only. --smoke: the full protocol's models and
+optimizers, tiny; Yelp on a tiny CSV made on the spot.
 """
 
 import sys
