@@ -3,54 +3,75 @@ Table 1 of "Is Random Attention Sufficient?": tasks that need an induction head,
 heads and retrieval (needle in a haystack). Claim: the standard model and Frozen-MLP solve both;
 Frozen-QK (W_Q, W_K frozen at their random initialization) solves both on par with them; MixiT,
 whose attention is a fixed input-independent matrix, is unable to, far below the others on both.
-Claims: CLAIMS below, judged by claims.judge.
+The paper's held-out accuracy (%), PAPER:
 
-Settings, each from one place: PROTOCOL below; each task's driver, a key of papers.DRIVERS
-(retrieval: 'depth.py'; k-hop: none, train.py's defaults), which papers.authors applies; the search,
-SEARCH below: a row of papers.TABLE7 and the keys it leaves fixed (fair.grid), in --quick the
-learning rate times fair.QUICK_LR.
+| task | standard | frozen_mlp | frozen_qk | mixit |
+|---|---|---|---|---|
+| k-hop induction heads | 99.99 | 99.89 | 96.73 | 48.58 |
+| retrieval | 100 | 100 | 97.01 | 11.24 |
 
-Data: `khop` (random letters out of 4, no immediate repeats, k uniform in 0..max_hops given as the
-first token, every position scored with hop_k of its letter) and `retrieval` (m uniform in 1..m_max
-key-value pairs, then a query token; only the queried value scored). Models: standard, frozen_mlp,
-frozen_qk, mixit, one architecture per task. Metric: held-out accuracy per scored token (the
-paper's), over the seeds. Comparison: each variant at its own best (Appendix C.1 searches each;
-fair.fair per task and variant): retrieval the learning rate alone (Table 7: 1e-3, 5e-4, 1e-4) at
-the fixed architecture and batch (Appendix C: "we fix the embedding dimension at n=1024, with 4
-heads and 2 layers ... We search for the optimal learning rate for each architecture"); k-hop Table
-7's whole k-hop row (12 points); --quick the centre's learning rate x 1/3, 1, 3.
+Claims: CLAIMS below, judged by claims.judge. Data: `khop` (random letters out of 4, no immediate
+repeats, k uniform in 0..max_hops given as the first token, every position scored with hop_k of its
+letter) and `retrieval` (m uniform in 1..m_max key-value pairs, then a query token; only the queried
+value scored). Models: standard, frozen_mlp, frozen_qk, mixit, one architecture per task. Metric:
+held-out accuracy per scored token (the paper's), over the seeds. Comparison: each variant at its
+own best (Appendix C.1 searches each; fair.fair per task and variant).
 
-Full, retrieval: retrieval_vs_length's full at m_max 30: the authors' code (princeton-pli/MixiT,
-experiments/README.md, section 3): condattendstream_30 (vocabulary 512, block_size 63, their m),
-4,000 held-out sequences, online draws with held-out inputs rejected, depth.py's optimizer
-(papers.authors), lr 1e-2 (--no-search), batch 1,000, 100M examples in 100,000 steps
-(papers.RETRIEVAL); paper text: 2 layers, width 1024, 4 heads (no script of theirs runs retrieval).
-Full, k-hop: paper text and ours (their code has no k-hop; ours follows Sanford et al.'s generator):
-length 100, k in 0..16, 100,000 training strings, 100 held-out, 5,000 steps (6.4 examples per
-string), Table 8's 5 layers, width 512, 8 heads, lr 1e-4, batch 128; ours: 100 warm-up steps, cosine
-to 1e-5, train.py's AdamW (0.9, 0.95; wd 0.1) and dtype.
---quick shrinks both tasks and keeps what of each regime 20 minutes allow (common's rule); sizes
-computed:
-- retrieval: retrieval_vs_length's quick setting (its docstring computes the sizes), at the paper's
-  m_max 30 per head dimension: 30 x 32 / 256 = 4 (width 64, 2 heads of 32; softmax scale x 1024 /
-  64, papers.paper_scale); their vocabulary 512 and 1,000 held-out sequences: 5.4% of the draws
-  rejected (theirs 0.06%); depth.py's optimizer, lr 1e-3, batch 256 (Table 7's smallest), 50 warm-up
-  steps (ours).
-- k-hop: 3 layers of width 64, 4 heads of 16 (softmax scale x 512 / 64); k up to 2^(layers - 1) = 4,
-  as the paper's 16 at 5 layers; length 25, the paper's 100 / 16 per hop (24 input tokens per head
-  dimension 16: 1.5; theirs 99 / 64); the paper's batch 128 and 6.4 examples per training string
-  (quick_steps: n_train = steps x 128 / 6.4); 500 held-out strings, train.py's optimizer, lr 3e-3,
-  cosine to 3e-4, 50 warm-up steps (ours).
-- budget: 350 steps for both (retrieval_vs_length's, so that the two retrieval settings are one),
-  7,000 k-hop strings. The paper's 5,000 k-hop steps (and retrieval's 2.89 examples per parameter,
-  2,240 steps) do not fit 20 minutes at a size that tests the claims: 5,000 steps of both with the
-  search and seeds take about 4 hours. Hence TREND: 350, 1,300 (the geometric middle) and 5,000
-  steps, one seed, no search, n_train with the steps: at 5,000 k-hop is the paper's regime whole
-  (5,000 steps of 128 over 100,000 strings), retrieval past their examples per parameter (6.4
-  against 2.89).
-- time, as retrieval_vs_length's (FLOPs and steps fitted to measured runs): about 17 min; the TREND
+Settings, each from one place:
+- PROTOCOL below: each task's keys, layers, width, heads, batch, steps and learning rate;
+- each task's driver, a key of papers.DRIVERS (retrieval: 'depth.py'; k-hop: none, train.py's
+  defaults), which papers.authors applies;
+- the search, SEARCH below: a row of papers.TABLE7 and the keys it leaves fixed (fair.grid).
+  Retrieval: the learning rate alone (Table 7: 1e-3, 5e-4, 1e-4) at the fixed architecture and
+  batch (Appendix C: "we fix the embedding dimension at n=1024, with 4 heads and 2 layers ... We
+  search for the optimal learning rate for each architecture"); k-hop: Table 7's whole k-hop row
+  (12 points); --quick: the centre's learning rate times fair.QUICK_LR (1/3, 1, 3).
+
+Full protocol. Retrieval: retrieval_vs_length's full at m_max 30, the authors' code
+(princeton-pli/MixiT, experiments/README.md, section 3) but the model, paper text (no script of
+theirs runs retrieval). K-hop: paper text and ours (their code has no k-hop; ours follows Sanford et
+al.'s generator), ours marked:
+
+| setting | retrieval | k-hop |
+|---|---|---|
+| task | condattendstream_30: vocabulary 512, block_size 63 (their m) | length 100, k in 0..16 |
+| data | online draws, held-out inputs rejected | 100,000 training strings |
+| held out | 4,000 sequences | 100 strings |
+| model | 2 layers, width 1024, 4 heads | Table 8's 5 layers, width 512, 8 heads |
+| optimizer | depth.py's (papers.authors) | train.py's AdamW (0.9, 0.95; wd 0.1), dtype (ours) |
+| lr | 1e-2 (--no-search) | 1e-4; 100 warm-up steps, cosine to 1e-5 (ours) |
+| batch | 1,000 | 128 |
+| steps | 100,000: 100M examples (papers.RETRIEVAL) | 5,000: 6.4 examples per string |
+
+--quick shrinks both tasks and keeps what of each regime 20 minutes allow (common's rule); every
+size computed. Retrieval: retrieval_vs_length's quick setting (its docstring computes the sizes).
+K-hop: ours but the paper's length per hop, batch and examples per string.
+
+| setting | retrieval | k-hop |
+|---|---|---|
+| task | m_max 4 (1), their vocabulary 512 | k up to 4, length 25 (2) |
+| held out | 1,000 sequences: 5.4% of draws rejected (theirs 0.06%) | 500 strings |
+| model | width 64, 2 heads of 32 | 3 layers of width 64, 4 heads of 16 |
+| softmax scale | x 1024 / 64 (papers.paper_scale) | x 512 / 64 |
+| optimizer | depth.py's | train.py's |
+| lr | 1e-3, 50 warm-up steps (ours) | 3e-3, cosine to 3e-4, 50 warm-up steps (ours) |
+| batch | 256 (Table 7's smallest) | 128 (the paper's) |
+| steps | 350 | 350 over 7,000 strings (3) |
+
+(1) The paper's m_max 30 per head dimension: 30 x 32 / 256 = 4. (2) k up to 2^(layers - 1) = 4, as
+the paper's 16 at 5 layers; length the paper's 100 / 16 per hop (24 input tokens per head dimension
+16: 1.5; theirs 99 / 64). (3) The paper's 6.4 examples per training string (quick_steps: n_train =
+steps x 128 / 6.4).
+- Budget: 350 steps for both (retrieval_vs_length's, so that the two retrieval settings are one).
+  The paper's 5,000 k-hop steps (and retrieval's 2.89 examples per parameter, 2,240 steps) do not
+  fit 20 minutes at a size that tests the claims: 5,000 steps of both with the search and seeds
+  take about 4 hours.
+- TREND: 350, 1,300 (the geometric middle) and 5,000 steps, one seed, no search, n_train with the
+  steps: at 5,000 k-hop is the paper's regime whole (5,000 steps of 128 over 100,000 strings),
+  retrieval past their examples per parameter (6.4 against 2.89).
+- Time, as retrieval_vs_length's (FLOPs and steps fitted to measured runs): about 17 min; the TREND
   about 52 min (8 runs a size).
---smoke: the full protocol's settings, tiny; no search, one seed.
+- --smoke: the full protocol's settings, tiny; no search, one seed.
 """
 
 import math

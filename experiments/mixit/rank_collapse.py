@@ -1,56 +1,82 @@
 """
 Table 6 of "Is Random Attention Sufficient?": the covariance between the last layer's
 representations of different tokens of one sequence, for the random transformer (Zhong & Andreas:
-only the embeddings and the LM head trained) and MixiT, at depths 2, 4, 8, 16, 32. Claims (CLAIMS,
-judged by claims.judge): it grows with depth for the random transformer (representation / rank
-collapse) and stays small and flat for MixiT.
-Metric (ours: their repository has no code for this table, the paper one sentence: "calculated
-between the last layer hidden representations within a sequence ..., then averaged across
-sequences"): per held-out window, H (T x n) is the final RMSNorm's input (experiments/README.md,
-section 3: the paper's 1e-3 to 1e-2 are magnitudes of un-normalized states at its width), hooked on
-model.norm_f; the covariance of tokens i and j over the n features (torch.cov of H's rows), its mean
-over i != j, averaged over windows, in units of 1e-2. Beside it the mean correlation of the norm's
-output (what the LM head reads). Each at initialization (the model before any step) and after
-training, each trained model at its own best: fair.fair_sweep per model on validation log
-perplexity, searching Table 7's language-modeling row but the layers, the width and heads (the
-statistic's) and Table 8's batch (full); the lr times 1/3, 1, 3 (--quick). Full protocol, the
-authors' code (github princeton-pli/MixiT, experiments/README.md, section 3) unless marked:
-- models: MixiT as their trainer.py builds it (their block, gate c = -1, skip scaling 0.5); the
-  random transformer as their code has it, a Llama (RoPE) with only the token embedding and LM head
-  trained (depth.py's weight_frozen=1: trainer.py cannot freeze the blocks): variant random,
-  pos='rope'. Depths 2, 4, 8, 16, 32 (paper text), each trained.
-- optimizer (driver trainer.py): AdamW (0.9, 0.999), wd 0.01, warm-up max(4%, 500) = 1,600, linear
-  decay to 0, N(0, 0.02), biases, float32; lr 5e-4 (--no-search), batch 512 (64 x 8), 40,000 steps,
-  width 512, 8 heads, block 256: Table 8's language-modeling setting (paper text, README).
-- data (ours: their tokenizer needs the Hub): WikiText-103 in GPT-2 tokens, contiguous windows,
-  prepared first (`python data/wikitext/prepare.py`); statistics over 256 held-out windows.
-The paper's regime: 40,000 steps x 512 x 256 = 5.24e9 token positions; the random transformer trains
-2 x 128,256 x 512 = 131.3M parameters (their Llama-3.2 vocabulary), 39.9 tokens each (MixiT 37.8 at
-depth 2, 21.0 at 32).
---quick (ours unless marked) cannot keep that regime at any size that tests the claim. Its width
-stays 512 (8 heads, block 256): each N(0, 0.02) linear of the random transformer's blocks scales its
-output's variance by 0.02^2 n, so the statistic's magnitude and the claims' 1e-2 are the width's;
-depth is the table's variable. There the byte-level random transformer trains 2 x 257 x 512 =
-263,168 parameters: 39.9 tokens each are 10.5M, one depth-2 run alone 80 min (0.47 ms a token), and
-40,000 steps take 2.7 hours at depth 2. So --quick is the largest protocol that fits 20 minutes,
-with a TREND beside it:
-- data: the 'text' task at byte level of --text (default Debian's license texts); initialization:
-  every depth, both models, each seed; training: depths 2 and 8 (16 and 32 would take the budget
-  alone), 100 steps of 2 windows (0.19 tokens per parameter: 0.5% of the paper's), warm-up 4% (the
-  paper's share; their 500 would outlast the run), lr 1.5e-3 the search's centre (short runs favour
-  larger steps), searched at depth 2 and reused at 8, validated on 16 windows; statistics over the
-  first 4 held-out windows.
-- time, estimated before any run from per-step times measured at this size at 1 thread (random 0.24
-  / 1.0 s at depth 2 / 8, MixiT 0.32 / 1.2 s): 100 steps x (6 runs at depth 2 + 3 at 8) per model,
-  16.6 min, and 2 min of models at initialization, checkpoints and statistics: 18.6 min at 1 thread
-  (about 11 at 2). TREND: 100 / 250 / 625 steps (0.19 / 0.49 / 1.22 tokens per parameter), the
-  budget being where --quick departs most; one seed and run a model and depth: 975 steps x 2.76 s +
-  1.5 min a size, 49 min.
---smoke: a tiny text under DATA_DIR, depths 2, 4, 8 (2 and 4 trained), width 16, 2 steps.
+only the embeddings and the LM head trained) and MixiT, at depths 2, 4, 8, 16, 32: it grows with
+depth for the random transformer (representation / rank collapse) and stays small and flat for
+MixiT. The paper's covariance, in units of 1e-2, PAPER:
 
-Settings, each from one place: PROTOCOL below; its driver, 'trainer.py', a key of papers.DRIVERS
-(applied by papers.authors); the search, papers.TABLE7['language_modeling'] less FIXED (fair.grid)
-at SEARCH_AT's depth, in --quick the learning rate times fair.QUICK_LR.
+| depth | 2 | 4 | 8 | 16 | 32 |
+|---|---|---|---|---|---|
+| random transformer | 0.218 | 1.450 | 2.075 | 1.946 | 5.438 |
+| MixiT | 0.088 | 0.260 | 0.210 | 0.154 | 0.104 |
+
+Claims: CLAIMS below, judged by claims.judge. Metric (ours: their repository has no code for this
+table, the paper one sentence: "calculated between the last layer hidden representations within a
+sequence ..., then averaged across sequences"): per held-out window, H (T x n) is the final
+RMSNorm's input, hooked on model.norm_f (experiments/README.md, section 3: the paper's 1e-3 to 1e-2
+are magnitudes of un-normalized states at its width); the covariance of tokens i and j over the n
+features (torch.cov of H's rows), its mean over i != j, averaged over windows, in units of 1e-2.
+Beside it the mean correlation of the norm's output (what the LM head reads). Each at
+initialization (the model before any step) and after training, each trained model at its own best
+(fair.fair_sweep per model, on validation log perplexity).
+
+Settings, each from one place:
+- PROTOCOL below: the models, depths, width, heads, block, batch, steps and learning rate;
+- its driver, 'trainer.py', a key of papers.DRIVERS: its optimizer and schedule, which
+  papers.authors applies;
+- the search: papers.TABLE7['language_modeling'] less FIXED (fair.grid), i.e. Table 7's
+  language-modeling row but the layers, the width and heads (the statistic's) and Table 8's batch,
+  at SEARCH_AT's depth (full: every trained depth); --quick searches the learning rate alone, times
+  fair.QUICK_LR (1/3, 1, 3).
+
+Full protocol: the authors' code (github princeton-pli/MixiT, experiments/README.md, section 3)
+unless marked; Table 8's language-modeling setting (paper text, README):
+
+| setting | full |
+|---|---|
+| MixiT | as their trainer.py builds it: their block, gate c = -1, skip scaling 0.5 |
+| random transformer | their Llama (RoPE), only token embedding and LM head trained (1) |
+| depths | 2, 4, 8, 16, 32 (paper text), each trained |
+| optimizer (trainer.py) | AdamW (0.9, 0.999), wd 0.01, N(0, 0.02), biases, float32 |
+| schedule | warm-up max(4%, 500) = 1,600, linear decay to 0; lr 5e-4 (--no-search) |
+| size, budget | width 512, 8 heads, block 256; batch 512 (64 x 8), 40,000 steps |
+| data (ours) | WikiText-103 in GPT-2 tokens, contiguous windows (2) |
+| statistics | over 256 held-out windows |
+
+(1) depth.py's weight_frozen=1, as trainer.py cannot freeze the blocks: variant random,
+pos='rope'. (2) Their tokenizer needs the Hub; prepared first (`python data/wikitext/prepare.py`).
+The paper's regime: 40,000 steps x 512 x 256 = 5.24e9 token positions; the random transformer
+trains 2 x 128,256 x 512 = 131.3M parameters (their Llama-3.2 vocabulary), 39.9 tokens each (MixiT
+37.8 at depth 2, 21.0 at 32).
+
+--quick (ours unless marked) cannot keep that regime at any size that tests the claim. Its width
+stays 512: each N(0, 0.02) linear of the random transformer's blocks scales its output's variance
+by 0.02^2 n, so the statistic's magnitude and the claims' 1e-2 are the width's; depth is the
+table's variable. There the byte-level random transformer trains 2 x 257 x 512 = 263,168
+parameters: 39.9 tokens each are 10.5M, one depth-2 run alone 80 min (0.47 ms a token), and 40,000
+steps take 2.7 hours at depth 2. So --quick is the largest protocol that fits 20 minutes, with a
+TREND beside it:
+
+| setting | --quick | from |
+|---|---|---|
+| width, heads, block | 512, 8, 256 | the paper's (above) |
+| data | the 'text' task at byte level of --text | default Debian's license texts |
+| at initialization | every depth, both models, each seed | |
+| trained depths | 2 and 8 | 16 and 32 would take the budget alone |
+| steps x batch | 100 x 2 windows | 0.19 tokens a parameter: 0.5% of the paper's |
+| warm-up | 4% | the paper's share; their 500 would outlast the run |
+| lr | 1.5e-3, the search's centre | short runs favour larger steps |
+| search | at depth 2, reused at 8; validated on 16 windows | |
+| statistics | over the first 4 held-out windows | |
+
+- Time, estimated before any run from per-step times measured at this size at 1 thread (random
+  0.24 / 1.0 s at depth 2 / 8, MixiT 0.32 / 1.2 s): 100 steps x (6 runs at depth 2 + 3 at 8) per
+  model, 16.6 min, and 2 min of models at initialization, checkpoints and statistics: 18.6 min at
+  1 thread (about 11 at 2).
+- TREND: 100 / 250 / 625 steps (0.19 / 0.49 / 1.22 tokens per parameter), the budget being where
+  --quick departs most; one seed and run a model and depth: 975 steps x 2.76 s + 1.5 min a size,
+  49 min.
+- --smoke: a tiny text under DATA_DIR, depths 2, 4, 8 (2 and 4 trained), width 16, 2 steps.
 """
 
 import json

@@ -2,54 +2,75 @@
 Figure 2 of "Is Random Attention Sufficient?": retrieval accuracy against the largest number of
 key-value pairs m_max. Claim: standard, frozen_mlp and frozen_qk stay far above MixiT as m_max grows
 ("MixiT has rapidly deteriorating performance"), and "Frozen-QK eventually deteriorates in quality
-faster than Frozen-MLP and the standard transformer". Claims: CLAIMS below, judged by claims.judge.
+faster than Frozen-MLP and the standard transformer". The paper's figure has no numbers in our copy
+(PAPER: its statements, and MixiT's 11.24% at m_max 30 in Table 1).
 
-Data: retrieval (m uniform in 1..m_max pairs `k1 v1 ... km vm`, then a query; only the queried value
-scored). Models: standard, frozen_mlp, frozen_qk, mixit at one architecture. Metric: held-out
-accuracy per scored token over the seeds, beside guessing one of the m values in context (mean of
-1/m); the paper's figure has no numbers in our copy. Comparison (fair.fair_sweep; Appendix C: "we
-fix the embedding dimension at n=1024, with 4 heads and 2 layers ... We search for the optimal
-learning rate for each architecture"): per variant the learning rate alone (Table 7: 1e-3, 5e-4,
-1e-4; --quick: the centre x 1/3, 1, 3) on a validation split at the largest m_max only (the figure
-is "meant to capture model performance when the accuracies are not saturated"), its choice on
+Claims: CLAIMS below, judged by claims.judge. Data: retrieval (m uniform in 1..m_max pairs
+`k1 v1 ... km vm`, then a query; only the queried value scored). Models: standard, frozen_mlp,
+frozen_qk, mixit at one architecture. Metric: held-out accuracy per scored token over the seeds,
+beside guessing one of the m values in context (mean of 1/m). Comparison (fair.fair_sweep): each
+variant at its own best, searched on a validation split at the largest m_max only (the figure is
+"meant to capture model performance when the accuracies are not saturated"), its choice run on
 --seeds seeds at every m_max.
 
-Full, the authors' code (princeton-pli/MixiT, experiments/README.md, section 3) unless marked: their
-condattendstream_<m_max> (vocabulary 512, a query token of its own; m = block_size = 2 m_max + 3),
-4,000 held-out sequences, online draws with held-out inputs rejected; depth.py (papers.authors:
-AdamW (0.9, 0.999), wd 1e-3, 500 warm-up steps, cosine to 0, float32; their MixiT block); lr 1e-2
-(--no-search), batch 1,000, 100M examples in 100,000 steps (papers.RETRIEVAL), 2.89 per trained
-parameter of their standard model (34.6M). Paper text: 2 layers, width 1024, 4 heads of 256. Ours:
-m_max 5, 10, 20, 30, 40, 50, 60 (the figure's axis).
---quick keeps their task, depth.py's optimizer and online draws (authors' code; common's rule),
-shrinks the model:
-- head width (ours, computed): a head's frozen Frozen-QK score (rank d_h) must single out the
-  queried key among m_max, and the previous token among 2 m_max + 3, so m_max per head dimension is
-  the paper's (papers.retrieval_m_max): at width 64, 2 heads of 32 (4 would leave 16), the paper's
-  m_max 30 (Table 1), 50, 60 -> 4, 6, 8, the search at 8. Its 5, 10, 20 -> 1, 1, 2: one pair needs
-  no retrieval, and at 2 the held-out inputs take 31% of the draws. Softmax scale x 1024 / 64
-  (papers.paper_scale: the paper's spread of frozen scores; near-uniform at width 64 without it).
-- held-out share (held_out_share), the training draws rejected as held-out inputs: theirs 9.3 / 1.5
-  / 0.06 / 0.007% at m_max 5 / 10 / 30 / 60; with their vocabulary 512 and 1,000 held-out sequences
-  (ours; n_train 10,000: a validation tenth as large), 5.4 / 1.7 / 0.7% at 4 / 6 / 8 (vocabulary 64
-  and 4,000 would give 26 / 11 / 2.5% at 4 / 8 / 16). An input of two pairs is drawn 0.01 times at
-  m_max 4 (theirs 0.03 at 30): in both the stream never repeats.
-- budget: batch 256 (paper text: Table 7's smallest), lr 1e-3 (Table 7's largest; theirs 1e-2 at
-  batch 1,000), 50 warm-up steps (ours: depth.py's 500 would be the whole run), 350 steps (ours:
-  what 20 minutes allow): 89,600 examples, 0.45 per trained parameter (198,592), against their 2.89.
-  Their regime fits at no size that tests the claim: 2.89 per parameter is 2,240 steps here, about 2
-  hours for the 48 runs. Hence TREND: 350, 890 (the geometric middle) and 2,240 steps
-  (per_param_steps), one seed, no search.
-- time: reproduce.py --plan's FLOPs at 72 GFLOP/s + 6.7 ms per layer-step + 1 s a run, fitted to
-  measured runs (48 runs of 250 x 64 at width 128: 16.4 min; induction.py: 14.0): about 19 min; the
-  TREND about 44 min (12 runs a size).
---smoke: the full protocol's settings, tiny; no search, one seed. Writes
-OUT_DIR/retrieval_vs_length.png (and in full and quick its copy beside the results file).
+Settings, each from one place:
+- PROTOCOL below: the m_max axis and the run's keys (papers.RETRIEVAL's architecture and budget in
+  full);
+- its driver, 'depth.py', a key of papers.DRIVERS (applied by papers.authors);
+- the search: papers.TABLE7['retrieval'] less FIXED (fair.grid) at the largest m_max, per variant
+  the learning rate alone (Table 7: 1e-3, 5e-4, 1e-4; Appendix C: "we fix the embedding dimension
+  at n=1024, with 4 heads and 2 layers ... We search for the optimal learning rate for each
+  architecture"); in --quick the centre's learning rate times fair.QUICK_LR (1/3, 1, 3).
 
-Settings, each from one place: PROTOCOL below (papers.RETRIEVAL's architecture and budget in full);
-its driver, 'depth.py', a key of papers.DRIVERS (applied by papers.authors); the search,
-papers.TABLE7['retrieval'] less FIXED (fair.grid) at the largest m_max, in --quick the learning rate
-times fair.QUICK_LR.
+Full protocol: the authors' code (princeton-pli/MixiT, experiments/README.md, section 3) unless
+marked:
+
+| setting | full |
+|---|---|
+| task | their condattendstream_<m_max>: vocabulary 512, a query token of its own |
+| block_size | their m = 2 m_max + 3 |
+| m_max | 5, 10, 20, 30, 40, 50, 60 (ours: the figure's axis) |
+| data | online draws, held-out inputs rejected; 4,000 held-out sequences |
+| model | 2 layers, width 1024, 4 heads of 256 (paper text) |
+| driver | depth.py (papers.authors): AdamW (0.9, 0.999), wd 1e-3, float32; their MixiT block |
+| schedule | lr 1e-2 (--no-search), 500 warm-up steps, cosine to 0 |
+| budget | batch 1,000, 100,000 steps: 100M examples (papers.RETRIEVAL) |
+| regime | 2.89 examples per trained parameter of their standard model (34.6M) |
+
+--quick keeps their task, depth.py's optimizer and online draws (authors' code; common's rule) and
+shrinks the model:
+
+| setting | --quick | from |
+|---|---|---|
+| model | width 64, 2 heads of 32 | ours, computed (1) |
+| softmax scale | x 1024 / 64 | papers.paper_scale (2) |
+| m_max | 4, 6, 8; the search at 8 | the paper's 30 (Table 1), 50, 60 (1) |
+| vocabulary | 512 | theirs (3) |
+| held out | 1,000 sequences; n_train 10,000 | ours (3) |
+| batch | 256 | paper text: Table 7's smallest |
+| lr | 1e-3 | Table 7's largest; theirs 1e-2 at batch 1,000 |
+| warm-up | 50 steps | ours: depth.py's 500 would be the whole run |
+| steps | 350 | ours: what 20 minutes allow |
+| regime | 89,600 examples, 0.45 per trained parameter (198,592) | theirs 2.89 |
+
+(1) A head's frozen Frozen-QK score (rank d_h) must single out the queried key among m_max, and the
+previous token among 2 m_max + 3, so m_max per head dimension is the paper's
+(papers.retrieval_m_max): at width 64, 2 heads of 32 (4 would leave 16), the paper's m_max 30
+(Table 1), 50, 60 -> 4, 6, 8. Its 5, 10, 20 -> 1, 1, 2: one pair needs no retrieval, and at 2 the
+held-out inputs take 31% of the draws. (2) The paper's spread of frozen scores; near-uniform at
+width 64 without it. (3) The held-out share (held_out_share), the training draws rejected as
+held-out inputs: theirs 9.3 / 1.5 / 0.06 / 0.007% at m_max 5 / 10 / 30 / 60; ours 5.4 / 1.7 / 0.7%
+at 4 / 6 / 8 (n_train: a validation tenth as large; vocabulary 64 and 4,000 would give 26 / 11 /
+2.5% at 4 / 8 / 16). An input of two pairs is drawn 0.01 times at m_max 4 (theirs 0.03 at 30): in
+both the stream never repeats.
+- Their regime fits at no size that tests the claim: 2.89 per parameter is 2,240 steps here, about
+  2 hours for the 48 runs. Hence TREND: 350, 890 (the geometric middle) and 2,240 steps
+  (per_param_steps), one seed, no search.
+- Time: reproduce.py --plan's FLOPs at 72 GFLOP/s + 6.7 ms per layer-step + 1 s a run, fitted to
+  measured runs (48 runs of 250 x 64 at width 128: 16.4 min; induction.py: 14.0): about 19 min;
+  the TREND about 44 min (12 runs a size).
+- --smoke: the full protocol's settings, tiny; no search, one seed.
+- Writes OUT_DIR/retrieval_vs_length.png (and in full and quick its copy beside the results file).
 """
 
 import math
