@@ -125,6 +125,7 @@ wandb_run_name = ''  # its run name; '' = the run's folder name
 # -----------------------------------------------------------------------------
 DEFAULTS = {k: v for k, v in globals().items() if k not in _before_config and not k.startswith('_')}
 MODEL_KEYS = {f.name: f for f in fields(GPTConfig)}
+MODEL_DEFAULTS = {k: f.default for k, f in MODEL_KEYS.items()}  # GPTConfig's, before a variant's
 # where a run is written and how it is shown, not what it trains: left out of its folder's name
 NOT_NAMED = (
     'out_dir',
@@ -207,11 +208,7 @@ def parse_args(argv):
     """['config.json', '--key=value', '--flag'] -> overrides. Values are Python literals, else
     strings; a key whose default is a string takes the text as typed (--prompt=75 is the prompt
     '75')."""
-    text_keys = {
-        k
-        for k, v in {**DEFAULTS, **{k: f.default for k, f in MODEL_KEYS.items()}}.items()
-        if isinstance(v, str)
-    }
+    text_keys = {k for k, v in {**DEFAULTS, **MODEL_DEFAULTS}.items() if isinstance(v, str)}
     overrides = {}
     for arg in argv:
         if not arg.startswith('--'):
@@ -241,7 +238,7 @@ def check_keys(overrides, known=None):
     GPTConfig and of overrides' task (data/<task>/prepare.py)."""
     if known is None:
         task = task_keys(task_module(overrides['task']))
-        known = {**{k: f.default for k, f in MODEL_KEYS.items()}, **DEFAULTS, **task}
+        known = {**MODEL_DEFAULTS, **DEFAULTS, **task}
     checked = {}
     for key, value in overrides.items():
         if key not in known:
@@ -779,15 +776,14 @@ def train(config=None):
     own_group = ddp and not dist.is_initialized()  # a caller's process group is the caller's to end
     if own_group:
         dist.init_process_group(backend='nccl' if device.startswith('cuda') else 'gloo')
-    if cfg['gradient_accumulation_steps'] % world:
+    gas = cfg['gradient_accumulation_steps']
+    if gas % world:
         raise ConfigError(
-            f'gradient_accumulation_steps={cfg["gradient_accumulation_steps"]} must be a multiple '
-            f'of the {world} processes'
+            f'gradient_accumulation_steps={gas} must be a multiple of the {world} processes'
         )
     master, device_type = rank == 0, device.split(':')[0]
     if device_type == 'cpu':
         keep_freed_memory()
-    gas = cfg['gradient_accumulation_steps']
     global_batch, local_steps = cfg['batch_size'] * gas, gas // world
 
     # the data and the model. What may fail on some processes only (their machine's files, device

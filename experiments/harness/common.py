@@ -57,7 +57,7 @@ from data.loader import ConfigError, load_data, task_data, task_keys, task_modul
 from experiments.harness import papers
 from experiments.harness.claims import claims_section, claims_text, judge, verdict
 from experiments.harness.claims import pct  # noqa: F401 (the experiments' common.pct)
-from train import DEFAULTS, MODEL_KEYS, check_keys, pick_device, resolve, train
+from train import DEFAULTS, MODEL_DEFAULTS, check_keys, pick_device, resolve, train
 from train import parse_args as train_args
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository root
@@ -177,7 +177,7 @@ def checked_at(at, own=None):
         own
         or {
             **{k: v for t in synthetic.tasks() for k, v in task_keys(task_module(t)).items()},
-            **{k: f.default for k, f in MODEL_KEYS.items()},
+            **MODEL_DEFAULTS,
             **DEFAULTS,
         },
     )
