@@ -285,8 +285,9 @@ def test_claims_judged_on_every_seed():
         assert claims.judge(up, {'a': a, 'b': b})['outcome'] == want
     within = dict(says='w', test='within', target=1.0, tol=0.02, of=['a'])
     assert [
-        claims.judge(within, {'a': v})['outcome'] for v in ([0.99, 1.0], [0.99, 0.9], [0.9, 0.95])
-    ] == ['holds', 'split', 'fails']
+        claims.judge(within, {'a': v})['outcome']
+        for v in ([0.99, 1.0], [0.97, 0.985], [0.95, 0.96], [0.99, 0.9])
+    ] == ['holds', 'split', 'fails', 'unresolved']  # the last: seeds spread 0.09 against 0.02
     above = dict(says='x', test='above', bound=0.5, of=['a'])
     assert [claims.judge(above, {'a': v})['outcome'] for v in ([0.6], [0.4, 0.6], [0.5])] == [
         'holds',
@@ -306,6 +307,67 @@ def test_claims_judged_on_every_seed():
         verdict('split'),
         verdict('untested'),
     ) == ('Reproduced', 'Partly', 'Partly', 'Not reproduced', 'Not resolved', 'Not measured')
+
+
+def test_resolution_rules_on_constructed_seeds():
+    """harness/claims.py's rules: a closeness is judged on the relative spread of its quantities on
+    each seed against the paper's own, and only where the seeds can resolve it; a GPU speed claim
+    is unresolved on a CPU; a verdict needs the paper's regime and SEEDS seeds, else Not
+    resolved."""
+    claims = module('claims')
+    similar = claims.similar('s', ['a', 'b'], [2.25, 2.18])
+    assert abs(similar['tol'] - 0.07 / 2.215) < 1e-6  # the paper's own gap, relative
+    cases = {  # a, b on three seeds -> the outcome, by brute force on each seed's gap
+        'close on every seed': ([2.0, 2.02, 2.01], [2.01, 2.0, 2.03], 'holds'),
+        'apart on every seed': ([2.0, 2.02, 2.01], [2.3, 2.32, 2.31], 'fails'),
+        'close on two': ([1.98, 2.04, 2.03], [2.05, 2.0, 2.01], 'split'),
+        'seeds too wide': ([1.5, 2.5, 2.0], [1.5, 2.5, 2.0], 'unresolved'),
+    }
+    for case, (a, b, want) in cases.items():
+        gaps = [abs(x - y) / ((x + y) / 2) for x, y in zip(a, b)]
+        wide = any((max(v) - min(v)) / (sum(v) / 3) > similar['tol'] for v in (a, b))
+        brute = (
+            'unresolved'
+            if wide
+            else 'holds'
+            if all(g <= similar['tol'] for g in gaps)
+            else 'fails'
+            if all(g > similar['tol'] for g in gaps)
+            else 'split'
+        )
+        assert brute == want, case
+        assert claims.judge(similar, {'a': a, 'b': b})['outcome'] == want, case
+    three = claims.similar('s', ['a', 'b', 'c'], [90.55, 90.86, 92.56])
+    assert claims.judge(three, {'a': [0.9], 'b': [0.91], 'c': [0.92]})['outcome'] == 'holds'
+    assert claims.judge(three, {'a': [0.9], 'b': [0.91], 'c': [0.95]})['outcome'] == 'fails'
+    assert claims.unable('u', 'a')['bound'] == claims.solves('s', 'a')['bound'] == claims.SOLVES
+    speed = dict(says='g', test='above', bound=1.0, of=['a'], gpu=True, fmt='num')
+    assert claims.judge(speed, {'a': [1.2]}, device='CPU (x86_64, 2 cores)')['outcome'] == (
+        'unresolved'
+    )
+    assert claims.judge(speed, {'a': [1.2]}, device='NVIDIA H100 80GB HBM3')['outcome'] == 'holds'
+    # standing: the regime, the seeds, the claims' record
+    above = dict(says='x', test='above', bound=0.5, of=['a'], outcome='holds')
+    results = dict(
+        claims=[above],
+        values={'a': [0.6, 0.7, 0.8]},
+        claims_digest='0' * 16,
+        regime=[dict(quantity='epochs', ours=1250, paper=1250)],
+    )
+    assert claims.standing(results, trains=True) == []
+    assert claims.verdict([above], claims.standing(results, trains=True)) == 'Reproduced'
+    for change, why in (
+        (dict(regime=[dict(quantity='epochs', ours=50, paper=1250)]), "below the paper's regime"),
+        (dict(values={'a': [0.6, 0.7]}), 'fewer than 3'),
+        (dict(regime=None), 'not recorded'),
+        (dict(claims_digest=None), 'claims written after the run'),
+    ):
+        reasons = claims.standing({**results, **change}, trains=True)
+        assert len(reasons) == 1 and why in reasons[0], change
+        assert claims.verdict([above], reasons) == 'Not resolved'
+    # an experiment that trains nothing needs no regime, nor seeds
+    assert claims.standing({**results, 'regime': None, 'values': {'a': [0.6]}}, trains=False) == []
+
 
 
 def test_nanogpt_step_times_the_same_model(capsys):
@@ -635,3 +697,53 @@ def test_reproduce_runs_what_is_not_current(tmp_path, monkeypatch):
         '--device=cpu',
     ]
     assert not reproduce.current('depth', 'quick') and reproduce.current('covariance_sde', 'quick')
+
+
+def test_check_finds_claims_committed_after_their_results(tmp_path):
+    """reproduce.py --check's order: a results JSON must be judged by claims committed strictly
+    before it (in the parent of the commit that wrote it; in HEAD while it is uncommitted). Claims
+    committed with their results, or after them, or left uncommitted, fail the check."""
+    reproduce, common = module('reproduce'), module('common')
+
+    def git(*args):
+        subprocess.run(['git', '-C', str(tmp_path), *args], check=True, capture_output=True)
+
+    git('init', '-q')
+    git('config', 'user.email', 't@t')
+    git('config', 'user.name', 't')
+    code, results = tmp_path / 'experiment.py', tmp_path / 'results.json'
+    claims = {v: f"CLAIMS = [dict(says='{v}', test='above', bound=0.5, of=['a'])]\n" for v in 'AB'}
+
+    def write(what, version):
+        if what == 'claims':
+            code.write_text(claims[version])
+        else:
+            results.write_text(json.dumps({'claims_digest': common.claims_digest(claims[version])}))
+
+    def commit(*files):
+        git('add', *files)
+        git('commit', '-q', '-m', 'x')
+
+    def problem():
+        return reproduce.judged_before(results, code, tmp_path)
+
+    write('claims', 'A')
+    commit('experiment.py')
+    write('results', 'A')
+    assert problem() is None  # uncommitted results, their claims in HEAD
+    commit('results.json')
+    assert problem() is None  # claims committed strictly before the results
+    write('claims', 'B')
+    write('results', 'B')
+    assert 'in HEAD' in problem()  # judged by claims not yet committed
+    commit('experiment.py', 'results.json')
+    assert 'strictly before' in problem()  # claims and results in one commit
+    write('results', 'A')  # the order reversed: results first, their claims after
+    write('claims', 'A')
+    commit('results.json')
+    commit('experiment.py')
+    assert 'strictly before' in problem()
+    write('results', 'A')
+    results.write_text(results.read_text() + '\n')  # rerun once the claims are committed
+    commit('results.json')
+    assert problem() is None

@@ -10,12 +10,24 @@ common.report writes, one number per seed), which says what the claim needs over
     test='above' or 'below', bound=x    every seed of each quantity above (below) x
     test='within', target=x, tol=t      every seed of each quantity within x +- t (the paper's
                                         number, say)
+    test='close', of=[a, b, ...], tol=t on every seed, the largest less the smallest at most t
+                                        relative to their mean (similar(): t is the paper's own)
 
 fmt='num' prints the quantities as numbers, not percentages. A test holds when every seed agrees,
 fails when none does, and is split otherwise (the seeds disagree); a claim on a quantity its mode
-does not measure is untested. CLAIMS is a list, or {mode: list} where the quick protocol measures
-other quantities than the full one. A claim is changed only in a commit that does not also change
-that experiment's results (reproduce.py --check enforces it).
+does not measure is untested. A claim the seeds cannot resolve is unresolved, never failed: a
+closeness ('within', 'close') whose seeds spread wider than its tolerance, and a claim on GPU speed
+(gpu=True) measured on a CPU.
+
+The words of the papers become tests by the rules below, each written once: a bound comes from a
+rule and the paper's numbers, never from a result. A file's verdict comes only from results in the
+paper's regime (standing(): its epochs, examples per parameter or per distinct input, or steps, at
+least the paper's, recorded in the results' `regime`, on SEEDS seeds or more); below it, the verdict
+is Not resolved and the claims judged there are a preview.
+
+CLAIMS is a list, or {mode: list} where the modes measure other quantities. The results record a
+digest of the claims that judged them (claims_digest), and a claim is committed strictly before any
+results it judges: reproduce.py --check fails otherwise.
 """
 
 
@@ -24,7 +36,47 @@ def pct(x):
 
 
 VERDICTS = ('Reproduced', 'Partly', 'Not reproduced', 'Not resolved', 'Not measured')
-MARK = {'holds': '✓', 'fails': '✗', 'split': '~', 'untested': '–'}
+MARK = {'holds': '✓', 'fails': '✗', 'split': '~', 'unresolved': '?', 'untested': '–'}
+
+# ----------------------------------------------------------------------------- the rules
+# "solves", "is able to solve", "to almost perfect accuracy": every seed above 95%. Wherever the
+# papers say so they report at least 96% (Table 1's lowest, Dyck-1's 96.17%).
+SOLVES = 0.95
+# "a head attends to X": more than half of its attention mass on X (X gets most of it).
+ATTENDS = 0.5
+# A trained comparison's verdict needs at least this many seeds (the spread a closeness needs).
+SEEDS = 3
+
+
+def solves(says, *of):
+    """The word "solves": every seed of each quantity above SOLVES."""
+    return dict(says=says, test='above', bound=SOLVES, of=list(of))
+
+
+def unable(says, *of):
+    """The words "is unable to solve": solves() negated, every seed below SOLVES."""
+    return dict(says=says, test='below', bound=SOLVES, of=list(of))
+
+
+def similar(says, of, paper, fmt='pct'):
+    """The words "similar", "on par", "matches", "makes no difference": the quantities `of` within
+    the paper's own spread of its numbers `paper` (largest less smallest, relative to their mean:
+    2.25 and 2.18 bits, 3.2%), on every seed."""
+    tol = (max(paper) - min(paper)) / (sum(abs(x) for x in paper) / len(paper))
+    return dict(says=says, test='close', of=list(of), tol=round(tol, 6), fmt=fmt)
+
+
+def about(says, of, low, high, fmt='num'):
+    """The words "about x", where the paper's own numbers bound x to [low, high] (a ratio of its
+    9-10% to its 4-6%: 1.5-2.5): every seed of each quantity in that range."""
+    return dict(
+        says=says,
+        test='within',
+        target=(low + high) / 2,
+        tol=(high - low) / 2,
+        of=list(of),
+        fmt=fmt,
+    )
 
 
 def seed_range(value):
@@ -37,11 +89,17 @@ def seed_range(value):
     return min(value), max(value), sum(value) / len(value), len(value)
 
 
-def judge(claim, values, trend=None):
-    """-> the claim with its outcome ('holds', 'fails' or 'split'), the numbers it rests on, its
-    margin (how far the seeds' means are on the claim's side: positive where the means agree) and,
-    given a TREND's results (trend.py), the claim judged at each of its sizes and whether the margin
-    moves toward the paper's claim."""
+def spread(lo, hi, mean, relative=False):
+    """How far a quantity's seeds spread: max - min, relative to the mean for a relative test."""
+    return (hi - lo) / abs(mean) if relative and mean else hi - lo
+
+
+def judge(claim, values, trend=None, device=None):
+    """-> the claim with its outcome ('holds', 'fails', 'split' or 'unresolved'), the numbers it
+    rests on, its margin (how far the seeds' means are on the claim's side: positive where the means
+    agree) and, given a TREND's results (trend.py), the claim judged at each of its sizes and
+    whether the margin moves toward the paper's claim. `device`: where the values were measured (a
+    claim on GPU speed is unresolved on a CPU)."""
     missing = [q for q in claim['of'] if q not in values]
     if missing:  # e.g. Yelp, which only the full protocol runs
         return {
@@ -51,6 +109,9 @@ def judge(claim, values, trend=None):
         }
     r = {q: seed_range(values[q]) for q in claim['of']}
     test = claim['test']
+    if test == 'close':  # the relative spread on each seed, the seeds paired by their order
+        seeds = zip(*([float(v) for v in values[q]] for q in claim['of']))
+        gaps = [(max(x) - min(x)) / (sum(map(abs, x)) / len(x) or 1) for x in seeds]
     # margin: the least gap between neighbours' means, in the claim's order
     if test in ('descending', 'ascending'):
         order = claim['of'] if test == 'descending' else claim['of'][::-1]
@@ -66,6 +127,9 @@ def judge(claim, values, trend=None):
         a, b = claim['target'] - claim['tol'], claim['target'] + claim['tol']
         tests = [(a <= lo and hi <= b, hi < a or lo > b) for lo, hi, _, _ in r.values()]
         margins = [claim['tol'] - abs(mean - claim['target']) for _, _, mean, _ in r.values()]
+    elif test == 'close':
+        tests = [(all(g <= claim['tol'] for g in gaps), all(g > claim['tol'] for g in gaps))]
+        margins = [claim['tol'] - sum(gaps) / len(gaps)]
     else:
         raise ValueError(f'claim {claim["says"]!r}: unknown test {test!r}')
     outcome = (
@@ -75,6 +139,17 @@ def judge(claim, values, trend=None):
         if all(yes for yes, _ in tests)
         else 'split'
     )
+    # resolution: a closeness the seeds' spread cannot tell, a GPU's speed measured on a CPU
+    wide = [
+        q
+        for q, (lo, hi, mean, n) in r.items()
+        if test in ('within', 'close')
+        and n > 1
+        and spread(lo, hi, mean, test == 'close') > claim['tol']
+    ]
+    on_cpu = claim.get('gpu') and not gpu_device(device)
+    if wide or on_cpu:
+        outcome = 'unresolved'
     margin = min(margins)
     fmt = pct if claim.get('fmt', 'pct') == 'pct' else (lambda x: f'{x:.4g}')
     shown = '; '.join(
@@ -88,9 +163,26 @@ def judge(claim, values, trend=None):
         'above': f'every seed > {bound}',
         'below': f'every seed < {bound}',
         'within': f'every seed within {fmt(claim.get("target", 0))} ± {fmt(claim.get("tol", 0))}',
+        'close': f'on every seed a spread within {pct(claim.get("tol", 0))} of their mean, the '
+        "paper's own",
     }[test]
-    judged = {**claim, 'outcome': outcome, 'margin': margin, 'evidence': f'{shown} (needs {needs})'}
+    if test == 'close':
+        shown += f'; spread {", ".join(pct(g) for g in gaps)}'
+    why = (
+        [f'not resolved: the seeds of {", ".join(wide)} spread wider than the tolerance']
+        if wide
+        else [f'not resolved: a claim on GPU speed, measured on {device or "a CPU"}']
+        if on_cpu
+        else []
+    )
+    evidence = f'{shown} (needs {needs})' + ''.join(f'; {w}' for w in why)
+    judged = {**claim, 'outcome': outcome, 'margin': margin, 'evidence': evidence}
     return {**judged, **trended(judged, trend)} if trend else judged
+
+
+def gpu_device(device):
+    """Whether a results' device (common.device_name) is a GPU: anything but 'CPU (...)'."""
+    return bool(device) and not device.startswith('CPU')
 
 
 def declared(claim):
@@ -129,13 +221,16 @@ def trended(claim, trend):
     )
 
 
-def verdict(judged):
-    """The file's verdict from its judged claims (those its mode measured): Reproduced when every
-    claim holds, Not reproduced when none holds and one fails, Not resolved when every claim is
-    split, else Partly."""
+def verdict(judged, reasons=()):
+    """The file's verdict from its judged claims (those its mode measured): Not resolved wherever
+    `reasons` (standing()) say the results cannot judge them; else Reproduced when every claim
+    holds, Not reproduced when none holds and one fails, Not resolved when none holds or fails
+    (split or unresolved), else Partly."""
     outcomes = [c['outcome'] for c in judged if c['outcome'] != 'untested']
     if not outcomes:
         return 'Not measured'
+    if reasons:
+        return 'Not resolved'
     if all(o == 'holds' for o in outcomes):
         return 'Reproduced'
     if 'holds' not in outcomes:
@@ -143,15 +238,70 @@ def verdict(judged):
     return 'Partly'
 
 
+def seeds_of(results):
+    """The fewest seeds behind any quantity a claim of the results tests."""
+    used = {q for c in results.get('claims', []) for q in c['of'] if q in results['values']}
+    return min((seed_range(results['values'][q])[3] for q in used), default=0)
+
+
+def standing(results, trains):
+    """-> why the results cannot give a verdict ([] when they can): their claims were not recorded
+    as declared before the run (results older than that record), or, for an experiment that
+    `trains`, no regime recorded, a quantity of the regime below the paper's, or fewer than SEEDS
+    seeds."""
+    reasons = []
+    if not results.get('claims_digest'):
+        reasons.append(
+            'judged by claims written after the run (results from before claims were '
+            'recorded with them): rerun it'
+        )
+    if not trains:
+        return reasons
+    if results.get('regime') is None:
+        return reasons + ['its training regime was not recorded: rerun it']
+    reasons += [
+        f"below the paper's regime: {r['quantity']} {r['ours']:.3g} against the paper's "
+        f'{r["paper"]:.3g}'
+        for r in results['regime']
+        if r['ours'] < r['paper']
+    ]
+    n = seeds_of(results)
+    return reasons + ([f'{n} seed{"s" * (n != 1)}, fewer than {SEEDS}'] if n < SEEDS else [])
+
+
 def claims_text(results, older=False):
     """The verdict and each claim's outcome, as markdown; `older`: results made by other source than
-    the experiment's file now, judged on the claims declared for them."""
+    the experiment's file now, judged on the claims declared for them. results['standing']: why
+    they cannot give a verdict (standing()), if they cannot."""
     lines = [
         f'- {MARK[c["outcome"]]} {c["outcome"]}: {c["says"]}: {c["evidence"]}'
         for c in results['claims']
     ]
     when = 'after this run, from the paper' if results.get('recovered') else 'before the run'
     when += ', by earlier code than the file now' if older else ''
+    reasons = results.get('standing') or []
+    preview = (
+        [
+            '',
+            'Not resolved: ' + '; '.join(reasons) + '. The claims below, judged on these numbers, '
+            'are a preview.',
+        ]
+        if reasons
+        else []
+    )
+    regime = (
+        [
+            '',
+            'Regime: '
+            + '; '.join(
+                f"{r['quantity']} {r['ours']:.3g} (the paper's {r['paper']:.3g})"
+                for r in results['regime']
+            )
+            + f'; {seeds_of(results)} seeds.',
+        ]
+        if results.get('regime')
+        else []
+    )
     trend = results.get('trend')
     trend = (
         []
@@ -167,9 +317,11 @@ def claims_text(results, older=False):
     return '\n'.join(
         [
             f'**Verdict: {results["verdict"]}** (claims declared {when}; ✓ every seed agrees, ✗ '
-            'none does, ~ the seeds disagree, – not measured)',
-            '',
+            'none does, ~ the seeds disagree, ? the seeds cannot resolve it, – not measured)',
         ]
+        + regime
+        + preview
+        + ['']
         + lines
         + trend
     )

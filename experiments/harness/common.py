@@ -55,7 +55,7 @@ import torch
 from data import local, synthetic
 from data.loader import ConfigError, load_data, task_data, task_keys, task_module
 from experiments.harness import papers
-from experiments.harness.claims import claims_section, claims_text, judge, verdict
+from experiments.harness.claims import claims_section, claims_text, judge, standing, verdict
 from experiments.harness.claims import pct  # noqa: F401 (the experiments' common.pct)
 from train import DEFAULTS, MODEL_DEFAULTS, check_keys, pick_device, resolve, train
 from train import parse_args as train_args
@@ -102,8 +102,12 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
     """-> args, .mode in {'full', 'quick', 'smoke'}; `add(parser)` adds its own flags, `at_keys` its
     --at's keys."""
     parser = synthetic.Parser(doc)
+    parser.add_argument('--quick', action='store_true', help='a preview: minutes on a 2-core CPU')
     parser.add_argument(
-        '--quick', action='store_true', help='the reduced protocol: minutes on a 2-core CPU'
+        '--regime',
+        action='store_true',
+        help="the paper's training regime on the smallest problem that tests the claims (up to an "
+        'hour on a 2-core CPU): where the verdict of a CPU comes from',
     )
     parser.add_argument(
         '--smoke', action='store_true', help='a few steps of everything: checks that the file runs'
@@ -148,7 +152,9 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
         )
     except ConfigError as e:
         parser.exit(2, f'error: --at: {e}\n')
-    args.mode = 'smoke' if args.smoke else 'quick' if args.quick else 'full'
+    args.mode = (
+        'smoke' if args.smoke else 'quick' if args.quick else 'regime' if args.regime else 'full'
+    )
     # every task's files
     args.data_root = Path(args.data_dir) if args.data_dir else synthetic.DATA_ROOT
     # with --plan: each run's keys, corpora read
@@ -331,6 +337,35 @@ def source_digest(name):
     return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:16]
 
 
+def claims_source(code):
+    """The source of the statements that make CLAIMS in an experiment's `code` and of the top-level
+    definitions they use: what a claims digest covers."""
+
+    # the names a statement assigns (CLAIMS['smoke'] = ... assigns CLAIMS) or defines
+    def binds(node):
+        return {
+            getattr(t, 'id', None) or getattr(getattr(t, 'value', None), 'id', None)
+            for t in getattr(node, 'targets', [])
+        } | {getattr(node, 'name', None)}
+
+    tree = ast.parse(code)
+    made = [n for n in tree.body if 'CLAIMS' in binds(n)]
+    used = {n.id for m in made for n in ast.walk(m) if isinstance(n, ast.Name)} - {'CLAIMS'}
+    return (
+        '\n'.join(
+            ast.get_source_segment(code, n) for n in tree.body if n in made or binds(n) & used
+        )
+        or None
+    )
+
+
+def claims_digest(code):
+    """A digest of the claims an experiment's `code` declares (claims_source), which its results
+    record: reproduce.py --check finds them committed before the results."""
+    source = claims_source(code)
+    return None if source is None else hashlib.sha256(source.encode()).hexdigest()[:16]
+
+
 def write_text(path, text):  # whole or not at all: a temporary name, then a rename
     synthetic.atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
@@ -360,12 +395,15 @@ def save_figure(args, name, fig, dpi=120):
     return paths
 
 
-def report(args, name, title, columns, rows, notes='', extra=None, values=None, claims=()):
+def report(
+    args, name, title, columns, rows, notes='', extra=None, values=None, claims=(), regime=None
+):
     """Prints the table and the verdict, and writes OUT_DIR/<name>.json and, but for --smoke and
     --at, results_path's .json and .md (keeping trend.py's trend if of this code, and the .md's '##
     History'). `values`: {label: [one number per seed]}, which `claims` (the experiment's CLAIMS,
-    declared before the run) test, and the trend's too. With --plan: write_plan (an experiment that
-    measures without train.py lists no run)."""
+    declared before the run) test, and the trend's too. `regime`: an experiment that trains, its
+    REGIME[mode] (the training regime beside the paper's, harness/claims.py's standing). With
+    --plan: write_plan (an experiment that measures without train.py lists no run)."""
     if args.plan:
         return write_plan(args, name)
     wall = time.time() - args.t0
@@ -385,6 +423,8 @@ def report(args, name, title, columns, rows, notes='', extra=None, values=None, 
         date=datetime.date.today().isoformat(),
         wall_s=round(wall, 1),
         source=source_digest(name),
+        claims_digest=claims_digest(experiment_path(name).read_text()),
+        regime=regime,
         at=args.at,
         values=values or {},
         columns=columns,
@@ -398,8 +438,10 @@ def report(args, name, title, columns, rows, notes='', extra=None, values=None, 
     old = json.loads(paths[1].read_text()) if paths[1] and paths[1].exists() else {}
     if old.get('trend', {}).get('source') == info['source']:  # trend.py's, run on this code: kept
         info['trend'] = old['trend']
-    judged = [judge(c, info['values'], info.get('trend')) for c in claims]
-    info.update(verdict=verdict(judged), claims=judged)
+    judged = [judge(c, info['values'], info.get('trend'), info['device']) for c in claims]
+    info['claims'] = judged
+    info['standing'] = standing(info, trains=regime is not None)
+    info['verdict'] = verdict(judged, info['standing'])
     table = markdown(columns, rows)
     print(f'\n## {title}\n\n{table}\n\n{claims_text(info)}\n')
     if notes:

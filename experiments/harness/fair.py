@@ -220,6 +220,7 @@ def report(
     key='val_acc',
     values=None,
     claims=(),
+    regime=None,
 ):
     """common.report with the search: `fairs`, the results of fair per label of a comparison, whose
     search_notes (scores through fmt) end the notes, whose grid, chosen point and each seed's
@@ -241,4 +242,4 @@ def report(
         **{label: [m[key] for m in f['runs']] for label, f in fairs.items()},
         **(values or {}),
     }
-    common.report(args, name, title, columns, rows, notes, extra, values, claims)
+    common.report(args, name, title, columns, rows, notes, extra, values, claims, regime)

@@ -66,7 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository r
 from checkpoint import load_checkpoint  # noqa: E402
 from data.loader import task_data  # noqa: E402
 from data.synthetic import load_split  # noqa: E402
-from experiments.harness import common, papers  # noqa: E402
+from experiments.harness import claims, common, papers  # noqa: E402
 from model import GPT, GPTConfig, apply_rope  # noqa: E402
 
 NAME = 'induction_heads_map'
@@ -105,28 +105,25 @@ PROTOCOL = {
         sweep={},
     ),
 }
-# Figure 3's statements, each on one number of the one run (no seeds). "Solves" is above 95%, as in
-# induction.py: under the 97.01% at which Table 1 has Frozen-QK solve retrieval. A head "attends to"
-# a token when that token takes more than half of its attention (above 50%), more than all the
-# others together; uniform causal attention gives the previous token about 1/(position+1).
+# Figure 3's statements, by the rules of harness/claims.py: "solves" is claims.solves (above 95%); a
+# head "attends to" a token when that token takes more than half of its attention (claims.ATTENDS),
+# more than all the others together; uniform causal attention gives the previous token about
+# 1/(position+1).
 CLAIMS = [
-    dict(
-        says='Frozen-QK solves the retrieval task (Table 1: 97.01%)',
-        test='above',
-        bound=0.95,
-        of=['Frozen-QK held-out accuracy'],
+    claims.solves(
+        'Frozen-QK solves the retrieval task (Table 1: 97.01%)', 'Frozen-QK held-out accuracy'
     ),
     dict(
         says='a layer-1 head where each token attends to the previous one',
         test='above',
-        bound=0.5,
+        bound=claims.ATTENDS,
         of=['layer 1: previous-token score, best head'],
     ),
     dict(
         says='a layer-2 head where the query attends to the value after the matching key, which is '
         'retrieved',
         test='above',
-        bound=0.5,
+        bound=claims.ATTENDS,
         of=['layer 2: retrieval score, best head'],
     ),
 ]

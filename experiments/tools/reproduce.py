@@ -9,15 +9,16 @@ of the experiment's results .md.
     --readme    rewrite the README's reproduction tables and the results .md's claims sections
     --check     fail if the README or a results .md differs from them, or a commit changed an
                 experiment's claims with its results
-    --quick     run every --quick protocol in turn, skipping those whose results are current
-                (resumable); then --readme
+    --quick     run every --quick protocol (the preview) in turn, skipping those whose results
+                are current (resumable); then --readme
+    --regime    the same with every --regime protocol (the paper's regime at a CPU's size: up to
+                an hour each on 2 cores)
     (none)      the same with the full protocols (GPUs, corpora prepared); arguments after `--`
                 go to every experiment
     --plan      what each full protocol that trains would cost: runs, steps, tokens, FLOPs, memory,
                 H100-hours, corpora
 """
 
-import ast
 import functools
 import json
 import shutil
@@ -75,6 +76,9 @@ PAPERS = {
 }
 EXPERIMENTS = [name for files in PAPERS.values() for name, _ in files]
 RESULTS = common.RESULTS
+# the modes whose results the README reads, the first that exists: the paper's protocol, the paper's
+# regime at a CPU's size, the preview
+MODES = ('full', 'regime', 'quick')
 MARKERS = (
     '<!-- reproductions {}: written by experiments/tools/reproduce.py -->',
     '<!-- end of reproductions {} -->',
@@ -98,16 +102,22 @@ def load(name, mode, results=None):
 
 
 def judged(results, name):
-    """-> (the claims judged here on a results JSON's numbers, whether earlier code made them). The
-    claims are the code's now ({mode: ...} where they differ), or, for results of other source,
-    those declared for them."""
-    declared = common.experiment_module(name).CLAIMS
-    declared = declared[results['mode']] if isinstance(declared, dict) else declared
+    """-> (the results with their claims judged here on their numbers, their standing and verdict;
+    whether earlier code made them). The claims are the code's now ({mode: ...} where they differ),
+    or, for results of other source, those declared for them."""
+    module = common.experiment_module(name)
+    declared = module.CLAIMS[results['mode']] if isinstance(module.CLAIMS, dict) else module.CLAIMS
     # earlier code (or recovered: no digest)
     older = results.get('source') != common.source_digest(name)
     if older and results.get('claims'):  # the claims declared for those numbers
         declared = [claims.declared(c) for c in results['claims']]
-    return [claims.judge(c, results['values'], results.get('trend')) for c in declared], older
+    judged = [
+        claims.judge(c, results['values'], results.get('trend'), results.get('device'))
+        for c in declared
+    ]
+    results = {**results, 'claims': judged}
+    results['standing'] = claims.standing(results, trains=hasattr(module, 'REGIME'))
+    return {**results, 'verdict': claims.verdict(judged, results['standing'])}, older
 
 
 def claims_section(name, mode, folder=RESULTS):
@@ -117,10 +127,7 @@ def claims_section(name, mode, folder=RESULTS):
     results = load(name, mode, folder)
     if results is None:
         return None
-    claimed, older = judged(results, name)
-    return claims.claims_section(
-        {**results, 'claims': claimed, 'verdict': claims.verdict(claimed)}, older
-    )
+    return claims.claims_section(*judged(results, name))
 
 
 def row(name, reproduces, folder=RESULTS):
@@ -129,11 +136,11 @@ def row(name, reproduces, folder=RESULTS):
     files."""
     script = common.experiment_path(name).relative_to(common.ROOT).as_posix()
     link = f'[{name}.py]({script})'
-    results = load(name, 'full', folder) or load(name, 'quick', folder)
+    results = next(filter(None, (load(name, mode, folder) for mode in MODES)), None)
     if results is None:
         return f'| {link} | {reproduces} | not run | | | |'
-    claimed, older = judged(results, name)
-    outcomes = [c['outcome'] for c in claimed]
+    results, older = judged(results, name)
+    outcomes = [c['outcome'] for c in results['claims']]
     counts = (
         f'{outcomes.count("holds")} / {outcomes.count("fails")} / '
         + f'{len(outcomes) - outcomes.count("holds") - outcomes.count("fails")}'
@@ -147,7 +154,7 @@ def row(name, reproduces, folder=RESULTS):
     wall = f'{results["wall_s"] / 60:.1f} min' if results.get('wall_s') is not None else ''
     when = f'{results["mode"]}, {results["date"]}' + (', earlier code' if older else '')
     return (
-        f'| {link} | {reproduces} | **{claims.verdict(claimed)}** ({when}) | {counts} | {wall} '
+        f'| {link} | {reproduces} | **{results["verdict"]}** ({when}) | {counts} | {wall} '
         f'| {files} |'
     )
 
@@ -173,7 +180,7 @@ def results_with_sections(results=RESULTS):
     every experiment; a .md without a section is bad input (rerun its experiment)."""
     texts = {}
     for name in EXPERIMENTS:
-        for mode in ('full', 'quick'):
+        for mode in MODES:
             section = claims_section(name, mode, results)
             if section is None:
                 continue
@@ -189,62 +196,33 @@ def results_with_sections(results=RESULTS):
     return texts
 
 
-def claims_source(code):
-    """The source of the statements that make CLAIMS in `code` and of the top-level definitions they
-    use."""
-
-    # the names a statement assigns (CLAIMS['smoke'] = ... assigns CLAIMS) or defines
-    def binds(node):
-        return {
-            getattr(t, 'id', None) or getattr(getattr(t, 'value', None), 'id', None)
-            for t in getattr(node, 'targets', [])
-        } | {getattr(node, 'name', None)}
-
-    tree = ast.parse(code)
-    made = [n for n in tree.body if 'CLAIMS' in binds(n)]
-    used = {n.id for m in made for n in ast.walk(m) if isinstance(n, ast.Name)} - {'CLAIMS'}
-    return (
-        '\n'.join(
-            ast.get_source_segment(code, n) for n in tree.body if n in made or binds(n) & used
-        )
-        or None
-    )
-
-
-def source_at(git, rev, name):
-    """The experiment's file at commit `rev`: at its path now, else where it was before experiments/
-    had folders (experiments/<name>.py)."""
-    now = git('show', f'{rev}:{common.experiment_path(name).relative_to(common.ROOT).as_posix()}')
-    return now if now.returncode == 0 else git('show', f'{rev}:experiments/{name}.py')
-
-
-def claims_changed_with_results():
-    """-> the commits that changed an experiment's claims and its results together ([] without the
-    whole history)."""
+def judged_before(path, code, root=ROOT):
+    """-> None if the results JSON at `path` were judged by claims committed strictly before them in
+    the git repository `root`, `code` the experiment's file; else what is wrong. Strictly before: in
+    the parent of the commit that last wrote the JSON, or in HEAD while the JSON is not committed as
+    it is. Results without a claims digest were made before claims were recorded with them, and
+    read Not resolved (claims.standing); a copy outside `root` or a shallow clone cannot tell."""
 
     def git(*args):
-        return subprocess.run(['git', '-C', str(ROOT), *args], capture_output=True, text=True)
+        return subprocess.run(['git', '-C', str(root), *args], capture_output=True, text=True)
 
-    bad, whole = (
-        [],
-        shutil.which('git')
-        and git('rev-parse', '--is-shallow-repository').stdout.strip() == 'false',
+    digest = json.loads(path.read_text()).get('claims_digest')
+    if not digest or not path.is_relative_to(root) or not shutil.which('git'):
+        return None
+    if git('rev-parse', '--is-shallow-repository').stdout.strip() != 'false':
+        return None
+    relative = path.relative_to(root).as_posix()
+    changed = git('status', '--porcelain', '--', relative).stdout.strip()
+    last = git('log', '-1', '--format=%H', '--', relative).stdout.strip()
+    base = 'HEAD' if changed or not last else f'{last}^'
+    source = git('show', f'{base}:{code.relative_to(root).as_posix()}')
+    if source.returncode == 0 and common.claims_digest(source.stdout) == digest:
+        return None
+    when = 'in HEAD' if base == 'HEAD' else f'before {last[:10]}, the commit that wrote them'
+    return (
+        f'{relative} was judged by claims not committed strictly before it (other claims {when}): '
+        'commit the claims alone, then rerun the experiment'
     )
-    for name in EXPERIMENTS if whole else []:
-        log = git(
-            'log',
-            '--format=%H',
-            '--',
-            f'experiments/results/{name}.json',
-            f'experiments/results/{name}-*.json',
-        )
-        for rev in log.stdout.split() if log.returncode == 0 else []:
-            after, before = (source_at(git, r, name) for r in (rev, f'{rev}^'))
-            if claims_source(after.stdout) != (
-                claims_source(before.stdout) if before.returncode == 0 else None
-            ):
-                bad.append(f'{rev[:10]} ({name})')
-    return bad
 
 
 def check(readme=ROOT / 'README.md', results=RESULTS):
@@ -263,9 +241,11 @@ def check(readme=ROOT / 'README.md', results=RESULTS):
         if md.read_text() != text
     ]
     problems += [
-        f'commit {c} changed the claims and the results together: a claim is fixed before its run, '
-        'so change it in a commit of its own'
-        for c in claims_changed_with_results()
+        problem
+        for name in EXPERIMENTS
+        for mode in MODES
+        if (path := common.results_path(mode, name, 'json', results)).exists()
+        and (problem := judged_before(path, common.experiment_path(name)))
     ]
     return problems
 
@@ -276,8 +256,8 @@ def current(name, mode):
 
 
 def command(name, mode, *flags):  # an experiment's command line in `mode`
-    quick = ['--quick'] if mode == 'quick' else []
-    return [sys.executable, str(common.experiment_path(name)), *quick, *flags]
+    flag = [] if mode == 'full' else [f'--{mode}']
+    return [sys.executable, str(common.experiment_path(name)), *flag, *flags]
 
 
 def run_all(mode, passed):
@@ -423,13 +403,14 @@ def main(argv=None):
         (argv[: argv.index('--')], argv[argv.index('--') + 1 :]) if '--' in argv else (argv, [])
     )
     parser = synthetic.Parser(__doc__)
-    for flag in ('--readme', '--check', '--quick', '--plan'):
+    for flag in ('--readme', '--check', '--quick', '--regime', '--plan'):
         parser.add_argument(flag, action='store_true')
     parser.add_argument(
         '--only', default='', help='with --plan: these experiments (comma-separated), not all'
     )
     args = parser.parse_args(ours)
-    mode, readme = 'quick' if args.quick else 'full', ROOT / 'README.md'
+    mode = 'quick' if args.quick else 'regime' if args.regime else 'full'
+    readme = ROOT / 'README.md'
     try:
         if args.plan:
             trains = [
