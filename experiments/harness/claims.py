@@ -260,8 +260,8 @@ def standing(results, trains):
     if results.get('regime') is None:
         return reasons + ['its training regime was not recorded: rerun it']
     reasons += [
-        f"below the paper's regime: {r['quantity']} {r['ours']:.3g} against the paper's "
-        f'{r["paper"]:.3g}'
+        f"below the paper's regime: {r['quantity']} {r['ours']:,.4g} against the paper's "
+        f'{r["paper"]:,.4g}'
         for r in results['regime']
         if r['ours'] < r['paper']
     ]
@@ -294,7 +294,7 @@ def claims_text(results, older=False):
             '',
             'Regime: '
             + '; '.join(
-                f"{r['quantity']} {r['ours']:.3g} (the paper's {r['paper']:.3g})"
+                f"{r['quantity']} {r['ours']:,.4g} (the paper's {r['paper']:,.4g})"
                 for r in results['regime']
             )
             + f'; {seeds_of(results)} seeds.',
