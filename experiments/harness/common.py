@@ -50,14 +50,16 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import torch
 
-from data import local, synthetic
+from data import corpus, local, synthetic
 from data.loader import ConfigError, load_data, task_data, task_keys, task_module
 from experiments.harness import papers
 from experiments.harness.claims import claims_section, claims_text, judge, standing, verdict
 from experiments.harness.claims import pct  # noqa: F401 (the experiments' common.pct)
-from train import DEFAULTS, MODEL_DEFAULTS, check_keys, pick_device, resolve, train
+from model import GPT, GPTConfig
+from train import DEFAULTS, MODEL_DEFAULTS, check_keys, model_args_of, pick_device, resolve, train
 from train import parse_args as train_args
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository root
@@ -224,6 +226,32 @@ def train_keys(args, config, name=''):
             synthetic.task_dir(config['task'], settings, module.DEFAULTS, root=args.data_dir)
         )
     return keys
+
+
+def task_shape(cfg):
+    """-> (the task's meta: vocabulary, classes; its sequence length T) for a resolved config, from
+    the task's settings alone: one draw of a generator, a table's training split, or a corpus's
+    block, no data read."""
+    module, settings, _ = task_data(cfg)
+    if not hasattr(module, 'generate'):  # a corpus
+        return dict(vocab_size=corpus.ENCODINGS[cfg['encoding']], classes=[0, 1]), corpus.BLOCK_SIZE
+    rng = np.random.default_rng(0)
+    gen = {k: v for k, v in settings.items() if k not in ('n_train', 'n_test', 'seed')}
+    x = (
+        module.splits(settings, rng)['train'][0]
+        if hasattr(module, 'splits')
+        else module.generate(rng, 1, **gen)[0]
+    )
+    return module.describe(settings), x.shape[1]
+
+
+def trained_params(config):
+    """The trainable parameters of a run's model (train.py's keys), built on the meta device: what
+    a REGIME's examples per parameter divide by, computed before any run."""
+    cfg = resolve(config)
+    with torch.device('meta'):
+        model = GPT(GPTConfig(**model_args_of(cfg, *task_shape(cfg))))
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 
 def run(args, name, **config):

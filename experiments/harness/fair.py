@@ -25,9 +25,10 @@ from experiments.harness.papers import TABLE7
 from train import DEFAULTS
 
 
-def parse_args(doc, add=None, argv=None):
-    """common.parse_args with a comparison's flags: --search (default on, off in --smoke) and
-    --seeds (default 3, 1 in --smoke)."""
+def parse_args(doc, add=None, argv=None, regime_search=True):
+    """common.parse_args with a comparison's flags: --search (default on, off in --smoke, and in
+    --regime where the regime's budget leaves no room: regime_search=False) and --seeds (default 3,
+    1 in --smoke)."""
 
     def flags(parser):
         parser.add_argument(
@@ -48,7 +49,8 @@ def parse_args(doc, add=None, argv=None):
             add(parser)
 
     args = common.parse_args(doc, flags, argv)
-    args.search = args.mode != 'smoke' if args.search is None else args.search
+    default = args.mode != 'smoke' and (args.mode != 'regime' or regime_search)
+    args.search = default if args.search is None else args.search
     args.seeds = (1 if args.mode == 'smoke' else 3) if args.seeds is None else args.seeds
     return args
 

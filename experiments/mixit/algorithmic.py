@@ -55,14 +55,41 @@ steps: 48 minutes), so a TREND runs 400, 1,200 and 3,600 steps (one seed, no sea
 at 3,600, memorization 450 epochs, modular addition 383, addition 3.4 examples a parameter, Dyck-1
 1.7). --quick takes about 18 min on 2 cores. Yelp runs in full only (data/yelp/prepare.py first).
 --smoke: the full drivers, tiny, Yelp on a tiny CSV made on the spot; no search, one seed.
+
+--regime, the paper's regime at a CPU's size, where this file's verdict comes from (REGIME: each
+task's quantity beside the paper's, computed from full's budget): quick's drivers, learning rate
+(the search's centre: no search, each task's hour goes to its 9 runs, 3 variants x 3 seeds) and
+warm-up (a tenth), each task's steps computed (at_regime) to reach full's regime. A task at a time
+(--tasks), each within an hour on 2 cores, merged into one results file:
+
+| task | model | steps x batch | regime (the paper's) | about |
+|---|---|---|---|---|
+| addition | 64, 16 heads; 4 digits | 1,265 x 128 | 1.19 examples a param (1.19) | 6 min |
+| Dyck-1 | 32, 16 heads of 2 | 3,162 x 64 | 5.95 examples a param (5.95) | 25 min |
+| modular addition | 32, 16 heads of 2; p = 47 | 20,007 x 223 | 2,127 epochs (2,127) | 50 min |
+| memorization | 64, 16 heads; 40 x 40 | 10,000 x 200 | 1,250 epochs (1,250) | 30 min |
+
+Dyck-1 and modular addition shrink the width to 32, keeping quick's 16 heads (of 2: Table 9's best
+MixiT has heads of 2, 256 at width 512): at width 64, Dyck-1's 5.95 examples per parameter take
+12,400 steps of 64 strings (9 runs at quick's 76 ms a step for standard and Frozen-QK, 30 for
+MixiT: about 110 min) and modular addition's 20,007 steps (26, 25 and 13 ms: 64 min). The minutes
+above: quick's seconds per step at each width, times the steps (the FLOPs say less: at these sizes a
+step costs its overhead). Commands: --regime --tasks=addition,memorization; --tasks=dyck;
+--tasks=modular_addition. Yelp: the full protocol only (no corpus offline).
 """
 
+import json
+import math
 import sys
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
 
+from data.loader import ConfigError, task_data
 from experiments.harness import claims, common, fair, papers
+from train import resolve
 
 NAME = 'algorithmic'
 VARIANT_ORDER = ['standard', 'frozen_qk', 'mixit']
@@ -132,6 +159,40 @@ TREND = dict(
         '3,600': dict(max_iters=3_600, eval_interval=3_600),
     },
 )
+
+
+# --regime (docstring): quick's model and optimizer, each task's budget in the paper's regime,
+# computed here from full's: addition's and Dyck-1's examples per trained parameter of the standard
+# model, modular addition's and memorization's epochs over the training table.
+def examples(keys):
+    return keys['max_iters'] * keys['batch_size'] * keys.get('gradient_accumulation_steps', 1)
+
+
+def table_rows(keys):
+    """The training table's length of a table task (modular addition, memorization)."""
+    cfg = resolve({**keys, 'variant': 'standard'})
+    module, settings, _ = task_data(cfg)
+    return len(module.splits(settings, np.random.default_rng(0))['train'][0])
+
+
+def regime(task, keys):
+    """The task's regime quantity of a run's keys (the standard model's): (its name, its value)."""
+    if task in ('modular_addition', 'memorization'):
+        return f'{task}: epochs', examples(keys) / table_rows(keys)
+    if task == 'yelp':  # a corpus: the steps of the full protocol's budget
+        return f'{task}: steps', keys['max_iters']
+    n = common.trained_params({**keys, 'variant': 'standard'})
+    return f'{task}: examples per trained parameter', examples(keys) / n
+
+
+def regime_steps(task, keys, paper):
+    """The fewest steps that reach the paper's regime quantity `paper`, `keys` a task's entry of a
+    PROTOCOL sweep (its driver among them)."""
+    one = dict(driver=None, keys={}, sweep=dict(task={task: {**keys, 'max_iters': 1}}, variant=[]))
+    per_step = regime(task, common.config(one, task=task, variant='standard'))[1]
+    return math.ceil(paper / per_step - 1e-9)
+
+
 SMOKE = dict(
     n_layer=2,
     n_embd=16,
@@ -273,6 +334,71 @@ PROTOCOL = {
     ),
 }
 
+# The paper's regime of each task, from full's budget (docstring: 1.19 and 5.95 examples per
+# trained parameter, 2,127 and 1,250 epochs)
+PAPER_REGIME = {
+    task: regime(task, common.config(PROTOCOL['full'], task=task, variant='standard'))[1]
+    for task in PAPER
+    if task != 'yelp'
+}
+
+
+def at_regime(task, keys):
+    """quick's keys of a task with the steps that reach the paper's regime (warm-up a tenth, as
+    quick's; modadd_exp.py's own 50)."""
+    steps = regime_steps(task, keys, PAPER_REGIME[task])
+    warmup = {} if task == 'modular_addition' else dict(warmup_iters=steps // 10)
+    return {**keys, 'max_iters': steps, 'eval_interval': steps, **warmup}
+
+
+def regime_addition():
+    """Addition at the regime: the digits papers.digits_for gives its examples, which the digits'
+    positions change a little (the fixed point of the two)."""
+    keys = PROTOCOL['quick']['sweep']['task']['addition']
+    for _ in range(5):
+        keys = at_regime('addition', keys)
+        digits = papers.digits_for(examples(keys))
+        if digits == keys['digits']:
+            return keys
+        keys = {**keys, 'digits': digits, 'block_size': 3 * digits + 4}
+    raise AssertionError('no fixed point of digits and steps')
+
+
+# Dyck-1 and modular addition at width 32, quick's 16 heads (of 2, the head width of Table 9's best
+# MixiT, 256 heads at 512): at quick's width 64 their regimes take about 110 and 64 minutes for 9
+# runs (docstring, Time)
+REGIME_SMALL = dict(n_embd=32, n_head=16, attn_scale=papers.paper_scale(32, 16, 512))
+PROTOCOL['regime'] = dict(
+    driver=None,
+    keys={},
+    sweep=dict(
+        task={
+            'addition': regime_addition(),
+            'dyck': at_regime(
+                'dyck', {**PROTOCOL['quick']['sweep']['task']['dyck'], **REGIME_SMALL}
+            ),
+            'modular_addition': at_regime(
+                'modular_addition',
+                {**PROTOCOL['quick']['sweep']['task']['modular_addition'], **REGIME_SMALL},
+            ),
+            'memorization': at_regime(
+                'memorization', PROTOCOL['quick']['sweep']['task']['memorization']
+            ),
+        },
+        variant=VARIANT_ORDER,
+    ),
+)
+# each mode's regime beside the paper's, per task it runs (harness/claims.py's standing)
+REGIME = {
+    mode: [
+        dict(quantity=name, ours=ours, paper=PAPER_REGIME[task])
+        for task in p['sweep']['task']
+        if task != 'yelp'
+        for name, ours in [regime(task, common.config(p, task=task, variant='standard'))]
+    ]
+    for mode, p in PROTOCOL.items()
+}
+
 # The paper's claims (Table 3: "both Frozen-QK and MixiT are able to solve such tasks. They are
 # competitive with, and can even outperform, the standard fully trained transformer"), in accuracy,
 # by the rules of harness/claims.py, fixed before the runs:
@@ -319,18 +445,51 @@ def config(mode, task, variant):
     return common.config(PROTOCOL[mode], task=task, variant=variant)
 
 
+def add_flags(parser):
+    parser.add_argument(
+        '--tasks',
+        default='',
+        help="these of the mode's tasks alone (comma-separated), merged into the mode's results of "
+        'the same code: --regime runs a task at a time, each within an hour on 2 cores',
+    )
+
+
+def earlier_tasks(args, fairs):
+    """With --tasks: the other tasks' comparisons, from this mode's results of the same code (a
+    protocol run a task at a time), added to `fairs`, and their wall time to this run's."""
+    path = common.results_path(args.mode, NAME, 'json', point=args.point)
+    old = json.loads(path.read_text()) if path and path.exists() else {}
+    if old.get('source') != common.source_digest(NAME):
+        return
+    for label, f in old['fair'].items():
+        if label not in fairs:
+            grid = [(g['point'], g['validation']) for g in f['grid']]
+            fairs[label] = dict(grid=grid, chosen=f['chosen'], runs=f['seeds'])
+    args.t0 -= old['wall_s']
+
+
 def main():
-    args = fair.parse_args(__doc__)
+    # --regime: no search (each task's regime takes its hour with the seeds alone: docstring)
+    args = fair.parse_args(__doc__, add_flags, regime_search=False)
     tasks, variants = PROTOCOL[args.mode]['sweep']['task'], PROTOCOL[args.mode]['sweep']['variant']
+    chosen = args.tasks.split(',') if args.tasks else list(tasks)
+    if set(chosen) - set(tasks):
+        raise ConfigError(
+            f'--tasks={args.tasks}: name tasks of this mode, among {", ".join(tasks)}'
+        )
     # before any training: a full run fails at once
-    yelp = common.yelp_data(args) if 'yelp' in tasks else None
+    yelp = common.yelp_data(args) if 'yelp' in chosen else None
     fairs = {}  # the runs first: with --plan, listed and not trained
-    for task in (t for t in PAPER if t in tasks):
+    for task in (t for t in PAPER if t in chosen):
         for variant in variants:
             keys = {**config(args.mode, task, variant), **(yelp if task == 'yelp' else {})}
             fairs[f'{task}: {variant}'] = fair.fair(args, NAME, keys, *SEARCH[task])
     if args.plan:
         return common.write_plan(args, NAME)
+    if args.tasks:
+        earlier_tasks(args, fairs)
+    # the tasks measured: this run's, and with --tasks the earlier ones'
+    tasks = {t: keys for t, keys in tasks.items() if f'{t}: {variants[0]}' in fairs}
     rows = []
     for task in PAPER:
         row = {
@@ -347,7 +506,9 @@ def main():
         row['setting'] = (
             f'{keys["driver"]}; {shown}'
             if task in tasks
-            else 'skipped in --quick: run the full protocol after data/yelp/prepare.py'
+            else 'not run: the full protocol, after data/yelp/prepare.py'
+            if task == 'yelp'
+            else f'not run yet: --tasks={task}'
         )
         for variant in variants if task in tasks else []:
             row[variant] = fair.spread([m['val_acc'] for m in fairs[f'{task}: {variant}']['runs']])
@@ -362,8 +523,8 @@ def main():
     )
     if 'yelp' not in tasks:
         notes += (
-            ' Yelp is not run in --quick: it needs the prepared corpus and far more than '
-            'minutes of CPU.'
+            ' Yelp runs in the full protocol alone: it needs the prepared corpus and far more '
+            'than an hour of CPU.'
         )
     fair.report(
         args,
@@ -374,6 +535,7 @@ def main():
         fairs,
         notes=notes,
         claims=CLAIMS,
+        regime=[r for r in REGIME[args.mode] if r['quantity'].split(':')[0] in tasks],
     )
 
 

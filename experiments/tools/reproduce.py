@@ -29,14 +29,13 @@ import time
 import timeit
 from pathlib import Path
 
-import numpy as np
 import torch
 from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
 
-from data import corpus, synthetic
-from data.loader import ConfigError, task_data
+from data import synthetic
+from data.loader import ConfigError
 from experiments.harness import claims, common
 from experiments.harness.common import ROOT
 from model import GPT, PEAK_FLOPS, GPTConfig
@@ -309,22 +308,7 @@ def cost(keys):
     and layer at 16 bits, Korthikanti et al. 2022 less the scores flash attention never stores;
     twice in float32) and logits; the task's shape without data."""
     cfg = resolve(keys)
-    module, settings, _ = task_data(cfg)
-    # a table (splits) instead of a generator: its training split's length
-    if hasattr(module, 'generate'):
-        rng = np.random.default_rng()
-        gen = {k: v for k, v in settings.items() if k not in ('n_train', 'n_test', 'seed')}
-        x = (
-            module.splits(settings, rng)['train'][0]
-            if hasattr(module, 'splits')
-            else module.generate(rng, 1, **gen)[0]
-        )
-        meta, T = module.describe(settings), x.shape[1]
-    else:
-        meta, T = (
-            dict(vocab_size=corpus.ENCODINGS[cfg['encoding']], classes=[0, 1]),
-            corpus.BLOCK_SIZE,
-        )
+    meta, T = common.task_shape(cfg)
     c, params, trained, per_token = model_cost(
         json.dumps(model_args_of(cfg, meta, T), sort_keys=True)
     )
