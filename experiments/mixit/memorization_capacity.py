@@ -68,13 +68,12 @@ The size, computed before any run (papers.table_size): at width 16 (4 heads, 2 l
 whose storage needs the bits per trainable parameter of the standard model nearest the paper's 2.98
 (512^2 x 9 bits / 790,400): 80 gives 2.93 (76: 2.66, 84: 3.21).
 
-Why 1,250 epochs: at 125 epochs the authors' hdmemorize_exp.py starves MixiT (36% where 1,250
-epochs give 88%, 64 x 64 at width 16). MixiT has no softmax: their MixiT block's width multipliers
-keep its statistics at any width. Time: 12 runs of 10,000 steps at batch 800, ~22 ms a step
-softmax, 10 MixiT (measured at 300 steps): ~35 min, over the 20 minutes of a quick protocol: the
-1,250 epochs cannot shrink, and a smaller table at width 16 is too easy (1.9 bits per parameter at
-64) while a narrower model has heads 1 wide. --smoke: the full protocol's settings at a tiny size;
-no search, one seed.
+Why 1,250 epochs: the paper's regime, where alone a verdict comes from (harness/claims.py). MixiT
+has no softmax: their MixiT block's width multipliers keep its statistics at any width. Time: 12
+runs of 10,000 steps at batch 800, ~22 ms a step softmax, 10 MixiT (measured at 300 steps): ~35 min,
+over the 20 minutes of a quick protocol: the 1,250 epochs cannot shrink, and a smaller table at
+width 16 is too easy (1.9 bits per parameter at 64) while a narrower model has heads 1 wide.
+--smoke: the full protocol's settings at a tiny size; no search, one seed.
 """
 
 import math

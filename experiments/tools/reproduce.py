@@ -152,6 +152,9 @@ def row(name, reproduces, folder=RESULTS):
     )
     wall = f'{results["wall_s"] / 60:.1f} min' if results.get('wall_s') is not None else ''
     when = f'{results["mode"]}, {results["date"]}' + (', earlier code' if older else '')
+    # the first reason it cannot judge, in short (claims.standing's, before its details)
+    why = results['standing'][0].split(':')[0].split(' (')[0] if results['standing'] else ''
+    when = f'{why}; {when}' if why else when
     return (
         f'| {link} | {reproduces} | **{results["verdict"]}** ({when}) | {counts} | {wall} '
         f'| {files} |'
