@@ -747,3 +747,37 @@ def test_check_finds_claims_committed_after_their_results(tmp_path):
     results.write_text(results.read_text() + '\n')  # rerun once the claims are committed
     commit('results.json')
     assert problem() is None
+
+
+def test_a_diagnosis_says_which_axis_closes_the_gap():
+    """claims.diagnosed: a claim that does not hold, judged at each size of each axis the regime
+    protocol moves toward the paper; an axis closes the gap where the claim holds at its last size,
+    and a claim that holds is not diagnosed."""
+    claims = module('claims')
+    solves = claims.solves('MixiT solves Dyck-1', 'dyck: mixit')
+    diagnosis = dict(
+        axes={
+            'heads': dict(
+                axis='heads',
+                sizes=['16', '64'],
+                values={'16': {'dyck: mixit': [0.7, 0.72]}, '64': {'dyck: mixit': [0.97, 0.98]}},
+            ),
+            'width': dict(
+                axis='width',
+                sizes=['32', '64', '128'],
+                values={
+                    '32': {'dyck: mixit': [0.7, 0.72]},
+                    '64': {'dyck: mixit': [0.75, 0.74]},
+                    '128': {'dyck: mixit': [0.73, 0.76]},
+                },
+            ),
+        }
+    )
+    judged = claims.judge(solves, {'dyck: mixit': [0.7, 0.72]}, diagnosis=diagnosis)
+    assert judged['outcome'] == 'fails'
+    assert [p['outcome'] for p in judged['diagnosis']['heads']] == ['fails', 'holds']
+    assert 'moving heads: ✗ 16' in judged['evidence']
+    assert judged['evidence'].count('closes the gap') == 1  # heads; width: no steady direction
+    assert 'moving width' in judged['evidence'] and 'no steady direction' in judged['evidence']
+    held = claims.judge(solves, {'dyck: mixit': [0.97, 0.99]}, diagnosis=diagnosis)
+    assert 'diagnosis' not in held and 'moving' not in held['evidence']

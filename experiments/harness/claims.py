@@ -94,12 +94,13 @@ def spread(lo, hi, mean, relative=False):
     return (hi - lo) / abs(mean) if relative and mean else hi - lo
 
 
-def judge(claim, values, trend=None, device=None):
+def judge(claim, values, trend=None, device=None, diagnosis=None):
     """-> the claim with its outcome ('holds', 'fails', 'split' or 'unresolved'), the numbers it
     rests on, its margin (how far the seeds' means are on the claim's side: positive where the means
     agree) and, given a TREND's results (trend.py), the claim judged at each of its sizes and
     whether the margin moves toward the paper's claim. `device`: where the values were measured (a
-    claim on GPU speed is unresolved on a CPU)."""
+    claim on GPU speed is unresolved on a CPU). `diagnosis`: trend.py --diagnose's axes, along
+    which a claim that does not hold is judged (diagnosed)."""
     missing = [q for q in claim['of'] if q not in values]
     if missing:  # e.g. Yelp, which only the full protocol runs
         return {
@@ -177,7 +178,10 @@ def judge(claim, values, trend=None, device=None):
     )
     evidence = f'{shown} (needs {needs})' + ''.join(f'; {w}' for w in why)
     judged = {**claim, 'outcome': outcome, 'margin': margin, 'evidence': evidence}
-    return {**judged, **trended(judged, trend)} if trend else judged
+    judged = {**judged, **trended(judged, trend)} if trend else judged
+    return (
+        {**judged, **diagnosed(judged, diagnosis)} if diagnosis and outcome != 'holds' else judged
+    )
 
 
 def gpu_device(device):
@@ -188,19 +192,23 @@ def gpu_device(device):
 def declared(claim):
     """A judged claim (a results JSON's) as it was declared: its statement and test, without what
     judging added."""
-    return {k: v for k, v in claim.items() if k not in ('outcome', 'margin', 'evidence', 'trend')}
+    judged = ('outcome', 'margin', 'evidence', 'trend', 'diagnosis')
+    return {k: v for k, v in claim.items() if k not in judged}
 
 
-def trended(claim, trend):
-    """The claim judged at each size of a trend (trend.py's results: its axis, sizes and values at
-    each), and the evidence that cites it: each size's outcome and margin, and whether the margin
-    grows along the axis (toward the paper's claim), shrinks (away from it), or neither."""
+def along(claim, trend):
+    """The claim judged at each size of a trend (its axis, sizes and values at each) -> (each
+    size's outcome and margin, the text that cites them): whether the claim holds at the last size
+    where it did not at the first (moving the axis closes the gap), or the margin grows at every
+    step (toward the paper's claim), shrinks (away from it), or neither."""
     at = [judge(declared(claim), trend['values'][size]) for size in trend['sizes']]
     margins = [c.get('margin') for c in at]  # None: a size that does not measure the claim
     steps = [b - a for a, b in zip(margins, margins[1:]) if a is not None and b is not None]
     way = (
         'not measured at every size'
         if None in margins
+        else 'closes the gap'
+        if at[-1]['outcome'] == 'holds' and at[0]['outcome'] != 'holds'
         else 'toward the paper'
         if all(d > 0 for d in steps)
         else 'away from the paper'
@@ -212,12 +220,29 @@ def trended(claim, trend):
         f'{MARK[c["outcome"]]} {size}' + (f' (margin {fmt(c["margin"])})' if 'margin' in c else '')
         for size, c in zip(trend['sizes'], at)
     )
+    points = [
+        dict(size=size, outcome=c['outcome'], margin=c.get('margin'))
+        for size, c in zip(trend['sizes'], at)
+    ]
+    return points, f'{sizes}: {way}'
+
+
+def trended(claim, trend):
+    """The claim along a TREND (trend.py's, one axis of the quick protocol), cited in its
+    evidence."""
+    points, text = along(claim, trend)
+    return dict(trend=points, evidence=f'{claim["evidence"]}; trend over {trend["axis"]}: {text}')
+
+
+def diagnosed(claim, diagnosis):
+    """A claim that does not hold, along each axis of a DIAGNOSIS (trend.py --diagnose: the regime
+    protocol moved toward the paper one axis at a time, on its seeds), cited in its evidence: which
+    axis closes the gap, and which does not."""
+    found = {axis: along(claim, trend) for axis, trend in diagnosis['axes'].items()}
     return dict(
-        trend=[
-            dict(size=size, outcome=c['outcome'], margin=c.get('margin'))
-            for size, c in zip(trend['sizes'], at)
-        ],
-        evidence=f'{claim["evidence"]}; trend over {trend["axis"]}: {sizes}: {way}',
+        diagnosis={axis: points for axis, (points, _) in found.items()},
+        evidence=claim['evidence']
+        + ''.join(f'; moving {axis}: {text}' for axis, (_, text) in found.items()),
     )
 
 
@@ -312,6 +337,21 @@ def claims_text(results, older=False):
             f"experiments/tools/trend.py, one seed a size, {trend['date']}): each claim's "
             f'margin at each size above, its quantities in [the plot]'
             f'({results["name"]}-quick-trend.png).',
+        ]
+    )
+    diagnosis = results.get('diagnosis')
+    trend += (
+        []
+        if not diagnosis
+        else [
+            '',
+            f'Diagnosis (experiments/tools/trend.py --diagnose, {diagnosis["seeds"]} seeds a '
+            f'point, {diagnosis["date"]}): each claim that does not hold, judged as the '
+            'protocol moves toward the paper one axis at a time: '
+            + '; '.join(
+                f'{axis} ({", ".join(t["sizes"])})' for axis, t in diagnosis['axes'].items()
+            )
+            + '.',
         ]
     )
     return '\n'.join(

@@ -464,9 +464,13 @@ def report(
         results_path(args.mode, name, 'json', point=args.point),
     ]
     old = json.loads(paths[1].read_text()) if paths[1] and paths[1].exists() else {}
-    if old.get('trend', {}).get('source') == info['source']:  # trend.py's, run on this code: kept
-        info['trend'] = old['trend']
-    judged = [judge(c, info['values'], info.get('trend'), info['device']) for c in claims]
+    for kept in ('trend', 'diagnosis'):  # trend.py's, run on this code: kept
+        if (old.get(kept) or {}).get('source') == info['source']:
+            info[kept] = old[kept]
+    judged = [
+        judge(c, info['values'], info.get('trend'), info['device'], info.get('diagnosis'))
+        for c in claims
+    ]
     info['claims'] = judged
     info['standing'] = standing(info, trains=regime is not None)
     info['verdict'] = verdict(judged, info['standing'])

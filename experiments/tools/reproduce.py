@@ -111,7 +111,13 @@ def judged(results, name):
     if older and results.get('claims'):  # the claims declared for those numbers
         declared = [claims.declared(c) for c in results['claims']]
     judged = [
-        claims.judge(c, results['values'], results.get('trend'), results.get('device'))
+        claims.judge(
+            c,
+            results['values'],
+            results.get('trend'),
+            results.get('device'),
+            results.get('diagnosis'),
+        )
         for c in declared
     ]
     results = {**results, 'claims': judged}

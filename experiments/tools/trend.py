@@ -15,7 +15,20 @@ writes the trend into experiments/results/NAME-quick.json (the axis, sizes and k
 values, the code's digest, date and wall time), judges every claim at every size (claims.judge: each
 size's outcome and margin, and whether the margin grows toward the paper's claim), rewrites the
 claims in NAME-quick.md, and plots each claim's quantities along the axis (NAME-quick-trend.png).
-The verdict stays the quick run's: the trend is cited beside it.
+A trend is cited beside the verdict, never makes it.
+
+--diagnose runs an experiment's DIAGNOSIS instead: its --regime protocol moved toward the paper one
+axis at a time (heads, width, depth, budget, data size: where it departs), DIAGNOSIS_SEEDS seeds a
+point and the protocol's own settings, each axis a dict of sizes as above, the first the regime's
+own ({}); 'flags' go to every run (a task of several: --tasks=dyck):
+
+    DIAGNOSIS = dict(flags=['--tasks=dyck'],
+                     axes={'heads': {'16': {}, '64': dict(n_head=64)},
+                           'width': {'32': {}, '128': dict(n_embd=128)}})
+
+It writes them into experiments/results/NAME-regime.json, where every claim that does not hold
+cites, per axis, its outcome and margin at each size and whether moving that axis closes the gap
+(claims.diagnosed).
 """
 
 import json
@@ -34,10 +47,12 @@ from experiments.harness.common import ROOT
 
 # every size: one seed, the protocol's own settings (a TREND's 'flags' replace)
 FLAGS = ['--seeds=1', '--no-search']
+# a diagnosis: two seeds a point, enough to see whether a gap closes (the issue's budget: an hour)
+DIAGNOSIS_SEEDS = 2
 
 
-def point(name, index, keys, out_dir, flags=FLAGS):
-    """Runs one size (unless its results are current) -> its results JSON."""
+def point(name, index, keys, out_dir, flags=FLAGS, mode='quick'):
+    """Runs one size of `mode`'s protocol (unless its results are current) -> its results JSON."""
     folder = Path(out_dir) / 'trend' / name / str(index)
     path = folder / f'{name}.json'
     done = json.loads(path.read_text()) if path.exists() else {}
@@ -47,7 +62,7 @@ def point(name, index, keys, out_dir, flags=FLAGS):
     command = [
         sys.executable,
         str(common.experiment_path(name)),
-        '--quick',
+        f'--{mode}',
         *flags,
         f'--out_dir={folder}',
         *at,
@@ -97,9 +112,17 @@ def main(argv=None):
     parser.add_argument(
         '--out_dir', default=str(ROOT / 'out'), help='the sizes run in OUT_DIR/trend/NAME/'
     )
+    parser.add_argument(
+        '--diagnose',
+        action='store_true',
+        help="run the experiment's DIAGNOSIS (its --regime protocol moved toward the paper one "
+        'axis at a time) into its regime results',
+    )
     args = parser.parse_args(argv)
     path = common.experiment_path(args.name)  # None: no experiment of that name ('../train')
     module = common.experiment_module(args.name) if path else None
+    if args.diagnose:
+        return diagnose(args, module)
     if not hasattr(module, 'TREND'):
         raise ConfigError(
             f'{args.name!r} declares no TREND: give one of '
@@ -129,25 +152,91 @@ def main(argv=None):
         date=time.strftime('%Y-%m-%d'),
         wall_s=round(sum(r['wall_s'] for r in runs), 1),
     )
-    results = json.loads(quick.read_text())
-    declared = module.CLAIMS['quick'] if isinstance(module.CLAIMS, dict) else module.CLAIMS
-    judged = [claims.judge(c, results['values'], trend) for c in declared]
-    results.update(trend=trend, claims=judged, verdict=claims.verdict(judged))
-    md = common.results_path('quick', args.name, 'md')
+    judged = rewrite(args.name, module, 'quick', trend=trend)
+    plot(trend, judged, quick.with_name(f'{args.name}-quick-trend.png'))
+    print(
+        f'wrote {quick} and the plot; the sizes took {trend["wall_s"] / 60:.1f} min '
+        f'({(time.time() - t0) / 60:.1f} min now)'
+    )
+
+
+def rewrite(name, module, mode, **found):
+    """Adds `found` (a trend or a diagnosis) to the mode's results, judges every claim again on them
+    and rewrites the JSON and the .md's claims section -> the judged claims."""
+    path = common.results_path(mode, name, 'json')
+    results = {**json.loads(path.read_text()), **found}
+    declared = module.CLAIMS[mode] if isinstance(module.CLAIMS, dict) else module.CLAIMS
+    judged = [
+        claims.judge(
+            c,
+            results['values'],
+            results.get('trend'),
+            results.get('device'),
+            results.get('diagnosis'),
+        )
+        for c in declared
+    ]
+    results['claims'] = judged
+    results['standing'] = claims.standing(results, trains=hasattr(module, 'REGIME'))
+    results['verdict'] = claims.verdict(judged, results['standing'])
+    md = common.results_path(mode, name, 'md')
     text = md.read_text()
     old = claims.section_of(text)
     if old is None:
         raise ConfigError(
-            f'{md} has no claims section: rerun python {path.relative_to(ROOT)} --quick'
+            f'{md} has no claims section: rerun python '
+            f'{common.experiment_path(name).relative_to(ROOT)} --{mode}'
         )
-    plot(trend, judged, quick.with_name(f'{args.name}-quick-trend.png'))
-    common.write_text(quick, json.dumps(results, indent=1, default=str) + '\n')
+    common.write_text(path, json.dumps(results, indent=1, default=str) + '\n')
     common.write_text(md, text.replace(old, claims.claims_section(results)))
     print(claims.claims_text(results))
-    print(
-        f'wrote {quick}, {md} and the plot; the sizes took {trend["wall_s"] / 60:.1f} min '
-        f'({(time.time() - t0) / 60:.1f} min now)'
+    return judged
+
+
+def diagnose(args, module):
+    """--diagnose: each axis of the experiment's DIAGNOSIS, its sizes run from the regime protocol
+    on DIAGNOSIS_SEEDS seeds, into its regime results."""
+    name = args.name
+    if not hasattr(module, 'DIAGNOSIS'):
+        raise ConfigError(
+            f'{name!r} declares no DIAGNOSIS: give one of '
+            + ', '.join(
+                p.stem
+                for p in sorted(common.EXPERIMENTS.glob('*/*.py'), key=lambda p: p.stem)
+                if '\nDIAGNOSIS = ' in p.read_text()
+            )
+        )
+    regime = common.results_path('regime', name, 'json')
+    if not regime.exists():
+        raise ConfigError(
+            f'no {regime}: run python {common.experiment_path(name).relative_to(ROOT)} --regime '
+            'first'
+        )
+    spec = module.DIAGNOSIS
+    flags = [f'--seeds={DIAGNOSIS_SEEDS}', '--no-search', *spec.get('flags', [])]
+    axes = {}
+    for axis, sizes in spec['axes'].items():
+        runs = [
+            point(name, f'{axis}/{i}', keys, args.out_dir, flags, 'regime')
+            for i, keys in enumerate(sizes.values())
+        ]
+        axes[axis] = dict(
+            axis=axis,
+            sizes=list(sizes),
+            keys=sizes,
+            values={s: r['values'] for s, r in zip(sizes, runs)},
+            wall_s=round(sum(r['wall_s'] for r in runs), 1),
+        )
+    diagnosis = dict(
+        axes=axes,
+        seeds=DIAGNOSIS_SEEDS,
+        flags=flags,
+        source=common.source_digest(name),
+        date=time.strftime('%Y-%m-%d'),
+        wall_s=round(sum(a['wall_s'] for a in axes.values()), 1),
     )
+    rewrite(name, module, 'regime', diagnosis=diagnosis)
+    print(f'wrote the diagnosis into {regime}; it took {diagnosis["wall_s"] / 60:.1f} min')
 
 
 if __name__ == '__main__':
