@@ -147,7 +147,7 @@ def test_protocol_shape(path):
     assert experiment.__doc__.strip()
     if 'common.config(' in path.read_text():
         for mode, protocol in experiment.PROTOCOL.items():
-            assert mode in ('full', 'quick', 'smoke') and protocol.keys() == {
+            assert mode in ('full', 'regime', 'quick', 'smoke') and protocol.keys() == {
                 'driver',
                 'keys',
                 'sweep',
@@ -306,7 +306,9 @@ def test_claims_judged_on_every_seed():
         verdict('fails', 'split'),
         verdict('split'),
         verdict('untested'),
-    ) == ('Reproduced', 'Partly', 'Partly', 'Not reproduced', 'Not resolved', 'Not measured')
+    ) == ('Partly', 'Partly', 'Partly', 'Not reproduced', 'Not resolved', 'Not measured')
+    # a claim its mode cannot measure keeps a file from Reproduced
+    assert verdict('holds', 'holds') == 'Reproduced'
 
 
 def test_resolution_rules_on_constructed_seeds():
@@ -369,7 +371,6 @@ def test_resolution_rules_on_constructed_seeds():
     assert claims.standing({**results, 'regime': None, 'values': {'a': [0.6]}}, trains=False) == []
 
 
-
 def test_nanogpt_step_times_the_same_model(capsys):
     """nanogpt_step.py's reference is our standard model in GPT-2's flavour written as nanoGPT
     writes it: from our weights it computes our loss, and after one training step of each, both
@@ -399,8 +400,9 @@ def test_nanogpt_step_times_the_same_model(capsys):
 
 def test_trend_judges_each_size_and_its_direction():
     """A claim judged along a TREND: each size's outcome and margin (the means' distance on the
-    claim's side), and the direction: toward the paper when the margin grows at every step, away
-    when it shrinks at every step."""
+    claim's side), and the direction: it closes the gap when the claim holds at the last size and
+    not at the first, toward the paper when the margin grows at every step, away when it shrinks
+    at every step."""
     claims = module('claims')
     claim = dict(says='a above b', test='descending', of=['a', 'b'])
     trend = dict(
@@ -416,8 +418,12 @@ def test_trend_judges_each_size_and_its_direction():
     assert judged['outcome'] == 'split' and abs(judged['margin'] - 0.0) < 1e-12
     assert [t['outcome'] for t in judged['trend']] == ['fails', 'holds', 'holds']
     assert [round(t['margin'], 6) for t in judged['trend']] == [-0.1, 0.1, 0.3]
-    assert judged['evidence'].endswith('toward the paper')
-    trend['values']['4'] = {'a': [0.65], 'b': [0.6]}
+    assert judged['evidence'].endswith('closes the gap')
+    rising = {s: {'a': [a], 'b': [0.6]} for s, a in zip(trend['sizes'], (0.3, 0.4, 0.5))}
+    assert claims.judge(claim, {'a': [0.3], 'b': [0.6]}, {**trend, 'values': rising})[
+        'evidence'
+    ].endswith('toward the paper')
+    trend['values']['4'] = {'a': [0.55], 'b': [0.6]}
     assert claims.judge(claim, {'a': [0.5], 'b': [0.6]}, trend)['evidence'].endswith(
         'no steady direction'
     )
@@ -563,9 +569,10 @@ def test_trend_bad_input_is_one_line():
 # unresolved, time, results
 ROW = re.compile(
     r'\| \[(\w+)\.py\]\(experiments/(\w+)/\1\.py\) \| [^|]+ '
-    r'\| \*\*(' + '|'.join(VERDICTS) + r')\*\* \((full|quick), \d{4}-\d\d-\d\d(, earlier code)?\) '
+    r'\| \*\*(' + '|'.join(VERDICTS) + r')\*\* \(([^;|()]+; )?(full|regime|quick), '
+    r'\d{4}-\d\d-\d\d(, earlier code)?\) '
     r'\| \d+ / \d+ / \d+ \| [\d.]+ min '
-    r'\| \[md\]\(experiments/results/\1(-quick)?\.md\), \[json\][^|]* \|'
+    r'\| \[md\]\(experiments/results/\1(-quick|-regime)?\.md\), \[json\][^|]* \|'
 )
 
 
@@ -781,3 +788,25 @@ def test_a_diagnosis_says_which_axis_closes_the_gap():
     assert 'moving width' in judged['evidence'] and 'no steady direction' in judged['evidence']
     held = claims.judge(solves, {'dyck: mixit': [0.97, 0.99]}, diagnosis=diagnosis)
     assert 'diagnosis' not in held and 'moving' not in held['evidence']
+
+
+@pytest.mark.parametrize('path', REPRODUCTIONS, ids=name_of)
+def test_every_training_experiment_records_its_regime(path):
+    """An experiment that trains (through train.py or an optimizer of its own) declares REGIME: for
+    every mode of its PROTOCOL, each regime quantity beside the paper's, and reports it; its full
+    protocol is the paper's regime, its --regime protocol (where one fits a CPU) at least that."""
+    text = path.read_text()
+    trains = 'common.config(' in text or 'torch.optim' in text
+    mod = module(path.stem)
+    if not trains:
+        assert not hasattr(mod, 'REGIME'), 'REGIME in an experiment that trains nothing'
+        return
+    assert hasattr(mod, 'REGIME') and 'REGIME[args.mode]' in text, (
+        f'{path.stem}: no REGIME reported'
+    )
+    modes = set(mod.PROTOCOL) if hasattr(mod, 'PROTOCOL') else set(mod.REGIME)
+    assert set(mod.REGIME) >= modes, f'{path.stem}: REGIME lacks {modes - set(mod.REGIME)}'
+    for mode in {'full', 'regime'} & set(mod.REGIME):
+        for r in mod.REGIME[mode]:
+            assert set(r) == {'quantity', 'ours', 'paper'}, r
+            assert r['ours'] >= r['paper'], f'{path.stem} --{mode}: {r} is below the regime'

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from data.loader import task_data
+from experiments.harness import papers
 from experiments.harness.common import experiment_module as load
 from model import GPT, GPTConfig, VARIANTS
 from train import MODEL_KEYS, resolve
@@ -288,6 +289,37 @@ def test_retrieval_protocols():
     # the quick setting fits the authors' format (V/2 + 2M <= V)
     for m_max in curve.PROTOCOL['quick']['sweep']['m_max']:
         assert sequence(curve.config('quick', m_max, 'standard')) == 2 * m_max + 3
+
+
+def test_retrieval_regime_protocols():
+    """--regime of the three retrieval files is one setting, papers.RETRIEVAL_REGIME, whose steps
+    are retrieval_vs_length's per_param_steps (the authors' 2.89 examples per trained parameter at
+    quick's width) and reach the full protocol's regime; induction's k-hop keeps the paper's 5,000
+    steps of 128 over 100,000 strings at 2 layers, k up to 2."""
+    induction, curve, heads_map = (
+        load('induction'),
+        load('retrieval_vs_length'),
+        load('induction_heads_map'),
+    )
+    assert papers.RETRIEVAL_REGIME['max_iters'] == curve.PAPER_STEPS
+    runs = [curve.config('regime', m, v) for m in (4, 8) for v in curve.VARIANT_ORDER]
+    runs += [induction.config('regime', 'retrieval', v) for v in induction.VARIANT_ORDER]
+    runs += [heads_map.config('regime')]
+    for c in runs:
+        has(c, **{**ALL, **DEPTH_PY, **papers.RETRIEVAL_REGIME})
+        assert c['block_size'] == sequence(c) == 2 * c['m_max'] + 3
+    assert [c['m_max'] for c in runs[8:]] == [4] * 5
+    has(
+        induction.config('regime', 'khop', 'mixit'),
+        n_layer=2,
+        max_hops=2,
+        length=12,
+        batch_size=128,
+        max_iters=5000,
+        n_train=100_000,
+    )
+    for mod in (induction, curve, heads_map):
+        assert all(r['ours'] >= r['paper'] for r in mod.REGIME['regime'])
 
 
 def test_retrieval_score_reads_the_authors_query_token():

@@ -247,12 +247,13 @@ def diagnosed(claim, diagnosis):
 
 
 def verdict(judged, reasons=()):
-    """The file's verdict from its judged claims (those its mode measured): Not resolved wherever
-    `reasons` (standing()) say the results cannot judge them; else Reproduced when every claim
-    holds, Not reproduced when none holds and one fails, Not resolved when none holds or fails
-    (split or unresolved), else Partly."""
-    outcomes = [c['outcome'] for c in judged if c['outcome'] != 'untested']
-    if not outcomes:
+    """The file's verdict from its judged claims: Not measured when its mode measured none, Not
+    resolved wherever `reasons` (standing()) say the results cannot judge them; else Reproduced when
+    every claim holds, Not reproduced when none holds and one fails, Not resolved when none holds
+    or fails (split, unresolved or not measured), else Partly: a claim its mode does not measure (a
+    corpus a CPU lacks, a model no hour trains) keeps a file from Reproduced."""
+    outcomes = [c['outcome'] for c in judged]
+    if all(o == 'untested' for o in outcomes):
         return 'Not measured'
     if reasons:
         return 'Not resolved'

@@ -56,7 +56,14 @@ import torch
 from data import corpus, local, synthetic
 from data.loader import ConfigError, load_data, task_data, task_keys, task_module
 from experiments.harness import papers
-from experiments.harness.claims import claims_section, claims_text, judge, standing, verdict
+from experiments.harness.claims import (
+    claims_section,
+    claims_text,
+    judge,
+    seeds_of,
+    standing,
+    verdict,
+)
 from experiments.harness.claims import pct  # noqa: F401 (the experiments' common.pct)
 from model import GPT, GPTConfig
 from train import DEFAULTS, MODEL_DEFAULTS, check_keys, model_args_of, pick_device, resolve, train
@@ -472,6 +479,7 @@ def report(
         for c in claims
     ]
     info['claims'] = judged
+    info['seeds'] = seeds_of(info)
     info['standing'] = standing(info, trains=regime is not None)
     info['verdict'] = verdict(judged, info['standing'])
     table = markdown(columns, rows)

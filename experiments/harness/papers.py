@@ -252,6 +252,13 @@ RETRIEVAL_FAIR_QUICK = dict(
     n_train=10_000,
     n_test=1_000,
 )
+# --regime of the retrieval comparisons (induction.py, retrieval_vs_length.py and
+# induction_heads_map.py; retrieval_vs_length's docstring computes it): the quick setting trained to
+# the authors' examples per trained parameter, 100M over the 34.6M of their standard model (2.89):
+# 2,240 steps of 256 at width 64 (198,592 parameters), which retrieval_vs_length.per_param_steps
+# computes and tests/test_protocols.py checks; quick's 50 warm-up steps (depth.py's 500 would be 22%
+# of the run, theirs 0.5%)
+RETRIEVAL_REGIME = dict(RETRIEVAL_FAIR_QUICK, max_iters=2_240, eval_interval=2_240)
 
 
 def retrieval_m_max(paper_m_max, n_embd=64, n_head=2):

@@ -25,7 +25,8 @@ Settings, each from one place:
   Retrieval: the learning rate alone (Table 7: 1e-3, 5e-4, 1e-4) at the fixed architecture and
   batch (Appendix C: "we fix the embedding dimension at n=1024, with 4 heads and 2 layers ... We
   search for the optimal learning rate for each architecture"); k-hop: Table 7's whole k-hop row
-  (12 points); --quick: the centre's learning rate times fair.QUICK_LR (1/3, 1, 3).
+  (12 points); --quick: the centre's learning rate times fair.QUICK_LR (1/3, 1, 3); --regime:
+  none.
 
 Full protocol. Retrieval: retrieval_vs_length's full at m_max 30, the authors' code
 (princeton-pli/MixiT, experiments/README.md, section 3) but the model, paper text (no script of
@@ -71,6 +72,34 @@ steps x 128 / 6.4).
   retrieval past their examples per parameter (6.4 against 2.89).
 - Time, as retrieval_vs_length's (FLOPs and steps fitted to measured runs): about 17 min; the TREND
   about 52 min (8 runs a size).
+
+--regime, the paper's regime at a CPU's size, where this file's verdict comes from (REGIME, beside
+full's: k-hop's training examples and examples per training string, 5,000 steps of 128 over 100,000
+strings; retrieval's examples per trained parameter of the standard model, 2.89). Retrieval:
+retrieval_vs_length's regime at m_max 4 (papers.RETRIEVAL_REGIME). K-hop: the paper's whole
+regime, which does not depend on the model's size, so the problem shrinks one step below quick's:
+
+| setting | retrieval | k-hop |
+|---|---|---|
+| task | --quick's: m_max 4, vocabulary 512 | k up to 2, length 12 (4) |
+| held out | --quick's | 500 strings |
+| model | --quick's | 2 layers of width 64, 4 heads of 16 (132,544 parameters) |
+| optimizer, lr | --quick's (the search's centre: no search) | --quick's; full's 100 warm-up steps |
+| batch | 256 | 128 (the paper's) |
+| steps | 2,240 (retrieval_vs_length.per_param_steps) | 5,000 over 100,000 strings (the paper's) |
+| seeds | 3 (claims.SEEDS) | 3 |
+| regime (theirs) | 2.8875 examples per parameter (2.8873) | 640,000 examples, 6.4 a string (same) |
+
+(4) k up to 2^(layers - 1) = 2 and length 100 / 16 per hop (100 x 2 // 16), quick's rules at 2
+layers. Its inputs (<k> and 10 letters) number 4 x 3^9 x 3 = 236,196: the 100,000 i.i.d. training
+strings hold about 81,500 distinct (7.9 examples each; theirs never repeat), the 500 held-out ones
+kept out of training. At quick's 3 layers (k up to 4, length 25), k-hop's 5,000 steps alone take
+about 53 min (quick's and the TREND's seconds a step: 12 runs x 5,000 x 53 ms).
+- Time, 24 runs (12 of k-hop's 5,000 steps, 12 of retrieval's 2,240): the plan's 1.29e14 FLOPs
+  at the rate --quick ran at (4.96e13 in 872 s: 57 GFLOP/s; the plan's 16.8 estimated minutes took
+  14.5) is 38 min, at the TREND's (1.57e14 in 2,452 s: 64 GFLOP/s) 34 min; k-hop's small steps cost
+  their overhead, and the fitted FLOPs-and-steps model above (17.0 min for quick's 14.5) gives 50
+  min, 42 scaled to quick's. No search: quick's would add 24 runs, doubling that.
 - --smoke: the full protocol's settings, tiny; no search, one seed.
 """
 
@@ -81,6 +110,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
 
 from experiments.harness import claims, common, fair, papers
+from train import resolve
 
 NAME = 'induction'
 VARIANT_ORDER = ['standard', 'frozen_mlp', 'frozen_qk', 'mixit']
@@ -148,6 +178,20 @@ QUICK_KHOP = dict(
     batch_size=KHOP['batch_size'],
     **quick_steps(QUICK_STEPS),
 )
+# --regime (docstring): k-hop's whole regime (5,000 steps of 128 over 100,000 strings) at 2 layers,
+# hops and length as quick computes them; retrieval: the retrieval comparisons' regime
+# (papers.RETRIEVAL_REGIME, their 2.89 examples per trained parameter) at QUICK_M_MAX
+REGIME_LAYERS = 2
+REGIME_HOPS = 2 ** (REGIME_LAYERS - 1)  # 2, as the paper's 16 hops at 5 layers
+REGIME_KHOP = dict(
+    QUICK_KHOP,
+    length=100 * REGIME_HOPS // 16,
+    max_hops=REGIME_HOPS,
+    n_layer=REGIME_LAYERS,
+    warmup_iters=KHOP['warmup_iters'],
+    **quick_steps(KHOP['max_iters']),
+)
+REGIME_RETRIEVAL = dict(papers.RETRIEVAL_REGIME, m_max=QUICK_M_MAX, block_size=2 * QUICK_M_MAX + 3)
 # per mode: the tasks (rows; each with its train.py keys, retrieval's block_size their m, 2 m_max +
 # 3), the variants
 PROTOCOL = {
@@ -163,6 +207,13 @@ PROTOCOL = {
         driver='depth.py',
         keys={},
         sweep=dict(task={'khop': QUICK_KHOP, 'retrieval': QUICK_RETRIEVAL}, variant=VARIANT_ORDER),
+    ),
+    'regime': dict(
+        driver='depth.py',
+        keys={},
+        sweep=dict(
+            task={'khop': REGIME_KHOP, 'retrieval': REGIME_RETRIEVAL}, variant=VARIANT_ORDER
+        ),
     ),
     'smoke': dict(
         driver='depth.py',
@@ -204,6 +255,35 @@ TREND = dict(
         )
     },
 )
+
+
+# The paper's regime of each task (harness/claims.py's standing), each mode's beside full's: k-hop's
+# training examples and examples per training string (5,000 steps of 128 over 100,000 strings:
+# 640,000 and 6.4), retrieval's examples per trained parameter of the standard model (2.89)
+def regime(task, keys):
+    """-> [(quantity, value)] of a task's run keys."""
+    examples = keys['max_iters'] * keys['batch_size']
+    if task == 'khop':
+        strings = resolve(keys)['n_train']  # the full protocol's: the task's default, 100,000
+        return [
+            ('k-hop: training examples', examples),
+            ('k-hop: examples per training string', examples / strings),
+        ]
+    trained = common.trained_params({**keys, 'variant': 'standard'})
+    return [('retrieval: examples per trained parameter', examples / trained)]
+
+
+REGIME = {
+    mode: [
+        dict(quantity=quantity, ours=ours, paper=paper)
+        for task in p['sweep']['task']
+        for (quantity, ours), (_, paper) in zip(
+            regime(task, common.config(p, task=task, variant='standard')),
+            regime(task, common.config(PROTOCOL['full'], task=task, variant='standard')),
+        )
+    ]
+    for mode, p in PROTOCOL.items()
+}
 # Table 1's statements (the paper's Table 2 and Sec. 4.2), each on the held-out accuracy per scored
 # token of 'task: variant' (fair.report's values, one per seed), by the rules of harness/claims.py;
 # the same in every mode, as each mode measures the same labels on its own size of the task:
@@ -256,7 +336,8 @@ def config(mode, task, variant):
 
 
 def main():
-    args = fair.parse_args(__doc__)
+    # --regime: no search (its hour goes to the seeds: docstring)
+    args = fair.parse_args(__doc__, regime_search=False)
     tasks = PROTOCOL[args.mode]['sweep']['task']
     fairs = {}  # the runs first: with --plan, listed and not trained
     for task in tasks:
@@ -302,6 +383,7 @@ def main():
         fairs,
         notes=notes,
         claims=CLAIMS,
+        regime=REGIME[args.mode],
     )
 
 

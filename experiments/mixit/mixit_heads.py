@@ -75,15 +75,57 @@ Time: 19.7 ms a step measured at 64 x 10 tokens; 128 x 16 tokens are 3.2 times a
 63 ms: --quick takes 18 x 1,000 x 63 ms + 18 x 0.7 s = 19 min on 2 cores. TREND (training steps,
 where --quick departs) runs 1,000, 3,000 and 9,000 steps toward the paper's, one seed, no search, 3
 runs a size: 3 x 13,000 x 63 ms = 41 min. Dyck-1 (18 more runs of sequences 2.7 times addition's at
-40 brackets) and Yelp (no corpus here): full only. --smoke: the full protocol's models and
-optimizers, tiny; Yelp on a tiny CSV made on the spot.
+40 brackets): --regime and full, not --quick. Yelp (no corpus here): full only. --smoke: the full
+protocol's models and optimizers, tiny; Yelp on a tiny CSV made on the spot.
+
+--regime, the paper's regime at a CPU's size, where this file's verdict comes from (REGIME: each
+task's examples per trained parameter beside full's, by examples_per_param): quick's model at width
+64, the heads an hour affords, each task's steps computed (at_regime) to reach full's regime; no
+search (each task's hour goes to its 6 runs, 2 heads x 3 seeds). A task at a time (--tasks), each
+within an hour on 2 cores, merged into one results file (--regime --tasks=addition, then
+--tasks=dyck):
+
+| setting | --regime | from |
+|---|---|---|
+| heads | 4 and 64 (REGIME_HEADS) | each order needs two; addition's skips 16 (34.70% = 34.71%) |
+| width | 64: heads of 16 and 1 | the least that holds 64 heads |
+| addition | 4 digits, block 16; 30,488 x 128 | 953 examples a param (953): 3.9M over 4,096 |
+| Dyck-1 | 16 brackets, block 19; 28,975 x 128 | 2,146 examples a param (2,146): 3.7M over 1,728 |
+| data | 10,000 draws, 1,000 held out | quick's |
+| lr, warm-up | 1e-2, 500 steps | depth.py's (the lr: the search's centre) |
+
+Regime: ours 952.75 (addition) and 2,146.30 (Dyck-1) examples per trained parameter, the paper's
+952.74 (312,500 x 128 over 41,984 trained at width 512) and 2,146.29 (781,250 x 128 over 46,592);
+trained: the token and position embeddings and the head, 64 x (24 + 16 + 24) and 64 x (4 + 19 + 4).
+
+- digits: papers.digits_for(3,902,464) = 4, 0.048 examples per input (3 digits: 4.8, memorized).
+- Dyck-1's length, 16 brackets (REGIME_DYCK_LENGTH; the paper's 80): its strings of 1 to 16 brackets
+  (131,070) are 26 times what 1,728 trained parameters could store at Table 4's 2-3 bits a
+  parameter (about 5,000 answers), and the held-out strings are never trained (the authors'
+  rejection: 52% of the draws at 16 brackets and 1,000 held out), so the held-out answers need
+  recognition, not recall. 16 is the longest whose 6 runs fit the hour with a margin for the
+  overhead of width 64 (18 brackets: 47 min, 20: 55, estimated as below).
+
+Time, estimated before any run (reproduce.py --plan, from FLOPs): --tasks=addition 1.78e14 FLOPs,
+--tasks=dyck 1.99e14 (21.9 and 24.4 CPU min, where --quick's 6.89e13 are 8.46). --quick took 821.5
+s (13.7 min, results/mixit_heads-quick.json), 1.62 times its plan; so addition 13.7 x 1.78 / 0.689 =
+35 min and Dyck-1 13.7 x 1.99 / 0.689 = 40 min alone on 2 cores. That ratio is measured at width
+128; at 64 a step is more overhead-bound (depth.py's all-trained MixiT at width 64 took 2.7-3.2
+times its FLOPs), so both may take longer, within the hour at up to 2.4 times their FLOPs.
+
+Not in --regime: 16 heads (3 more runs a task: +18 and +20 min), 256 heads (width 256: 16,384
+trained, 15.6M examples, over 120,000 steps of 128 a run for addition) and Yelp (no corpus
+offline; its claim stays untested outside full).
 """
 
+import json
+import math
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
 
+from data.loader import ConfigError
 from experiments.harness import claims, common, fair, papers
 
 NAME = 'mixit_heads'
@@ -189,6 +231,84 @@ PROTOCOL = {  # the tasks (the table's rows), then the numbers of heads
 }
 
 
+def config(mode, task, n_head):
+    """train.py's keys of one run, at its search's centre (Yelp's data keys aside:
+    common.yelp_data)."""
+    return common.config(PROTOCOL[mode], task=task, n_head=n_head)
+
+
+# The paper's regime (harness/claims.py's standing): examples (steps x batch) per trained parameter,
+# each task's of full's budget (docstring: addition 953, Dyck-1 2,146; Yelp 0.014, every weight
+# trained)
+def examples_per_param(keys):
+    return keys['max_iters'] * keys['batch_size'] / common.trained_params(keys)
+
+
+PAPER_REGIME = {task: examples_per_param(config('full', task, 4)) for task in PAPER}
+# --regime (docstring): the heads the hour affords, 4 and 64 (each claim's order needs two, and
+# addition's skips 16), at the least width with 64 heads; Dyck-1's length, the longest whose 6 runs
+# fit the hour
+REGIME_HEADS = [4, 64]
+REGIME_DYCK_LENGTH = 16
+
+
+def at_regime(task, extra):
+    """A task's entry of --regime's sweep (`extra`: its keys beyond REGIME_KEYS) with the fewest
+    steps that reach full's examples per trained parameter; addition's digits, those
+    papers.digits_for gives its examples (their positions change the count a little: the fixed
+    point of the two)."""
+    for _ in range(5):
+        one = dict(driver='depth.py', keys=REGIME_KEYS, sweep=dict(task={task: extra}, n_head=[]))
+        trained = common.trained_params(common.config(one, task=task, n_head=REGIME_HEADS[0]))
+        steps = math.ceil(PAPER_REGIME[task] * trained / REGIME_KEYS['batch_size'] - 1e-9)
+        extra = {**extra, 'max_iters': steps, 'eval_interval': steps}
+        digits = papers.digits_for(steps * REGIME_KEYS['batch_size'])
+        if task != 'addition' or digits == extra['digits']:
+            return extra
+        extra = {**extra, 'digits': digits, 'block_size': 3 * digits + 4}
+    raise AssertionError('no fixed point of digits and steps')
+
+
+# quick's model at width 64, with depth_array.sh's warm-up (depth.py's 500), each task at its
+# regime; 1,000 held-out examples, as quick's
+REGIME_KEYS = dict(
+    {
+        k: v
+        for k, v in PROTOCOL['quick']['keys'].items()
+        if k not in ('warmup_iters', 'max_iters', 'eval_interval')
+    },
+    n_embd=64,
+    n_train=10_000,
+    n_test=1_000,
+)
+PROTOCOL['regime'] = dict(
+    driver='depth.py',
+    keys=REGIME_KEYS,
+    sweep=dict(
+        task={
+            'addition': at_regime('addition', dict(digits=DIGITS, block_size=3 * DIGITS + 4)),
+            # the whole sequence, length + 3 (the authors' format)
+            'dyck': at_regime(
+                'dyck', dict(length=REGIME_DYCK_LENGTH, block_size=REGIME_DYCK_LENGTH + 3)
+            ),
+        },
+        n_head=REGIME_HEADS,
+    ),
+)
+# each mode's regime beside the paper's, per task it runs
+REGIME = {
+    mode: [
+        dict(
+            quantity=f'{task}: examples per trained parameter',
+            ours=examples_per_param(config(mode, task, p['sweep']['n_head'][0])),
+            paper=PAPER_REGIME[task],
+        )
+        for task in p['sweep']['task']
+    ]
+    for mode, p in PROTOCOL.items()
+}
+
+
 # The paper's statements on Table 9: more heads "notably improve" MixiT on addition and Dyck-1,
 # while on Yelp "the performance is invariant with respect to the number of heads", over the heads
 # each mode runs. Each order is the paper's own steps: addition rises from 4 to 64 to 256 heads (4
@@ -220,43 +340,78 @@ def table9(heads):
 
 CLAIMS = {mode: table9(p['sweep']['n_head']) for mode, p in PROTOCOL.items()}
 SKIPPED = {
-    'dyck': 'skipped in --quick (its sequences double the time): run the full protocol',
+    'dyck': 'skipped in --quick (its sequences double the time): --regime runs it',
     'yelp': 'skipped in --quick: run the full protocol after data/yelp/prepare.py',
+}
+# why a mode runs fewer heads than Table 9's four
+FEWER_HEADS = {
+    'quick': ' (a head is at least 1 wide, and the width is 128).',
+    'regime': ' (the hour affords two numbers of heads a task, 4 and 64; 256 needs width 256).',
 }
 
 
-def config(mode, task, n_head):
-    """train.py's keys of one run, at its search's centre (Yelp's data keys aside:
-    common.yelp_data)."""
-    return common.config(PROTOCOL[mode], task=task, n_head=n_head)
+def add_flags(parser):
+    parser.add_argument(
+        '--tasks',
+        default='',
+        help="these of the mode's tasks alone (comma-separated), merged into the mode's results of "
+        'the same code: --regime runs a task at a time, each within an hour on 2 cores',
+    )
+
+
+def earlier_tasks(args, fairs):
+    """With --tasks: the other tasks' comparisons, from this mode's results of the same code (a
+    protocol run a task at a time), added to `fairs`, and their wall time to this run's."""
+    path = common.results_path(args.mode, NAME, 'json', point=args.point)
+    old = json.loads(path.read_text()) if path and path.exists() else {}
+    if old.get('source') != common.source_digest(NAME):
+        return
+    for label, f in old['fair'].items():
+        if label not in fairs:
+            grid = [(g['point'], g['validation']) for g in f['grid']]
+            fairs[label] = dict(grid=grid, chosen=f['chosen'], runs=f['seeds'])
+    args.t0 -= old['wall_s']
 
 
 def main():
-    args = fair.parse_args(__doc__)
+    # --regime: no search (each task's regime takes its hour with the seeds alone: docstring)
+    args = fair.parse_args(__doc__, add_flags, regime_search=False)
     tasks, heads = PROTOCOL[args.mode]['sweep']['task'], PROTOCOL[args.mode]['sweep']['n_head']
+    chosen = args.tasks.split(',') if args.tasks else list(tasks)
+    if set(chosen) - set(tasks):
+        raise ConfigError(
+            f'--tasks={args.tasks}: name tasks of this mode, among {", ".join(tasks)}'
+        )
     # before any training: a full run fails at once
-    yelp = common.yelp_data(args) if 'yelp' in tasks else None
+    yelp = common.yelp_data(args) if 'yelp' in chosen else None
     fairs = {}  # the runs first: with --plan, listed and not trained
-    for task in (t for t in PAPER if t in tasks):
+    for task in (t for t in PAPER if t in chosen):
         for n_head in heads:
             keys = {**config(args.mode, task, n_head), **(yelp if task == 'yelp' else {})}
             fairs[f'{task}, {n_head} heads'] = fair.fair(args, NAME, keys, FAMILY[task], FIXED)
     if args.plan:
         return common.write_plan(args, NAME)
+    if args.tasks:
+        earlier_tasks(args, fairs)
+    # the tasks measured: this run's, and with --tasks the earlier ones'
+    measured = [t for t in tasks if f'{t}, {heads[0]} heads' in fairs]
     rows = []
     for task in PAPER:
         row = {'task': task, **{f'paper {h}': f'{p:.2f}%' for h, p in PAPER[task].items()}}
         # the row's keys but the heads, with a TREND's size (--at) where one is run
-        setting = {**config(args.mode, task, heads[0]), **args.at} if task in tasks else {}
-        row['setting'] = (
-            ', '.join(
-                f'{k}={v:.4g}' if isinstance(v, float) else f'{k}={v}'
-                for k, v in setting.items()
-                if k not in ('task', 'n_head')
-            )
-            or SKIPPED[task]
+        setting = {**config(args.mode, task, heads[0]), **args.at} if task in measured else {}
+        row['setting'] = ', '.join(
+            f'{k}={v:.4g}' if isinstance(v, float) else f'{k}={v}'
+            for k, v in setting.items()
+            if k not in ('task', 'n_head')
+        ) or (
+            SKIPPED[task]
+            if task not in tasks and args.mode == 'quick'
+            else 'not run: the full protocol, after data/yelp/prepare.py'
+            if task == 'yelp'
+            else f'not run yet: --tasks={task}'
         )
-        for n_head in heads if task in tasks else []:
+        for n_head in heads if task in measured else []:
             row[f'{n_head} heads'] = fair.spread(
                 [m['val_acc'] for m in fairs[f'{task}, {n_head} heads']['runs']]
             )
@@ -268,19 +423,24 @@ def main():
     )
     notes = (
         'MixiT accuracy per scored token on the held-out split, over the seeds: mean ± std '
-        '(min–max); each number of heads at its own searched learning rate (below); only the heads '
-        'and the learning rate change within '
+        '(min–max); each number of heads at '
+        + (
+            'its own searched learning rate (below)'
+            if args.search
+            else "the protocol's learning rate"
+        )
+        + '; only the heads and the learning rate change within '
         "a row. The paper's 64-head addition (50.72%) cannot come from Table 8's 8-layer setting "
         "(Table 3: 100%); the protocol runs depth_array.sh's 2 layers with only embeddings and "
         'head trained.'
     )
-    skipped = [t for t in PAPER if t not in tasks]
+    skipped = [t for t in PAPER if t not in measured]
     if skipped:
         notes += f' Not run in --{args.mode}: {", ".join(skipped)} (the setting column says why).'
     missing = [str(h) for h in PAPER['addition'] if h not in heads]
     if missing:
-        notes += f' Not run in --{args.mode}: {", ".join(missing)} heads' + (
-            ' (a head is at least 1 wide, and the width is 128).' if args.mode == 'quick' else '.'
+        notes += f' Not run in --{args.mode}: {", ".join(missing)} heads' + FEWER_HEADS.get(
+            args.mode, '.'
         )
     fair.report(
         args,
@@ -291,6 +451,7 @@ def main():
         fairs,
         notes=notes,
         claims=CLAIMS[args.mode],
+        regime=[r for r in REGIME[args.mode] if r['quantity'].split(':')[0] in measured],
     )
 
 

@@ -20,7 +20,8 @@ Settings, each from one place:
 - the search: papers.TABLE7['retrieval'] less FIXED (fair.grid) at the largest m_max, per variant
   the learning rate alone (Table 7: 1e-3, 5e-4, 1e-4; Appendix C: "we fix the embedding dimension
   at n=1024, with 4 heads and 2 layers ... We search for the optimal learning rate for each
-  architecture"); in --quick the centre's learning rate times fair.QUICK_LR (1/3, 1, 3).
+  architecture"); in --quick the centre's learning rate times fair.QUICK_LR (1/3, 1, 3); none in
+  --regime.
 
 Full protocol: the authors' code (princeton-pli/MixiT, experiments/README.md, section 3) unless
 marked:
@@ -63,14 +64,34 @@ held-out inputs: theirs 9.3 / 1.5 / 0.06 / 0.007% at m_max 5 / 10 / 30 / 60; our
 at 4 / 6 / 8 (n_train: a validation tenth as large; vocabulary 64 and 4,000 would give 26 / 11 /
 2.5% at 4 / 8 / 16). An input of two pairs is drawn 0.01 times at m_max 4 (theirs 0.03 at 30): in
 both the stream never repeats.
-- Their regime fits at no size that tests the claim: 2.89 per parameter is 2,240 steps here, about
-  2 hours for the 48 runs. Hence TREND: 350, 890 (the geometric middle) and 2,240 steps
-  (per_param_steps), one seed, no search.
+- Their regime does not fit 20 minutes: 2.89 per parameter is 2,240 steps here, about 2 hours for
+  the 48 runs. Hence TREND: 350, 890 (the geometric middle) and 2,240 steps (per_param_steps), one
+  seed, no search.
 - Time: reproduce.py --plan's FLOPs at 72 GFLOP/s + 6.7 ms per layer-step + 1 s a run, fitted to
   measured runs (48 runs of 250 x 64 at width 128: 16.4 min; induction.py: 14.0): about 19 min;
   the TREND about 44 min (12 runs a size).
+
+--regime, the paper's regime at a CPU's size, where this file's verdict comes from (REGIME: the
+examples per trained parameter of the standard model, per_param, beside full's): quick's setting
+(papers.RETRIEVAL_REGIME) trained to their 2.89, on the ends of quick's m_max axis, which are all
+the claims test (CLAIMS: every variant at the largest m_max, MixiT at the smallest too):
+
+| setting | --regime | from |
+|---|---|---|
+| model, softmax scale, vocabulary, held out, batch, lr, warm-up | --quick's | (1), (2), (3) |
+| m_max | 4, 8 | the paper's 30 (Table 1) and 60, the figure's last (1) |
+| steps | 2,240 (per_param_steps) | their 2.89 examples per trained parameter |
+| search | none: the lr above (the search's centre) | the budget (below) |
+| seeds | 3 | claims.SEEDS |
+| regime | 573,440 examples, 2.8875 per trained parameter (198,592) | theirs 2.8873 |
+
+- Time, 24 runs of 2,240 steps: its plan's 1.88e14 FLOPs at the rate --quick ran at (6.29e13 in
+  1,007 s: 62 GFLOP/s; the plan's 19.5 estimated minutes took 16.8) is 50 min; at the rate of the
+  TREND's runs, the same settings on one seed (1.46e14 in 1,997 s: 73 GFLOP/s), 43 min. quick's
+  search (3 learning rates x 4 variants at m_max 8) would add 12 runs, 27-32 min, and m_max 6 12
+  more, 21-25 min: neither fits the hour, so the regime searches nothing and drops m_max 6.
 - --smoke: the full protocol's settings, tiny; no search, one seed.
-- Writes OUT_DIR/retrieval_vs_length.png (and in full and quick its copy beside the results file).
+- Writes OUT_DIR/retrieval_vs_length.png (and, but for --smoke, its copy beside the results file).
 """
 
 import math
@@ -154,6 +175,15 @@ PROTOCOL = {
             variant=VARIANT_ORDER,
         ),
     ),
+    # the paper's regime (docstring): quick's setting at 2,240 steps, the ends of its m_max axis
+    'regime': dict(
+        driver='depth.py',
+        keys=dict(task='retrieval', **papers.RETRIEVAL_REGIME),
+        sweep=dict(
+            m_max=m_max_axis(*(papers.retrieval_m_max(m) for m in (30, 60))),
+            variant=VARIANT_ORDER,
+        ),
+    ),
     'smoke': dict(
         driver='depth.py',
         keys=dict(task='retrieval', **papers.RETRIEVAL['smoke']),
@@ -172,6 +202,27 @@ TREND = dict(
         for s in (QUICK_STEPS, int(round(math.sqrt(QUICK_STEPS * PAPER_STEPS), -1)), PAPER_STEPS)
     },
 )
+
+
+# The paper's regime (harness/claims.py's standing): examples per trained parameter of the standard
+# model, 100M over 34.6M in full (2.89), each mode's own beside it
+def per_param(p):
+    """Examples per trained parameter of the standard model of a mode's protocol `p` (its keys at
+    the largest m_max: RoPE, so the parameters do not depend on it)."""
+    keys = common.config(p, m_max=max(p['sweep']['m_max']), variant='standard')
+    return keys['max_iters'] * keys['batch_size'] / common.trained_params(keys)
+
+
+REGIME = {
+    mode: [
+        dict(
+            quantity='examples per trained parameter',
+            ours=per_param(p),
+            paper=per_param(PROTOCOL['full']),
+        )
+    ]
+    for mode, p in PROTOCOL.items()
+}
 
 
 # Figure 2's statements, on the held-out accuracy of 'variant, m_max M' (fair.report's values, one
@@ -254,7 +305,8 @@ def plot(m_values, acc, guess):
 
 
 def main():
-    args = fair.parse_args(__doc__)
+    # --regime: no search (its hour goes to the seeds: docstring)
+    args = fair.parse_args(__doc__, regime_search=False)
     m_values = list(PROTOCOL[args.mode]['sweep']['m_max'])
     # m is uniform in 1..m_max
     guesses = [sum(1 / m for m in range(1, M + 1)) / M for M in m_values]
@@ -292,8 +344,14 @@ def main():
     notes = (
         f"Settings (learning_rate: the search's centre): {budget}. Cells: held-out accuracy over "
         'the seeds, mean '
-        f'± std (min–max). Plot: {png.name}. The search ran at m_max {m_values[-1]} only; the rows '
-        'at the other m_max ran its chosen point.'
+        f'± std (min–max). Plot: {png.name}.'
+        # without a search (--regime, --no-search) fair's notes say so
+        + (
+            f' The search ran at m_max {m_values[-1]} only; the rows at the other m_max ran its '
+            'chosen point.'
+            if args.search
+            else ''
+        )
     )
     fair.report(
         args,
@@ -304,6 +362,7 @@ def main():
         fairs,
         notes=notes,
         claims=CLAIMS[args.mode],
+        regime=REGIME[args.mode],
     )
 
 

@@ -15,24 +15,67 @@ finding.
 Settings: the task, models and ablation follow the paper's text (no authors' code:
 experiments/README.md); its lengths, H, L, k, learning rates and step counts were lost from our
 copy, so those below are ours. Every mode: warm-up min(100, 10% of the steps), cosine to a tenth of
-the peak, one evaluation at the end (train.py's optimizer otherwise). Full protocol: k-hop length
-32, 2,000 held-out examples, H = 2, L = 3, k in 2, 4, 8, 16, 32; 10,000 steps of batch 256, lr 1e-3;
-train.py's dtype (bfloat16 on a GPU).
---quick: length 12, 2,000 held-out examples, H = 2, L = 3, k in 2, 4, 8, 16; 800 steps of batch 64,
-lr 3e-3. Its regime against the paper's (common's rule): the paper's steps and batch are lost from
-our copy, so there is no regime to keep; against the full protocol's 2.56M examples, 51,200. Every
-claim holds at this size: no TREND.
+the peak, one evaluation at the end (train.py's optimizer otherwise); --seeds seeds of every run
+(default 3, 1 in --smoke; seed s sets train.py's seed and data_seed).
+Full protocol: k-hop length 32, 2,000 held-out examples, H = 2, L = 3, k in 2, 4, 8, 16, 32; 10,000
+steps of batch 256, lr 1e-3; train.py's dtype (bfloat16 on a GPU). Its regime: 2.56M examples; per
+trained parameter (E and U, trained(): D x (2 vocabulary + T positions) = 49 D), 13,061 at D = Hk =
+4 down to 816 at 64, and 139 at the constructed D of k = 2 (376) down to 43 at k = 32 (1,216). The
+paper's own regime is lost from our copy, so REGIME's `paper` is this, ours, at the same k and
+column.
+--quick (a preview): length 12, 2,000 held-out examples, H = 2, L = 3, k in 2, 4, 8, 16; 800 steps
+of batch 64, lr 3e-3. Its regime: 51,200 examples, per trained parameter (29 D) 441 at D = Hk = 4
+and 2.9 at the constructed D of k = 16 (608), against full's 13,061 and 68. Every claim held at this
+size on one seed (3.7 min; 3 seeds: 11 min): no TREND.
 --smoke: length 6, H = 1, L = 2, k in 2, 4; 3 steps.
-Writes OUT_DIR/universal_dimension.png (and experiments/results/ for full and quick runs).
+
+--regime (where a CPU's verdict comes from): quick's problem at k = 2 and 4, each run with full's
+examples per trained parameter at its k and column, in a quarter of full's steps; 3 seeds:
+
+| setting | --regime | from |
+|---|---|---|
+| length, H, L; held-out | 12, 2, 3; 2,000 | --quick |
+| k; D | 2 and 4; D = Hk 4 and 8, constructed 216 and 272 | --quick's two smallest |
+| steps | 2,500, warm-up 100, cosine to lr/10 | a quarter of full's (Time) |
+| batch | 607 (D = Hk), 349 (constructed, k = 2), 382 (k = 4) | full's examples a param |
+| learning rate | 3e-3 | --quick's |
+| seeds | 3 | fair |
+
+batch(): full's examples per trained parameter x the run's trained parameters / 2,500, rounded up:
+13,061 x 116 / 2,500 = 606.04 -> 607 (D = Hk, k = 2; k = 4 the same), 138.9 x 6,264 / 2,500 =
+348.2 -> 349 and 120.9 x 7,888 / 2,500 = 381.6 -> 382 (constructed). k: the rise with D needs two;
+4 is the smallest k at which --quick found the constructed D on 2-hop (the random backbone 99.8%,
+the sparse 90.5%; both 82% at k = 2), so the claim "found once D is large enough" is tested there.
+
+Regime, ours vs the paper's (REGIME: examples per trained parameter, per column at its k farthest
+below full's; the paper's lost, full's, ours, stands for it): D = Hk 13,082 vs 13,061; constructed
+D (random and sparse) 121.07 vs 120.94; --quick 441 vs 13,061 and 2.9 vs 68 (below: a preview).
+
+Time, before any run: --plan prices --regime at 1.89e14 FLOPs, and --quick at one seed (the
+measured run) at 1.85e13, whose 3.7 min measured (results file) is 1.6 times its own --plan 2.3
+CPU min (at 134 GFLOP/s): 3.7 x 1.89e14 / 1.85e13 = 38 min alone on 2 cores. A check by steps
+(universal_tasks' rule, from its quick's runs of these models: 9.1 ms a step and 12.0 ms a GFLOP):
+the constructed D's step 4.6 GFLOP (k = 2) and 8.0 (k = 4), 64 and 105 ms, D = Hk's 9.4 ms: 3 seeds
+x 2,500 steps x (2 x 64 + 2 x 105 + 2 x 9.4) ms + 0.7 s a run = 45 min. Why a quarter of full's
+steps: the regime is examples per trained parameter, and full's steps are ours as much as its
+batch; at full's 10,000 steps (a quarter of the batch: 152, 88, 96) a step's fixed 9.1 ms over 18
+runs makes it 3 x 10,000 x (2 x 23.0 + 2 x 33.1 + 2 x 9.2) ms = 66 min, over the hour.
+universal_tasks' --quick solved this 2-hop at k = 4 in 2,000 steps (99.7% at lr 3e-3), so 2,500 do
+not starve it. k = 8 does not fit: each of its constructed runs (D = 384, batch 428) takes 44.6
+TFLOPs, its six 268, more than all of the runs above (189).
+Writes OUT_DIR/universal_dimension.png (and experiments/results/ for full, regime and quick runs).
 Claims: CLAIMS below, judged by claims.judge.
 """
 
+import math
 import sys
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
 
-from experiments.harness import claims, common, papers
+from experiments.harness import claims, common, fair, papers
 from model import universal_dim
 
 NAME = 'universal_dimension'
@@ -48,7 +91,7 @@ COLUMNS = {
 # the paper's best-training ablation
 MODEL = dict(residual=True, norm='layernorm', mlp='none', online=True)
 # per mode: the task's length and held-out examples, H, L and the optimization (docstring); the head
-# widths k (rows)
+# widths k (rows); --regime's batch is each run's own (batch())
 PROTOCOL = {
     'full': dict(
         driver=None,
@@ -81,6 +124,21 @@ PROTOCOL = {
             eval_interval=800,
         ),
         sweep=dict(universal_k=[2, 4, 8, 16], variant=COLUMNS),
+    ),
+    'regime': dict(
+        driver=None,
+        keys=dict(
+            papers.universal_task(TASK, 12, 2000)[0],
+            **MODEL,
+            n_head=2,
+            n_layer=3,
+            max_iters=2_500,
+            learning_rate=3e-3,
+            min_lr=3e-4,
+            warmup_iters=100,
+            eval_interval=2_500,
+        ),
+        sweep=dict(universal_k=[2, 4], variant=COLUMNS),
     ),
     'smoke': dict(
         driver=None,
@@ -140,19 +198,72 @@ CLAIMS = {
 }
 
 
-def config(mode, k, column):
-    """train.py's keys of the run at head width k in `column`, at the column's D for that k: H k, or
-    Theorem 3.1's for the task's vocabulary and positions (a function of k and the column, so no
-    axis of its own)."""
-    protocol = PROTOCOL[mode]
-    keys = protocol['keys']
+def width(mode, k, column):
+    """The column's D at head width k: H k, or Theorem 3.1's for the task's vocabulary and
+    positions."""
+    keys = PROTOCOL[mode]['keys']
     H, L = keys['n_head'], keys['n_layer']
     _, vocab, T = papers.universal_task(TASK, keys['length'], keys['n_test'])
-    D = H * k if column == STANDARD else universal_dim(H, L, vocab + T, k)
-    return common.config({**protocol, 'keys': {**keys, 'n_embd': D}}, universal_k=k, variant=column)
+    return H * k if column == STANDARD else universal_dim(H, L, vocab + T, k)
 
 
-def plot(rows):
+def trained(mode, k, column):
+    """The parameters a run trains, E and U: D x (2 vocabulary + T positions) (7,888 at k = 4 and
+    the constructed D in --regime, 21,168 in full)."""
+    keys = PROTOCOL[mode]['keys']
+    _, vocab, T = papers.universal_task(TASK, keys['length'], keys['n_test'])
+    return width(mode, k, column) * (2 * vocab + T)
+
+
+def batch(mode, k, column):
+    """A run's batch: the protocol's, or in --regime full's examples per trained parameter at the
+    same k and column in --regime's steps, rounded up (docstring)."""
+    keys = PROTOCOL[mode]['keys']
+    if mode != 'regime':
+        return keys['batch_size']
+    examples = per_param('full', k, column) * trained(mode, k, column)
+    return math.ceil(examples / keys['max_iters'])
+
+
+def per_param(mode, k, column):
+    """Examples per trained parameter of a run: steps x batch over E and U."""
+    return PROTOCOL[mode]['keys']['max_iters'] * batch(mode, k, column) / trained(mode, k, column)
+
+
+# The regime (harness/claims.py's standing): examples per trained parameter, as universal_tasks
+# has it. The paper's own are lost from our copy, so `paper` is our full protocol's (2.56M examples
+# over 196 to 59,584 trained parameters: 43 to 13,061 a parameter).
+def regime(mode):
+    """REGIME[mode]: per column, the examples per trained parameter beside full's, at the mode's k
+    where ours falls farthest below (or rises least above) full's."""
+    found = []
+    for column in COLUMNS:
+        k = min(
+            PROTOCOL[mode]['sweep']['universal_k'],
+            key=lambda k: per_param(mode, k, column) / per_param('full', k, column),
+        )
+        found.append(
+            dict(
+                quantity=f"examples per trained parameter, {column} (paper: our full protocol's)",
+                ours=per_param(mode, k, column),
+                paper=per_param('full', k, column),
+            )
+        )
+    return found
+
+
+REGIME = {mode: regime(mode) for mode in PROTOCOL}
+
+
+def config(mode, k, column):
+    """train.py's keys of the run at head width k in `column`, at the column's D for that k (a
+    function of k and the column, so no axis of its own) and its batch."""
+    protocol = PROTOCOL[mode]
+    keys = dict(protocol['keys'], n_embd=width(mode, k, column), batch_size=batch(mode, k, column))
+    return common.config({**protocol, 'keys': keys}, universal_k=k, variant=column)
+
+
+def plot(rows, values):
     import matplotlib
 
     matplotlib.use('Agg')
@@ -160,7 +271,10 @@ def plot(rows):
 
     fig, ax = plt.subplots(figsize=(6, 3.8))
     for label, marker in zip(COLUMNS, 'os^'):
-        pts = sorted((r[label + ' width'], float(r[label].rstrip('%'))) for r in rows)
+        pts = sorted(
+            (r[label + ' width'], 100 * np.mean(values[f'{label}, k={r["head width k"]}']))
+            for r in rows
+        )
         ax.plot(*zip(*pts), marker=marker, label=label)
     ax.axhline(
         float(rows[0]['majority answer'].rstrip('%')), ls=':', color='k', label='majority answer'
@@ -168,7 +282,7 @@ def plot(rows):
     ax.set(
         xscale='log',
         xlabel='embedding dimension D',
-        ylabel='held-out accuracy (%)',
+        ylabel='held-out accuracy (%, mean over the seeds)',
         title='2-hop induction heads: accuracy against D (only E and U trained)',
     )
     ax.legend(fontsize=8)
@@ -176,15 +290,29 @@ def plot(rows):
     return fig
 
 
+def add_flags(parser):
+    parser.add_argument(
+        '--seeds',
+        type=fair.at_least_one,
+        default=None,
+        help="seeds of every run (seed s sets train.py's seed and data_seed: the weights, the "
+        "fixed random matrices, the batches and the task's draw); default 3, 1 in --smoke",
+    )
+
+
 def main():
-    args = common.parse_args(__doc__)
+    args = common.parse_args(__doc__, add_flags)
+    seeds = args.seeds or (1 if args.mode == 'smoke' else 3)
     protocol = PROTOCOL[args.mode]
     keys = protocol['keys']
     settings = papers.universal_task(TASK, keys['length'], keys['n_test'])[0]
     base = papers.majority(settings)
     ks = protocol['sweep']['universal_k']
     runs = {
-        (k, column): common.run(args, NAME, **config(args.mode, k, column))
+        (k, column): [
+            common.run(args, NAME, **config(args.mode, k, column), seed=s, data_seed=s)
+            for s in range(seeds)
+        ]
         for k in ks
         for column in COLUMNS
     }  # the runs first: with --plan, listed and not trained
@@ -192,24 +320,32 @@ def main():
         return common.write_plan(args, NAME)
     rows, values = [], {}
     for k in ks:
-        row = {'head width k': k, 'majority answer': common.pct(base)}
+        row = {
+            'head width k': k,
+            'majority answer': common.pct(base),
+            'batch (D = Hk / constructed D)': f'{batch(args.mode, k, STANDARD)} / '
+            f'{batch(args.mode, k, "random, constructed D")}',
+        }
         for column in COLUMNS:
-            m = runs[k, column]
-            row[column] = common.pct(m['val_acc'])
-            values[f'{column}, k={k}'] = [m['val_acc']]
-            row[column + ' width'] = config(args.mode, k, column)['n_embd']
+            values[f'{column}, k={k}'] = [m['val_acc'] for m in runs[k, column]]
+            row[column] = fair.spread(values[f'{column}, k={k}'])
+            row[column + ' width'] = width(args.mode, k, column)
         row['paper'] = 'accuracy rises with D; the constructed D trains, D = Hk does not'
         rows.append(row)
-    common.save_figure(args, NAME, plot(rows))
+    common.save_figure(args, NAME, plot(rows, values))
     budget = ', '.join(
-        f'{key}={v}' for key, v in keys.items() if key not in settings and key not in MODEL
+        f'{key}={v}'
+        for key, v in keys.items()
+        if key not in settings and key not in MODEL and key != 'batch_size'
     )
     notes = (
         f'2-hop induction heads, length {keys["length"]} over 4 letters; residual and LayerNorm; '
-        f'online training, {budget}; accuracy per scored token on {keys["n_test"]:,} held-out '
-        f'examples; "width" columns give D. Plot: {NAME}.png.'
+        f'online training, {budget}, the batch in the table; accuracy per scored token on '
+        f'{keys["n_test"]:,} held-out examples, over {seeds} seed(s) (seed and data_seed 0, 1, '
+        '...): mean ± std (min–max); "width" columns give D. Plot: '
+        f'{NAME}.png.'
     )
-    columns = ['head width k', 'majority answer'] + [
+    columns = ['head width k', 'majority answer', 'batch (D = Hk / constructed D)'] + [
         c for label in COLUMNS for c in (label + ' width', label)
     ]
     common.report(
@@ -221,6 +357,7 @@ def main():
         notes=notes,
         values=values,
         claims=CLAIMS[args.mode],
+        regime=REGIME[args.mode],
     )
 
 

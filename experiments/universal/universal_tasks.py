@@ -16,7 +16,7 @@ random / trained (an empty cell: no such entry):
 
 Claims: CLAIMS below, judged by claims.judge. Metric: accuracy per scored token on the held-out
 split, over --seeds seeds: mean ± std (min–max), beside the accuracy of always giving the task's
-most frequent answer. Each model of each row at its own best (fair.fair).
+most frequent answer. Each model of each row at its own best (fair.fair; --regime: no search).
 
 - Data: Dyck-1 (data/dyck, vocabulary {pad, (, ), ?}, the answer after '?' scored) and k-hop
   induction heads with one fixed k per task, k = 1..4 (data/khop, min_hops = max_hops = k; every
@@ -40,25 +40,27 @@ Settings, each from one place:
 - the search, SEARCH below: the MixiT paper's Table 7 row of the task's kind (papers.TABLE7:
   k-hop's; the algorithmic row for Dyck-1) less the architecture, layers, width and heads, which
   the construction pins (fair.grid): in full the learning rate and batch (min_lr stays 1e-4); in
-  --quick the learning rate times fair.QUICK_LR (1/3, 1, 3).
+  --quick the learning rate times fair.QUICK_LR (1/3, 1, 3); none in --regime (below).
 
 Full protocol (the lost settings ours): every task with every ablation; H = 2, L = 3, k = 8;
 10,000 steps of 256, lr 1e-3 (the search's centre), warm-up 100, cosine to 1e-4; 2,000 held-out and
 20,000 training examples, whose last 2,000 are the validation split (online runs draw their own);
 train.py's dtype (bfloat16 on a GPU). Its regime: 2.56M examples; per trained parameter (trained():
-E and U), by task:
+E and U), by task (the regime REGIME records for every mode; the paper's own is lost from our copy,
+so REGIME's `paper` is this, ours):
 
 | task | length | trained params | examples a trained param |
 |---|---|---|---|
 | Dyck-1 | 40 | 28,616 | 89 |
 | k-hop | 32, over 4 letters | 26,656 (2-hop) | 96 (2-hop) |
 
---quick shrinks the problem and keeps the regime's batch (common's rule): the rows of its claims and
-their models, sparse and random (no quick claim on 2-hop attention-only or the trained model);
-H = 2, k = 4; 1,000 held-out and 10,000 training examples (the last 1,000: validation); 2,000 steps,
-lr 3e-3, warm-up 100, cosine to lr/10. batch(): full's examples per trained parameter in its 10,000
-steps at the quick size (89 x 5,412 / 10,000 = 48; 96 x 7,888 / 10,000 = 76), for 2,000 steps, a
-fifth of full's: what 20 minutes allow with the search; the regime does not fit.
+--quick (a preview) shrinks the problem and keeps the regime's batch (common's rule): the rows of
+its claims and their models, sparse and random (no quick claim on 2-hop attention-only or the
+trained model); H = 2, k = 4; 1,000 held-out and 10,000 training examples (the last 1,000:
+validation); 2,000 steps, lr 3e-3, warm-up 100, cosine to lr/10. batch(): full's examples per
+trained parameter in its 10,000 steps at the quick size (89 x 5,412 / 10,000 = 48; 96 x 7,888 /
+10,000 = 76), for 2,000 steps, a fifth of full's: what 20 minutes allow with the search; the regime
+does not fit them (--regime, below).
 
 | row | length | L; D | batch | trained params | examples a param (full) |
 |---|---|---|---|---|---|
@@ -74,8 +76,48 @@ measured), a universal model's share its FLOPs' (--plan: 41%, 46%), times the ba
 2 cores. TREND: 2,000 / 10,000 (full's regime) / 20,000 steps, one seed, no search, 4 runs a size
 (3 + 15 + 30 = 48 min): whether the sparse model comes to solve each task and to stay above the
 random one as the budget passes full's. --smoke: tiny; no search, one seed.
+
+--regime (where a CPU's verdict comes from): quick's problem in full's 10,000 steps, so that each
+row keeps full's examples per trained parameter, with the trained model; no search, 3 seeds:
+
+| setting | --regime | from |
+|---|---|---|
+| rows | Table 1's Dyck-1 attention-only, Table 2's 2-hop + residual and LN | what it affords |
+| H, L, k; D; lengths | as --quick: 2, 2, 4; 164 and 2, 3, 4; 272; 24 and 12 | --quick |
+| steps | 10,000, warm-up 100, cosine to lr/10 | full |
+| batch | 49 (Dyck-1), 76 (2-hop) | full's examples per trained param, rounded up |
+| trained model | width 32 (9,248 and 13,344 params) | full's 49 examples per its param |
+| learning rate | 3e-3, no search | --quick's (the search's centre) |
+| seeds | 3 | fair |
+
+batch(): 256 x 5,412 / 28,616 = 48.4 -> 49 and 256 x 7,888 / 26,656 = 75.8 -> 76. The trained
+model: at width 64 it would get 490,000 / 34,880 = 14 examples per trained parameter against full's
+49 (52,288 at width 64, length 40); at width 32, 490,000 / 9,248 = 53 and 760,000 / 13,344 = 57.
+No search: the three learning rates would triple the runs (18 to 54).
+
+Regime, ours vs the paper's (REGIME: examples per trained parameter; the paper's lost, full's,
+ours, stands for it): --regime universal (E and U) 90.5 vs 89.5 (Dyck-1), 96.3 vs 96.0 (2-hop);
+the trained model 53.0 vs 49.0, 57.0 vs 48.7; --quick 17.7 and 19.3 (below: a preview).
+
+Time, before any run: --plan prices --regime at 1.37e14 FLOPs and --quick at 5.28e13, whose
+measured 18.2 min (results file) is 2.8 times its own --plan 6.5 CPU min (at 135 GFLOP/s): 18.2 x
+1.37e14 / 5.28e13 = 47 min alone on 2 cores. A check by steps: quick's seeds took 16.4 ms a step on
+Dyck-1 (0.61 GFLOP) and 28.1 ms on 2-hop (1.59 GFLOP) (results file: wall_s), so 9.1 ms a step and
+12.0 ms a GFLOP, and the trained model's step (0.07 GFLOP) 10 ms: 3 seeds x 10,000 steps x (2 x
+16.5 + 10 + 2 x 28.2 + 10) ms + 0.7 s a run = 55 min, a rule that over-counts the trend's one-seed
+runs of this protocol by 14% (47.6 min counted, 41.7 measured): 48 min.
+
+What does not fit: the 2-hop attention-only row, where "sparse and random are far from optimal"
+(Tables 2b-4; claims.unable) is tested. Its three models add 9.8e13 FLOPs: 18.2 x 2.35e14 /
+5.28e13 = 81 min in all. No smaller size still tests the claims: the constructed D must be large
+enough to be found (Figure 2: universal_dimension's --quick has the random backbone at 99.8% on
+2-hop at k = 4, at 82% at k = 2), L = 3 is the fewest layers of a 2-hop circuit (a previous-token
+head and two lookups), and below length 12 most chains leave the string (the majority answer: 59%
+at 12, 67% at 10). So that claim is judged in full only; a CPU leaves it unresolved.
 """
 
+import functools
+import math
 import sys
 from pathlib import Path
 
@@ -117,9 +159,10 @@ ARCHITECTURE = ('n_layer', 'n_embd', 'n_head')
 SEARCH = {'dyck': ('algorithmic', ARCHITECTURE), 'khop': ('k-hop', ARCHITECTURE)}
 # per mode: sequence length and layers per task kind (dyck, and k-hop over 4 letters), the (task,
 # ablation) rows, heads H and head width k of the construction, held-out and training examples (the
-# training split's last 10%: the search's validation split), and train.py's optimization keys of
-# every run (warm-up min(100, 10% of the steps), cosine to a tenth of the peak; one evaluation, at
-# the end); quick's batch is each task's own (batch())
+# training split's last 10%: the search's validation split), the trained model's width (64; 32 in
+# --regime, docstring), and train.py's optimization keys of every run (warm-up min(100, 10% of the
+# steps), cosine to a tenth of the peak; one evaluation, at the end); quick's and regime's batch is
+# each task's own (batch())
 SETTING = {
     'full': dict(
         length=dict(dyck=40, khop=32),
@@ -129,6 +172,7 @@ SETTING = {
         k=8,
         n_test=2000,
         n_train=20_000,
+        standard_width=64,
         run=dict(
             max_iters=10_000,
             batch_size=256,
@@ -150,6 +194,25 @@ SETTING = {
             max_iters=2_000, learning_rate=3e-3, min_lr=3e-4, warmup_iters=100, eval_interval=2_000
         ),
     ),
+    # quick's problem in full's 10,000 steps (full's examples per trained parameter), the trained
+    # model with it
+    'regime': dict(
+        length=dict(dyck=24, khop=12),
+        n_layer=dict(dyck=2, khop=3),
+        rows=[('dyck', 'attention-only'), ('2-hop', '+ residual and LN')],
+        n_head=2,
+        k=4,
+        n_test=1000,
+        n_train=10_000,
+        standard_width=32,
+        run=dict(
+            max_iters=10_000,
+            learning_rate=3e-3,
+            min_lr=3e-4,
+            warmup_iters=100,
+            eval_interval=10_000,
+        ),
+    ),
     'smoke': dict(
         length=dict(dyck=6, khop=6),
         n_layer=dict(dyck=1, khop=2),
@@ -158,6 +221,7 @@ SETTING = {
         k=2,
         n_test=20,
         n_train=100,
+        standard_width=64,
         run=dict(
             max_iters=3,
             batch_size=8,
@@ -202,21 +266,21 @@ def trained(mode, task):
 
 
 def batch(mode, task):
-    """The batch of a task's rows. quick: the full protocol's examples per trained parameter in its
-    steps (256 x 10,000 / 28,616 = 89 for Dyck-1, / 26,656 = 96 for 2-hop) at the quick size: 48 for
-    Dyck-1, 76 for 2-hop (docstring)."""
-    if mode != 'quick':
+    """The batch of a task's rows. quick and regime: the full protocol's examples per trained
+    parameter in its steps (256 x 10,000 / 28,616 = 89 for Dyck-1, / 26,656 = 96 for 2-hop) at the
+    quick size: 48 for Dyck-1, 76 for 2-hop; --regime rounds up, so that its 10,000 steps keep at
+    least full's examples per trained parameter: 49 and 76 (docstring)."""
+    if mode not in ('quick', 'regime'):
         return SETTING[mode]['run']['batch_size']
-    return round(
-        SETTING['full']['run']['batch_size'] * trained('quick', task) / trained('full', task)
-    )
+    scaled = SETTING['full']['run']['batch_size'] * trained(mode, task) / trained('full', task)
+    return math.ceil(scaled) if mode == 'regime' else round(scaled)
 
 
 def protocol(mode):
     """PROTOCOL[mode]: the rows (task, ablation), each its task's data, L and D with the ablation's
     blocks and its batch, whose keys name the task it trains; then the models, the universal ones
-    with head width k, the trained one at width 64 (not in --quick, whose claims are the universal
-    models')."""
+    with head width k, the trained one at the mode's width (not in --quick, whose claims are the
+    universal models')."""
     s, rows = SETTING[mode], {}
     for task, ablation in s['rows']:
         keys, L, D = task_data(mode, task)
@@ -226,15 +290,13 @@ def protocol(mode):
     models = {
         'universal_sparse': dict(universal_k=s['k']),
         'universal_random': dict(universal_k=s['k']),
-        'standard': dict(n_embd=64, pos='learned'),
     }
+    if mode != 'quick':
+        models['standard'] = dict(n_embd=s['standard_width'], pos='learned')
     return dict(
         driver=None,
         keys=dict(n_head=s['n_head'], online=True, **s['run']),
-        sweep=dict(
-            task=rows,
-            variant={m: k for m, k in models.items() if mode != 'quick' or m != 'standard'},
-        ),
+        sweep=dict(task=rows, variant=models),
     )
 
 
@@ -336,12 +398,54 @@ CLAIMS = {mode: tables1_4(setting['rows']) for mode, setting in SETTING.items()}
 
 def config(mode, row, model):
     """train.py's keys of one run: row = (task, ablation) and model a variant. The model's keys come
-    after the row's, so that the trained model's width 64 replaces the construction's D."""
+    after the row's, so that the trained model's width (64; 32 in --regime) replaces the
+    construction's D."""
     return common.config(PROTOCOL[mode], task=row, variant=model)
 
 
+# The regime (harness/claims.py's standing): examples per trained parameter, as the docstring has
+# it for the full protocol (89 for Dyck-1, 96 for 2-hop). The paper's own are lost from our copy, so
+# `paper` is our full protocol's. The universal models train E and U (trained(): the same in both
+# backbones and in every ablation); the trained model trains everything, a count of each row's.
+@functools.cache  # the trained model's count builds it (on the meta device): once a run
+def per_param(mode, row, model):
+    """Examples per trained parameter of `model`'s run on row = (task, ablation) in `mode`."""
+    if model == 'standard':
+        params = common.trained_params(config(mode, row, model))
+    else:
+        params = trained(mode, row[0])
+    return SETTING[mode]['run']['max_iters'] * batch(mode, row[0]) / params
+
+
+def regime(mode):
+    """REGIME[mode]: per task of the mode's rows and per model (the universal ones as one), the
+    examples per trained parameter beside full's, at the row where ours falls farthest below (or
+    rises least above) full's."""
+    models = [
+        m for m in ('universal_sparse', 'standard') if m in PROTOCOL[mode]['sweep']['variant']
+    ]
+    found = []
+    for task in dict.fromkeys(task for task, _ in SETTING[mode]['rows']):
+        rows = [row for row in SETTING[mode]['rows'] if row[0] == task]
+        for model in models:
+            row = min(rows, key=lambda r: per_param(mode, r, model) / per_param('full', r, model))
+            who = 'the trained model' if model == 'standard' else 'universal (E and U)'
+            found.append(
+                dict(
+                    quantity=f'examples per trained parameter, {task}, {who} (paper: our full '
+                    "protocol's)",
+                    ours=per_param(mode, row, model),
+                    paper=per_param('full', row, model),
+                )
+            )
+    return found
+
+
+REGIME = {mode: regime(mode) for mode in SETTING}
+
+
 def main():
-    args = fair.parse_args(__doc__)
+    args = fair.parse_args(__doc__, regime_search=False)
     s, models = SETTING[args.mode], PROTOCOL[args.mode]['sweep']['variant']
     fairs = {}  # the runs first: with --plan, listed and not trained
     for task, ablation in PROTOCOL[args.mode]['sweep']['task']:
@@ -384,7 +488,8 @@ def main():
         'universal_* train only '
         'the token and position embeddings and the LM head (trained param: those; the batch is the '
         "protocol's, "
-        'before a search); standard (width 64) trains everything. An empty paper cell: the paper '
+        f'before a search); standard (width {s.get("standard_width", 64)}) trains everything. An '
+        'empty paper cell: the paper '
         'has no such entry.'
     )
     fair.report(
@@ -396,6 +501,7 @@ def main():
         fairs,
         notes=notes,
         claims=CLAIMS[args.mode],
+        regime=REGIME[args.mode],
     )
 
 
