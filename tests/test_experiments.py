@@ -367,6 +367,18 @@ def test_resolution_rules_on_constructed_seeds():
         reasons = claims.standing({**results, **change}, trains=True)
         assert len(reasons) == 1 and why in reasons[0], change
         assert claims.verdict([above], reasons) == 'Not resolved'
+    # the regime mode is judged on the paper's claims it cannot measure too: they keep it from
+    # Reproduced
+    full = [claims.solves('at 2 and 16 layers', 'a', 'c'), dict(above, says='y')]
+    mode = {'full': full, 'regime': [claims.solves('at 2 layers', 'a'), dict(above, says='y')]}
+    assert [c['says'] for c in claims.of_mode(mode, 'regime')] == [
+        'at 2 layers',
+        'y',
+        full[0]['says'],
+    ]
+    assert claims.of_mode(mode, 'full') == full and claims.of_mode(full, 'quick') == full
+    judged = [claims.judge(c, {'a': [0.99] * 3}) for c in claims.of_mode(mode, 'regime')[::2]]
+    assert claims.verdict(judged) == 'Partly'  # 'at 2 and 16 layers': not measured
     # an experiment that trains nothing needs no regime, nor seeds
     assert claims.standing({**results, 'regime': None, 'values': {'a': [0.6]}}, trains=False) == []
 

@@ -79,6 +79,19 @@ def about(says, of, low, high, fmt='num'):
     )
 
 
+def of_mode(declared, mode):
+    """The claims that judge a mode's results, from an experiment's CLAIMS (a list, or {mode:
+    list}). The regime mode adds the full protocol's claims it does not make itself: the paper's
+    claims at sizes no CPU hour trains (a depth, a number of heads, a corpus), not measured there,
+    so that they keep its verdict from Reproduced."""
+    if not isinstance(declared, dict):
+        return list(declared)
+    own = declared[mode]
+    says = {c['says'] for c in own}
+    rest = [c for c in declared.get('full', []) if c['says'] not in says]
+    return own + rest if mode == 'regime' else own
+
+
 def seed_range(value):
     """-> (lowest, highest, mean, seeds) of a quantity: its numbers, one per seed, or (results
     recovered from a table of mean +- std (min-max), before the JSON was kept) a dict of those

@@ -60,6 +60,7 @@ from experiments.harness.claims import (
     claims_section,
     claims_text,
     judge,
+    of_mode,
     seeds_of,
     standing,
     verdict,
@@ -436,9 +437,10 @@ def report(
     """Prints the table and the verdict, and writes OUT_DIR/<name>.json and, but for --smoke and
     --at, results_path's .json and .md (keeping trend.py's trend if of this code, and the .md's '##
     History'). `values`: {label: [one number per seed]}, which `claims` (the experiment's CLAIMS,
-    declared before the run) test, and the trend's too. `regime`: an experiment that trains, its
-    REGIME[mode] (the training regime beside the paper's, harness/claims.py's standing). With
-    --plan: write_plan (an experiment that measures without train.py lists no run)."""
+    declared before the run: claims.of_mode picks the mode's) test, and the trend's too. `regime`:
+    an experiment that trains, its REGIME[mode] (the training regime beside the paper's,
+    harness/claims.py's standing). With --plan: write_plan (an experiment that measures without
+    train.py lists no run)."""
     if args.plan:
         return write_plan(args, name)
     wall = time.time() - args.t0
@@ -476,7 +478,7 @@ def report(
             info[kept] = old[kept]
     judged = [
         judge(c, info['values'], info.get('trend'), info['device'], info.get('diagnosis'))
-        for c in claims
+        for c in of_mode(claims, args.mode)
     ]
     info['claims'] = judged
     info['seeds'] = seeds_of(info)

@@ -370,7 +370,7 @@ def main():
         rows,
         fairs,
         notes=notes,
-        claims=CLAIMS[args.mode],
+        claims=CLAIMS,
         regime=REGIME[args.mode],
     )
 

@@ -450,7 +450,7 @@ def main():
         rows,
         fairs,
         notes=notes,
-        claims=CLAIMS[args.mode],
+        claims=CLAIMS,
         regime=[r for r in REGIME[args.mode] if r['quantity'].split(':')[0] in measured],
     )
 

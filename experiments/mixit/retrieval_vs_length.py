@@ -361,7 +361,7 @@ def main():
         rows,
         fairs,
         notes=notes,
-        claims=CLAIMS[args.mode],
+        claims=CLAIMS,
         regime=REGIME[args.mode],
     )
 

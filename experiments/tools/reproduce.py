@@ -105,7 +105,7 @@ def judged(results, name):
     whether earlier code made them). The claims are the code's now ({mode: ...} where they differ),
     or, for results of other source, those declared for them."""
     module = common.experiment_module(name)
-    declared = module.CLAIMS[results['mode']] if isinstance(module.CLAIMS, dict) else module.CLAIMS
+    declared = claims.of_mode(module.CLAIMS, results['mode'])
     # earlier code (or recovered: no digest)
     older = results.get('source') != common.source_digest(name)
     if older and results.get('claims'):  # the claims declared for those numbers

@@ -165,7 +165,7 @@ def rewrite(name, module, mode, **found):
     and rewrites the JSON and the .md's claims section -> the judged claims."""
     path = common.results_path(mode, name, 'json')
     results = {**json.loads(path.read_text()), **found}
-    declared = module.CLAIMS[mode] if isinstance(module.CLAIMS, dict) else module.CLAIMS
+    declared = claims.of_mode(module.CLAIMS, mode)
     judged = [
         claims.judge(
             c,

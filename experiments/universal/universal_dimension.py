@@ -356,7 +356,7 @@ def main():
         rows,
         notes=notes,
         values=values,
-        claims=CLAIMS[args.mode],
+        claims=CLAIMS,
         regime=REGIME[args.mode],
     )
 
