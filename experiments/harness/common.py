@@ -365,11 +365,17 @@ def markdown(columns, rows):
 
 
 def source_digest(name):
-    """A digest of the experiment's file without docstring and comments: its results are current
-    while it holds."""
+    """A digest of the experiment's file without docstring, comments, TREND and DIAGNOSIS (the
+    sizes trend.py runs, which change nothing of the experiment's own runs): its results are
+    current while it holds."""
     tree = ast.parse(experiment_path(name).read_text())
     if ast.get_docstring(tree) is not None:
         tree.body = tree.body[1:]
+    tree.body = [
+        n
+        for n in tree.body
+        if not {getattr(t, 'id', None) for t in getattr(n, 'targets', [])} & {'TREND', 'DIAGNOSIS'}
+    ]
     return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:16]
 
 

@@ -171,6 +171,25 @@ PROTOCOL = {
 }
 
 
+# trend.py --diagnose: --regime moved toward the paper along the axis where it departs, its width
+# (16 of the paper's 128), with the table that keeps the paper's 2.98 bits per trained parameter
+# (papers.table_size: 148 at width 32) and the softmax scale of width 128; 8 runs of 10,000 steps of
+# 2,738 pairs, about 40 minutes (the regime's 12 runs of 800 pairs took 46.8)
+DIAGNOSIS = dict(
+    axes={
+        'width': {
+            '16': {},
+            '32': dict(
+                n_embd=32,
+                size=(wide := papers.table_size(32, PAPER_BITS)),  # 148
+                batch_size=wide**2 // 8,
+                attn_scale=papers.paper_scale(32, 4, PAPER_WIDTH),
+            ),
+        }
+    }
+)
+
+
 # The paper's regime (harness/claims.py's standing): 1,250 epochs over the table (10,000 steps of
 # 32,768 pairs over 512^2), each mode's own beside it.
 def epochs(keys):
