@@ -45,8 +45,15 @@ OpenWebText's 9.0B, in 100,000 steps whose learning rate ends at 94% of its peak
 cosine 6x the run).
 
 --quick shrinks the model and keeps the optimizer, the schedule's shape and, as far as 20 minutes
-allow, the tokens per parameter, on a byte-level local text (--text=PATH; default Debian's license
-texts, 225,535 training bytes, the last 5% held out):
+allow, the tokens per parameter, on a byte-level local text (--text=PATH; the last 5% held out).
+Its default, default_text(): the smallest of TEXTS on this machine that the paper's tokens per
+parameter at --quick's size (579 x 55,536 = 32.1M bytes, the TREND's last size) read at most the
+paper's 5.46 passes over OpenWebText's 9.0B tokens: TEXT_BYTES = 32.1M / 5.46 / 0.95 = 6.19 MB.
+Here that is Vim's help files (vim-runtime: /usr/share/vim/vim90/doc/*.txt, 151 files, 9,519,562
+bytes, concatenated in name order: 9.04 MB to train on), read 0.71 / 1.78 / 3.55 times at 116 / 289
+/ 579 tokens per parameter; Debian's license texts (237 kB, 225,535 training bytes), the default
+before, are read 28.5 / 71 / 142 times, and at 579 they measure overfitting (results file, History).
+A machine without a text of that size stops with a message: give --text.
 
 | setting | --quick | from |
 |---|---|---|
@@ -61,19 +68,37 @@ Time, at a fixed 10-20 ms a step (memorization's MixiT and softmax rates at 2 la
 at 103-115 GFLOP/s (measured on this CPU): 15 runs, 23,535 steps, 4.46e13 FLOPs (--plan) are 11-14
 min, 18 if width 48 runs at 2/3 the rate. Not in 20 minutes: the paper's 579 tokens per parameter
 with seeds (7,845 steps, 4-5 min a run: 19-24 min for the five at one seed), its 100,000 steps (at
-10-20 ms a step, 1.4-2.8 h for five), its 5.4 passes (116 tokens per parameter are 28.5 passes over
-the license texts, 579 are 142, where 8 passes already favour the smaller models (results file);
-5.4 need 106 bytes of text per parameter: data/README.md's King James Bible, 4.2 MB to train on,
-gives 7.7 at 579). Nor 0.01 nats: the one seed spread measured on this text at this scale
-(language_modeling --quick, 3 seeds, width 128) is 0.04-0.06 nats (std); a 'descending' claim holds
-only where the seeds' ranges part, and the quick's 3 seeds measure the spread here.
+10-20 ms a step, 1.4-2.8 h for five). Its 5.4 passes are the text's: 116 tokens per parameter are
+28.5 passes over the license texts, 579 are 142, where 8 passes already favour the smaller models
+(results file); 5.4 need 106 bytes of text per parameter (data/README.md's King James Bible, 4.2 MB
+to train on, gives 7.7 at 579; Vim's help files 3.55, hence the default above). Nor 0.01 nats: the
+one seed spread measured on the license texts at this scale (language_modeling --quick, 3 seeds,
+width 128) is 0.04-0.06 nats (std); a 'descending' claim holds only where the seeds' ranges part,
+and the quick's 3 seeds measure the spread here.
 
 TREND: 116 / 289 / 579 tokens per parameter (one seed, 5 runs a size, 32-41 min, 50 at 2/3 the
-rate): it shows which way the gaps move toward the paper's budget; at one seed a size it settles
-0.01 nats only if the spread falls below that. --smoke: 1 layer of width 16, 4 steps, one seed.
+rate; measured on the license texts: 42.0 min): it shows which way the gaps move toward the paper's
+budget; at one seed a size it settles 0.01 nats only if the spread falls below that. --smoke: 1
+layer of width 16, 4 steps, one seed.
+
+No --regime: the paper's regime (REGIME: tokens per non-embedding parameter of the baseline, 579)
+fits an hour on 2 cores at no size that tests the claims, so this file's verdict on a CPU is Not
+resolved, its --quick and TREND a preview. The smallest such size is --quick's: 2 heads (with one,
+W_Q = I restricts nothing: a single head's W_Q^T W_K is any d x d matrix, as W_K alone is), where
+the smaller d_model baseline needs width 48 (smaller_width() gives back 40 and 44 unchanged); 2
+layers (W_Q = I leans on the layer before to take the basis change in, Appendix 8.3). There 579
+tokens per parameter are 7,845 steps a run (steps_for(1)), 15 runs (5 models, 3 seeds): 117,675
+steps, 2.23e14 FLOPs. --quick's 23,535 steps (4.46e13 FLOPs; reproduce.py --quick --plan: 1.98 CPU
+min at 376 GFLOP/s) took 882.6 s: 37.5 ms a step, 50.5 GFLOP/s, 7.4 times the plan's estimate (the
+TREND: 66,680 steps in 2,519 s, 37.8 ms): 117,675 x 37.5 ms = 73.6 min alone. A larger batch
+carries the same tokens in the same FLOPs, and the measured rate follows the FLOPs (the TREND's
+three sizes ran at the same 37.5-37.8 ms a step); a context of 64 has 8% fewer FLOPs a token
+(reproduce.py's count), 68 min, and halves what attention can reach.
 """
 
+import glob
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -178,6 +203,46 @@ def steps_for(share):
 
 
 QUICK_STEPS = steps_for(1 / 5)  # 1,569 (docstring)
+# The paper's passes over its corpus: 49.2B tokens over OpenWebText's 9.0B (nanoGPT's train split)
+PAPER_PASSES = PAPER_TOKENS / 9.0e9  # 5.46
+# --quick's default text (docstring): at least the bytes that the paper's tokens per parameter at
+# --quick's size read at most PAPER_PASSES times, 5% of them held out (data/text/prepare.py)
+TEXT_BYTES = round(steps_for(1) * BATCH['quick'] * QUICK['block_size'] / PAPER_PASSES / 0.95)
+# the texts a Debian machine may hold, {name: (file stem, glob)}: default_text reads the smallest of
+# TEXT_BYTES or more
+TEXTS = {
+    "Debian's license texts (base-files)": ('common-licenses', '/usr/share/common-licenses/*'),
+    "Vim's help files (vim-runtime)": ('vim-help', '/usr/share/vim/vim*/doc/*.txt'),
+}
+
+
+def default_text(root):
+    """-> --quick's default text: the smallest of TEXTS on this machine with TEXT_BYTES or more,
+    its files one after another (in name order) in root/<stem>.txt, rewritten only when they
+    change (no needless prepare)."""
+    found = {}
+    for name, (stem, pattern) in TEXTS.items():
+        files = sorted({os.path.realpath(f) for f in glob.glob(pattern) if os.path.isfile(f)})
+        found[name] = stem, files, sum(os.path.getsize(f) for f in files)
+    fits = sorted((size, name) for name, (_, _, size) in found.items() if size >= TEXT_BYTES)
+    if not fits:
+        raise common.ConfigError(
+            f'no text of {TEXT_BYTES:,} bytes or more among {", ".join(TEXTS)}: give --text=PATH, '
+            'a UTF-8 text that large (docstring)'
+        )
+    size, name = fits[0]
+    stem, files, _ = found[name]
+    path = Path(root) / f'{stem}.txt'
+    text = '\n\n'.join(Path(f).read_text(encoding='utf-8', errors='replace') for f in files)
+    if not path.exists() or path.read_text(encoding='utf-8') != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding='utf-8')
+    print(
+        f'--text: {name}, {len(files)} files, {size:,} bytes (TEXT_BYTES: {TEXT_BYTES:,}), {path}'
+    )
+    return path
+
+
 # toward the paper's tokens per parameter at one seed a size (docstring); --seeds is this file's
 # flag
 TREND = dict(
@@ -265,6 +330,27 @@ def config(mode, label):
     return common.config(PROTOCOL[mode], variant=label)
 
 
+# The paper's regime (harness/claims.py's standing): training tokens per non-embedding parameter of
+# the baseline, 578.6 in the paper, each mode's own beside it
+def tokens_per_param(mode):
+    """Training tokens per non-embedding parameter of a mode's baseline (bytes but in full)."""
+    keys = config(mode, 'baseline (124M)')
+    tokens = keys['max_iters'] * BATCH[mode] * keys['block_size']
+    return tokens / sizes(keys, None if mode == 'full' else 257)[1]
+
+
+REGIME = {
+    mode: [
+        dict(
+            quantity='training tokens per non-embedding parameter of the baseline',
+            ours=tokens_per_param(mode),
+            paper=TOKENS_PER_PARAM,
+        )
+    ]
+    for mode in PROTOCOL
+}
+
+
 def counts(label):
     """-> (total, non-embedding) parameters of a model at the paper's scale (its full-protocol
     keys)."""
@@ -276,7 +362,10 @@ def add_flags(parser):
         '--micro_batch', type=int, default=12, help='full mode: sequences per micro-batch'
     )
     parser.add_argument(
-        '--text', default='', help='quick mode: a UTF-8 text file; default: the license texts'
+        '--text',
+        default='',
+        help="quick mode: a UTF-8 text file; default: the smallest of this machine's texts of "
+        f"{TEXT_BYTES:,} bytes or more (Vim's help files; the docstring)",
     )
     parser.add_argument(
         '--seeds',
@@ -289,12 +378,20 @@ def add_flags(parser):
 
 def main():
     args = common.parse_args(__doc__, add_flags)
+    if args.mode not in PROTOCOL:  # --regime: none fits a CPU (docstring)
+        raise common.ConfigError(
+            "no --regime: the paper's 579 tokens per parameter take 74 minutes on 2 cores at the "
+            'smallest size that tests the claims (the docstring), so the verdict on a CPU is Not '
+            'resolved; --quick and its TREND preview it'
+        )
     seeds = args.seeds or (3 if args.mode == 'quick' else 1)
     protocol = PROTOCOL[args.mode]
     if args.mode == 'full':
         common.corpus_dirs(args, ['openwebtext'], 'run this script with --quick')
         data = {}
     else:
+        if args.mode == 'quick' and not args.text:  # docstring
+            args.text = str(default_text(args.data_root / 'text' / NAME))
         data = dict(data_dir=str(common.byte_text(args, NAME)))
     batch = common.batch_keys(args, BATCH[args.mode])
     keys_of, runs = {}, {}  # the runs first: with --plan, listed and not trained
@@ -338,7 +435,8 @@ def main():
         if args.mode == 'full'
         else 'nats per byte (not comparable with the paper)'
     )
-    notes = (
+    text = '' if args.mode == 'full' else f'Text: {args.text or "the smoke lines"}. '
+    notes = text + (
         f'Budget: {budget}: {tokens:,} tokens, {per_param:.0f} per non-embedding parameter of the '
         f'baseline (the paper: {TOKENS_PER_PARAM:.0f}). Val loss in {unit}, over the whole '
         f"held-out split, over {seeds} seed(s) (train.py's seed 0, 1, ...): mean ± std (min–max). "
@@ -354,6 +452,7 @@ def main():
         notes=notes,
         values=values,
         claims=CLAIMS,
+        regime=REGIME[args.mode],
     )
 
 

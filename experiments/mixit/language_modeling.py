@@ -19,8 +19,8 @@ Settings, each from one place:
 - PROTOCOL below: each mode's model, steps, learning rate and corpora;
 - its driver, 'trainer.py', a key of papers.DRIVERS (applied by papers.authors);
 - the search: papers.TABLE7['language_modeling'] whole (fair.grid; Table 2 pins no architecture),
-  108 points (--no-search: Table 8's point); --quick searches the learning rate alone, times
-  fair.QUICK_LR (1/3, 1, 3).
+  108 points (--no-search: Table 8's point); --quick and --regime search the learning rate alone,
+  times fair.QUICK_LR (1/3, 1, 3).
 
 Full protocol, the authors' code (github princeton-pli/MixiT, experiments/README.md, section 3)
 unless marked:
@@ -45,13 +45,19 @@ unless marked:
   documents held out (paper text); both prepared first; --corpora picks them. Compare orderings, not
   values.
 - the paper's regime (computed in code): 40,000 steps x 512 x 256 = 5.24e9 token positions over
-  the standard model's 181,758,464 trainable parameters (their vocabulary 128,256, untied head):
-  TOKENS_PER_PARAM = 28.8; that is 11.4 epochs of WikiText-103's 1,801,350 rows, 19.5 of
-  FineWeb-edu's 1,048,576 documents.
+  the standard model's 50,424,320 non-embedding parameters (12 blocks of 16 n^2 + 15 n and the
+  final norm at n = 512; all its trainable parameters but the 2 x 128,256 x 512 = 131.3M of the
+  untied embedding and head of their Llama-3.2 vocabulary): TOKENS_PER_PARAM = 104.0 training
+  tokens per non-embedding parameter of the standard model, the one definition of REGIME in every
+  mode (nonembedding()); that is 11.4 epochs of WikiText-103's 1,801,350 rows, 19.5 of
+  FineWeb-edu's 1,048,576 documents. Over all 181,758,464 parameters, the embeddings' among them,
+  it is 28.8 (PAPER_TOKENS_PER_ALL, which --quick keeps: below).
 
---quick (ours unless marked) shrinks the model and keeps the tokens per parameter, on the 'text'
-task at byte level (vocabulary 257; nats per byte) of --text (default Debian's license texts:
-225,535 training bytes, 5% held out):
+--quick (ours unless marked), a preview below the paper's regime, shrinks the model and keeps the
+paper's 28.8 tokens over all its parameters, embeddings counted: at a byte vocabulary the embedding
+and head are a third of the model, not the paper's 72%, so that is 43 tokens per non-embedding
+parameter, 41% of the paper's 104. On the 'text' task at byte level (vocabulary 257; nats per byte)
+of --text (default Debian's license texts: 225,535 training bytes, 5% held out):
 
 | size | --quick (full) | from |
 |---|---|---|
@@ -66,8 +72,9 @@ task at byte level (vocabulary 257; nats per byte) of --text (default Debian's l
   and 64 21.3 times (the paper: 11.4-19.5 epochs); wider, the corpus repeats more than the paper's
   does. 32, not 48: the time.
 - steps: 28.8 tokens per trainable parameter of standard (50,208) over 16 x 256 = 4,096 a step
-  (quick_keys); trainer.py's optimizer; warm-up 4%: their floor of 500 would outlast the run. The
-  paper's 40,000 steps fit at no width: 18 runs x 40,000 steps at 20 ms or more a step are 4 hours.
+  (quick_keys): 1.45M tokens, 43 per non-embedding parameter (33,760); trainer.py's optimizer;
+  warm-up 4%: their floor of 500 would outlast the run. The paper's 40,000 steps fit at no width:
+  18 runs x 40,000 steps at 20 ms or more a step are 4 hours.
 
 Time, estimated before any run: at width 128, 3 layers, batch 16 x 256, a step takes 0.26 / 0.23 /
 0.17 s for standard / Frozen-QK / MixiT (measured). Width 32 has 16x fewer matmul FLOPs but is bound
@@ -76,18 +83,44 @@ the measured standard-MixiT gap): ~0.115 / 0.11 / 0.07 s a step, 18 x 354 steps 
 ~11.5 min alone (~17 at 1 thread beside a job). Width 48 (703 steps): ~27 min. TREND:
 width 32 / 48 / 64 at 28.8 tokens per parameter (354 / 703 / 1,169 steps, 6.4 / 12.8 / 21.3
 epochs): toward the paper's size, steps and epochs at once, as far as the corpus goes; one seed and
-run per variant a size, about 2 + 4.5 + 8 min alone. --smoke: a tiny text in DATA_DIR, 1 layer of
-width 32, 4 steps; no search, one seed.
+run per variant a size, about 2 + 4.5 + 8 min alone (measured: 6,372 steps of --quick in 328 s).
+
+--regime, the paper's regime at a CPU's size, where this file's verdict comes from (REGIME: training
+tokens per non-embedding parameter of the standard model, beside full's): --quick's model, the
+smallest that tests the claims, trained to the paper's 104 tokens per non-embedding parameter:
+
+| setting | --regime | from |
+|---|---|---|
+| model, sequence, softmax scale | --quick's: 2 layers, width 32, 4 heads, 256 | QUICK_MODEL |
+| steps x batch | 857 x 16 x 256 = 3.51M tokens | 104.0 x 33,760 non-embedding parameters / 4,096 |
+| epochs | 15.6 over the license texts' 225,535 training bytes | the paper's 11.4-19.5 |
+| warm-up, lr | 4% (34), 3e-3 x fair.QUICK_LR (1/3, 1, 3) | --quick's; Appendix C.1 searches |
+| seeds | 3 | claims.SEEDS |
+| regime | 103.98 tokens per non-embedding parameter | the paper's 103.98 |
+
+- size: width 32 is where both the paper's tokens per parameter and its epochs hold on the license
+  texts: at 104 tokens per non-embedding parameter width 48 (75,216 of them, 1,910 steps) reads them
+  34.7 times, beyond the paper's 19.5, in 2.2 times the steps.
+- Time, estimated before any run: 18 runs (3 learning rates and 3 seeds a variant) x 857 steps =
+  15,426 steps, 2.04e13 FLOPs (reproduce.py --regime --plan). --quick's 6,372 steps (8.42e12
+  FLOPs, its plan 0.385 CPU min at 364 GFLOP/s) took 328 s: 51.5 ms a step, 25.7 GFLOP/s, 14.2
+  times the plan's estimate. At that rate the regime takes 15,426 x 51.5 ms = 13.2 min (the plan's
+  FLOPs at 364 GFLOP/s, 0.93 min, x 14.2), with the search: no need to drop it.
+- --smoke: a tiny text in DATA_DIR, 1 layer of width 32, 4 steps; no search, one seed.
 """
 
+import math
 import sys
 from pathlib import Path
+
+import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
 
 from data import local
 from experiments.harness import common, fair, papers
 from model import GPT, GPTConfig, VARIANTS
+from train import model_args_of, resolve
 
 NAME = 'language_modeling'
 VARIANT_ORDER = ['standard', 'frozen_qk', 'mixit']
@@ -99,32 +132,47 @@ PAPER = {
 # Table 8's language-modeling width (WikiText, FineWeb-edu): --quick's softmax scale stands in for
 # it
 PAPER_WIDTH = 512
-# The paper's training tokens per trainable parameter: 40,000 steps of 512 rows of 256 positions
-# (their rows are padded, so these are positions), over their standard model: the Llama-3.2
-# vocabulary's 128,256 rows in the untied embedding and head, and 12 blocks of 16 n^2 + 15 n (q, k,
-# v, o, gate, up, down and their biases, two norms) and the final norm at n = 512 (model.py's count
-# of this architecture: 181,758,464)
-PAPER_PARAMS = (
-    2 * 128_256 * PAPER_WIDTH + 12 * (16 * PAPER_WIDTH**2 + 15 * PAPER_WIDTH) + PAPER_WIDTH
-)
-TOKENS_PER_PARAM = 40_000 * 512 * 256 / PAPER_PARAMS  # 28.8
+# The paper's regime: its training tokens, 40,000 steps of 512 rows of 256 positions (their rows
+# are padded, so these are positions), per non-embedding parameter of their standard model: 12
+# blocks of 16 n^2 + 15 n (q, k, v, o, gate, up, down and their biases, two norms) and the final
+# norm at n = 512, all but the untied embedding and head (model.py's count of this architecture:
+# nonembedding() of the full protocol's standard model is the same 50,424,320)
+PAPER_TOKENS = 40_000 * 512 * 256
+PAPER_NONEMBEDDING = 12 * (16 * PAPER_WIDTH**2 + 15 * PAPER_WIDTH) + PAPER_WIDTH
+TOKENS_PER_PARAM = PAPER_TOKENS / PAPER_NONEMBEDDING  # 104.0
+# The same tokens over all 181,758,464 of their parameters, the Llama-3.2 vocabulary's 128,256 rows
+# in the embedding and head among them: 28.8, what --quick keeps over all of its own (docstring)
+PAPER_TOKENS_PER_ALL = PAPER_TOKENS / (2 * 128_256 * PAPER_WIDTH + PAPER_NONEMBEDDING)
 # sequences a step: common.batch_keys splits it (--micro_batch in full)
-BATCH = {'full': 512, 'quick': 16, 'smoke': 4}
-# the architecture --quick and its TREND share (docstring)
+BATCH = {'full': 512, 'quick': 16, 'regime': 16, 'smoke': 4}
+# the architecture --quick, --regime and the TREND share (docstring)
 QUICK_MODEL = dict(n_layer=2, n_head=4, block_size=256)
 
 
-def quick_keys(n_embd):
-    """train.py's keys of --quick at width n_embd: the steps of BATCH['quick'] windows that give the
-    standard model the paper's tokens per trainable parameter (vocabulary 257: the bytes and the end
-    of text), a 4% warm-up (the paper's 1,600 of 40,000), one evaluation at the end, and the softmax
-    scale of Table 8's width (papers.paper_scale)."""
-    standard = GPT(
+def nonembedding(model):
+    """A model's trainable parameters but its token embedding, LM head and learned positions: what
+    the regime's tokens per parameter divide by."""
+    embedding = {
+        id(p)
+        for module in (model.wte, model.lm_head, getattr(model, 'wpe', None))
+        if module is not None
+        for p in module.parameters()
+    }
+    return sum(p.numel() for p in model.parameters() if p.requires_grad and id(p) not in embedding)
+
+
+def byte_standard(n_embd):
+    """The standard model of --quick's architecture at width n_embd, at byte level (vocabulary 257:
+    the bytes and the end of text)."""
+    return GPT(
         GPTConfig(**VARIANTS['standard'], **QUICK_MODEL, n_embd=n_embd, bias=True, vocab_size=257)
     )
-    steps = round(
-        TOKENS_PER_PARAM * standard.get_num_params() / (BATCH['quick'] * QUICK_MODEL['block_size'])
-    )
+
+
+def text_keys(n_embd, steps):
+    """train.py's keys of a byte-level run of `steps` at width n_embd: a 4% warm-up (the paper's
+    1,600 of 40,000), one evaluation at the end, and the softmax scale of Table 8's width
+    (papers.paper_scale)."""
     return dict(
         n_embd=n_embd,
         attn_scale=papers.paper_scale(n_embd, QUICK_MODEL['n_head'], PAPER_WIDTH),
@@ -132,6 +180,21 @@ def quick_keys(n_embd):
         warmup_iters=round(0.04 * steps),
         eval_interval=steps,
     )
+
+
+def quick_keys(n_embd):
+    """--quick's keys at width n_embd: the steps of BATCH['quick'] windows that give the standard
+    model the paper's 28.8 tokens over all its parameters (a preview: 43 per non-embedding parameter
+    at width 32, docstring)."""
+    tokens = PAPER_TOKENS_PER_ALL * byte_standard(n_embd).get_num_params()
+    return text_keys(n_embd, round(tokens / (BATCH['quick'] * QUICK_MODEL['block_size'])))
+
+
+def regime_keys(n_embd):
+    """--regime's keys at width n_embd: the fewest steps of BATCH['regime'] windows that give the
+    standard model the paper's tokens per non-embedding parameter."""
+    tokens = TOKENS_PER_PARAM * nonembedding(byte_standard(n_embd))
+    return text_keys(n_embd, math.ceil(tokens / (BATCH['regime'] * QUICK_MODEL['block_size'])))
 
 
 # the corpora, then the variants (the table's rows)
@@ -155,6 +218,12 @@ PROTOCOL = {
         keys=dict(encoding='bytes', **QUICK_MODEL, **quick_keys(32), learning_rate=3e-3),
         sweep=dict(task=['text'], variant=VARIANT_ORDER),
     ),
+    # the paper's regime at --quick's size (docstring): 857 steps
+    'regime': dict(
+        driver='trainer.py',
+        keys=dict(encoding='bytes', **QUICK_MODEL, **regime_keys(32), learning_rate=3e-3),
+        sweep=dict(task=['text'], variant=VARIANT_ORDER),
+    ),
     'smoke': dict(
         driver='trainer.py',
         keys=dict(
@@ -171,16 +240,31 @@ PROTOCOL = {
         sweep=dict(task=['text'], variant=VARIANT_ORDER),
     ),
 }
-# --quick's width against the paper's 512 at the paper's tokens per parameter, as far as the license
+# --quick's width against the paper's 512 at --quick's tokens per parameter, as far as the license
 # texts allow (docstring): each size's keys replace --quick's in every run
 # (experiments/tools/trend.py)
 TREND = dict(
-    axis='width (steps) at 28.8 tokens per parameter',
+    axis='width (steps) at 28.8 tokens per parameter, embeddings counted',
     sizes={
         f'{k["n_embd"]} ({k["max_iters"]:,})': {} if k['n_embd'] == 32 else k
         for k in map(quick_keys, (32, 48, 64))
     },
 )
+
+
+# The paper's regime (harness/claims.py's standing): training tokens per non-embedding parameter of
+# the standard model, 104.0 in the paper, each mode's own beside it
+def run_nonembedding(keys):
+    """nonembedding() of the model of a run's train.py keys, built on the meta device."""
+    keys = resolve(keys)
+    with torch.device('meta'):
+        return nonembedding(GPT(GPTConfig(**model_args_of(keys, *common.task_shape(keys)))))
+
+
+def tokens_per_param(mode):
+    """Training tokens per non-embedding parameter of a mode's standard model (its first task's)."""
+    keys = config(mode, PROTOCOL[mode]['sweep']['task'][0], 'standard')
+    return keys['max_iters'] * BATCH[mode] * keys['block_size'] / run_nonembedding(keys)
 
 
 def table2_claims(corpus, where):
@@ -223,13 +307,25 @@ CLAIMS = {
         'text', ("the paper's order on both corpora", 'paper 0.29 < 0.66, 0.11 < 0.92')
     ),
 }
-CLAIMS['smoke'] = CLAIMS['quick']
+CLAIMS['regime'] = CLAIMS['smoke'] = CLAIMS['quick']
 
 
 def config(mode, task, variant):
     """train.py's keys of one run but its data and batch keys (learning_rate: the search's
     centre)."""
     return common.config(PROTOCOL[mode], task=task, variant=variant)
+
+
+REGIME = {
+    mode: [
+        dict(
+            quantity='training tokens per non-embedding parameter of the standard model',
+            ours=tokens_per_param(mode),
+            paper=TOKENS_PER_PARAM,
+        )
+    ]
+    for mode in PROTOCOL
+}
 
 
 def scale_lr(keys):
@@ -259,8 +355,8 @@ def add_flags(parser):
     parser.add_argument(
         '--text',
         default='',
-        help='quick mode: a UTF-8 text file (or a folder of .txt '
-        f'files); default: the files of {local.LICENSES} concatenated',
+        help='quick and regime modes: a UTF-8 text file; default: the files of '
+        f'{local.LICENSES} concatenated',
     )
     parser.add_argument(
         '--scale_lr',
@@ -346,14 +442,16 @@ def main():
                 k: sum(m[k] for m in f['runs']) / len(f['runs'])
                 for k in ('val_loss', 'tokens_per_s', 'wall_s')
             }
-            # seed 0's
+            # seed 0's, per non-embedding parameter (the regime's measure: REGIME)
             tokens = f['runs'][0]['step'] * BATCH[args.mode] * {**keys, **args.at}['block_size']
+            nonembedding_params = run_nonembedding({**keys, **args.at})
             losses[task, variant] = mean['val_loss']
             row.update(
                 {
                     'next-token accuracy': fair.spread([m['val_acc'] for m in f['runs']]),
                     'trainable params': f'{f["runs"][0]["trainable_params"]:,}',
-                    'train tokens / param': f'{tokens / f["runs"][0]["trainable_params"]:.3g}',
+                    'non-emb params': f'{nonembedding_params:,}',
+                    'train tokens / non-emb param': f'{tokens / nonembedding_params:.4g}',
                     'train tokens/s': f'{mean["tokens_per_s"]:,.0f}',
                     'wall a run': f'{mean["wall_s"] / 60:.1f} min',
                 }
@@ -375,8 +473,9 @@ def main():
         'whole '
         'held-out split (WikiText: validation; the test column evaluates the final checkpoints on '
         'the test '
-        "split), mean ± std (min–max) over the seeds; trainable parameters of seed 0's run, and "
-        "its training tokens per trainable parameter (the paper's standard: "
+        'split), mean ± std (min–max) over the seeds; trainable and non-embedding parameters of '
+        "seed 0's run (all but the token embedding, LM head and learned positions), and its "
+        "training tokens per non-embedding parameter (the paper's standard: "
         f"{TOKENS_PER_PARAM:.1f}). Train tokens/s is train.py's: training tokens over the run's "
         'wall time, evaluations and checkpoints included; both it '
         'and the wall time a mean over the seeds.'
@@ -405,7 +504,8 @@ def main():
         fmt=nats,
         key='val_loss',
         values=gaps,
-        claims=CLAIMS[args.mode],
+        claims=CLAIMS,
+        regime=REGIME[args.mode],
     )
 
 

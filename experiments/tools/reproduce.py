@@ -271,11 +271,14 @@ def command(name, mode, *flags):  # an experiment's command line in `mode`
 def run_all(mode, passed):
     """Runs each experiment not current in `mode`, in EXPERIMENTS' order; -> the names that
     failed."""
-    todo, failed = [n for n in EXPERIMENTS if not current(n, mode)], []
-    print(
-        f'{len(EXPERIMENTS) - len(todo)} of {len(EXPERIMENTS)} results are current; running '
-        f'{len(todo)}'
-    )
+    # the regime mode: the experiments that have one (where none fits an hour, the docstring says)
+    runs = [
+        n
+        for n in EXPERIMENTS
+        if mode != 'regime' or 'regime' in getattr(common.experiment_module(n), 'PROTOCOL', {})
+    ]
+    todo, failed = [n for n in runs if not current(n, mode)], []
+    print(f'{len(runs) - len(todo)} of {len(runs)} results are current; running {len(todo)}')
     for name in (bar := tqdm(todo, unit='experiment')):
         bar.set_description(name)
         t0 = time.time()
