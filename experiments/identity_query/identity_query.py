@@ -236,7 +236,7 @@ def default_text(root):
     text = '\n\n'.join(Path(f).read_text(encoding='utf-8', errors='replace') for f in files)
     if not path.exists() or path.read_text(encoding='utf-8') != text:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding='utf-8')
+        common.write_text(path, text)  # whole or not at all
     print(
         f'--text: {name}, {len(files)} files, {size:,} bytes (TEXT_BYTES: {TEXT_BYTES:,}), {path}'
     )
