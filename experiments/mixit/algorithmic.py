@@ -388,6 +388,51 @@ PROTOCOL['regime'] = dict(
         variant=VARIANT_ORDER,
     ),
 )
+# trend.py --diagnose: addition, which fails in the regime (Frozen-QK 72%, MixiT 82%), moved toward
+# the paper one axis at a time, each width or depth with the steps that keep its regime (1.19
+# examples per trained parameter): depth.py's learning rate (1e-2; the regime runs the search's
+# centre, 3e-3), the paper's head width (8 heads of 8 for 16 of 4), 4 layers (the paper's 8), width
+# 128 (its 512, 16 heads of 8: 4,965 steps). 2 seeds a point, 6 runs each, the regime's point
+# shared: about 4 minutes a point of 1,265 steps (quick's 30 ms a step), 15 at 4 layers, 30 at width
+# 128, an hour in all.
+DIAGNOSIS = dict(
+    flags=['--tasks=addition'],
+    axes={
+        'learning rate': {'3e-3': {}, '1e-2': dict(learning_rate=1e-2)},
+        'head width': {'4': {}, '8': dict(n_head=8)},
+        'depth': {
+            '2': {},
+            '4': dict(
+                n_layer=4,
+                max_iters=(
+                    deep := regime_steps(
+                        'addition',
+                        {**PROTOCOL['regime']['sweep']['task']['addition'], 'n_layer': 4},
+                        PAPER_REGIME['addition'],
+                    )
+                ),
+                eval_interval=deep,
+                warmup_iters=deep // 10,
+            ),
+        },
+        'width': {
+            '64': {},
+            '128': dict(
+                n_embd=128,
+                attn_scale=papers.paper_scale(128, 16, 512),
+                max_iters=(
+                    wide := regime_steps(
+                        'addition',
+                        {**PROTOCOL['regime']['sweep']['task']['addition'], 'n_embd': 128},
+                        PAPER_REGIME['addition'],
+                    )
+                ),
+                eval_interval=wide,
+                warmup_iters=wide // 10,
+            ),
+        },
+    },
+)
 # each mode's regime beside the paper's, per task it runs (harness/claims.py's standing)
 REGIME = {
     mode: [

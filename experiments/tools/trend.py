@@ -216,8 +216,8 @@ def diagnose(args, module):
     flags = [f'--seeds={DIAGNOSIS_SEEDS}', '--no-search', *spec.get('flags', [])]
     axes = {}
     for axis, sizes in spec['axes'].items():
-        runs = [
-            point(name, f'{axis}/{i}', keys, args.out_dir, flags, 'regime')
+        runs = [  # the regime's own point ({}) is one run for every axis
+            point(name, f'{axis}/{i}' if keys else 'regime', keys, args.out_dir, flags, 'regime')
             for i, keys in enumerate(sizes.values())
         ]
         axes[axis] = dict(
