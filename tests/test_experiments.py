@@ -822,3 +822,43 @@ def test_every_training_experiment_records_its_regime(path):
         for r in mod.REGIME[mode]:
             assert set(r) == {'quantity', 'ours', 'paper'}, r
             assert r['ours'] >= r['paper'], f'{path.stem} --{mode}: {r} is below the regime'
+
+
+def test_trend_diagnose_writes_the_diagnosis_into_the_regime_results(tmp_path, monkeypatch):
+    """trend.py --diagnose runs each size of each DIAGNOSIS axis from the regime protocol (here
+    stood in for by their values) and writes the diagnosis into the regime results, where the claim
+    that fails says which axis closes the gap; the verdict keeps the results' standing."""
+    import shutil
+
+    trend, common = module('trend'), module('common')
+    for ext in ('json', 'md'):
+        shutil.copy(EXPERIMENTS / 'results' / f'memorization_capacity-regime.{ext}', tmp_path)
+    monkeypatch.setattr(
+        common,
+        'results_path',
+        lambda mode, name, ext, folder=None, point=False: tmp_path / f'{name}-{mode}.{ext}',
+    )
+    regime = json.loads((tmp_path / 'memorization_capacity-regime.json').read_text())
+    ran = []
+
+    def point(name, index, keys, out_dir, flags, mode):  # the sizes' values, without training
+        ran.append((index, keys, mode, flags))
+        close = {**regime['values'], 'mixit, bits/param': regime['values']['frozen_qk, bits/param']}
+        return dict(values=close if keys else regime['values'], wall_s=1.0)
+
+    monkeypatch.setattr(trend, 'point', point)
+    trend.main(['memorization_capacity', '--diagnose', f'--out_dir={tmp_path}'])
+    assert [(i, m) for i, _, m, _ in ran] == [('regime', 'regime'), ('width/1', 'regime')]
+    assert ran[0][3][:2] == [f'--seeds={trend.DIAGNOSIS_SEEDS}', '--no-search']
+    written = json.loads((tmp_path / 'memorization_capacity-regime.json').read_text())
+    assert list(written['diagnosis']['axes']) == ['width']
+    similar = next(c for c in written['claims'] if c['test'] == 'close')
+    assert similar['outcome'] == 'fails' and 'moving width' in similar['evidence']
+    assert similar['evidence'].endswith('closes the gap')
+    held = [c for c in written['claims'] if c['outcome'] == 'holds']
+    assert held and not any('diagnosis' in c for c in held)
+    assert written['verdict'] == 'Partly' and written['standing'] == []
+    assert (
+        'Diagnosis (experiments/tools/trend.py --diagnose'
+        in (tmp_path / 'memorization_capacity-regime.md').read_text()
+    )
