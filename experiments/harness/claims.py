@@ -278,6 +278,11 @@ def verdict(judged, reasons=()):
     return 'Partly'
 
 
+def figure(x):
+    """A regime quantity as the docstrings write it: 1,250 epochs, 20,000 steps, 2.888 examples."""
+    return f'{x:,.0f}' if abs(x) >= 1000 else f'{x:.4g}'
+
+
 def seeds_of(results):
     """The fewest seeds behind any quantity a claim of the results tests."""
     used = {q for c in results.get('claims', []) for q in c['of'] if q in results['values']}
@@ -300,8 +305,8 @@ def standing(results, trains):
     if results.get('regime') is None:
         return reasons + ['its training regime was not recorded: rerun it']
     reasons += [
-        f"below the paper's regime: {r['quantity']} {r['ours']:,.4g} against the paper's "
-        f'{r["paper"]:,.4g}'
+        f"below the paper's regime: {r['quantity']} {figure(r['ours'])} against the paper's "
+        f'{figure(r["paper"])}'
         for r in results['regime']
         if r['ours'] < r['paper']
     ]
@@ -334,7 +339,7 @@ def claims_text(results, older=False):
             '',
             'Regime: '
             + '; '.join(
-                f"{r['quantity']} {r['ours']:,.4g} (the paper's {r['paper']:,.4g})"
+                f"{r['quantity']} {figure(r['ours'])} (the paper's {figure(r['paper'])})"
                 for r in results['regime']
             )
             + f'; {seeds_of(results)} seeds.',

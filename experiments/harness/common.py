@@ -262,6 +262,13 @@ def trained_params(config):
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 
+def examples_per_param(config):
+    """A run's training examples (steps x batch x accumulation) per trainable parameter of its
+    model: the regime quantity of a stream of examples (the papers' 'examples per parameter')."""
+    steps = config['max_iters'] * config['batch_size']
+    return steps * config.get('gradient_accumulation_steps', 1) / trained_params(config)
+
+
 def run(args, name, **config):
     """Trains one run of experiment `name` (config: train.py keys) in OUT_DIR/<name>/ -> its
     metrics. With --plan it trains nothing: it lists the run (for write_plan) and returns None, no

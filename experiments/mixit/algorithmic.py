@@ -181,8 +181,9 @@ def regime(task, keys):
         return f'{task}: epochs', examples(keys) / table_rows(keys)
     if task == 'yelp':  # a corpus: the steps of the full protocol's budget
         return f'{task}: steps', keys['max_iters']
-    n = common.trained_params({**keys, 'variant': 'standard'})
-    return f'{task}: examples per trained parameter', examples(keys) / n
+    return f'{task}: examples per trained parameter', common.examples_per_param(
+        {**keys, 'variant': 'standard'}
+    )
 
 
 def regime_steps(task, keys, paper):

@@ -76,9 +76,9 @@ size, about 31 min). --smoke: the full protocol's models and optimizer, width 16
 depths 2 and 8 (--search: at 2).
 
 --regime, the paper's regime at a CPU's size, where this file's verdict comes from (REGIME: each
-model's examples per trained parameter at each depth beside full's, by examples_per_param): quick's
-MixiT, each size from a quantity; the learning rate searched as --quick does (fair.QUICK_LR, at
-depth 2, reused at 8); 3 seeds:
+model's examples per trained parameter at each depth beside full's, by common.examples_per_param):
+quick's MixiT, each size from a quantity; the learning rate searched as --quick does (fair.QUICK_LR,
+at depth 2, reused at 8); 3 seeds:
 
 | setting | --regime | from |
 |---|---|---|
@@ -206,12 +206,9 @@ def config(mode, model, depth):
 # The paper's regime (harness/claims.py's standing): examples (steps x batch) per trained parameter,
 # each model's at each depth of full's budget (docstring: MixiT 5.41, 1.36 and 0.68 at 2, 8 and 16
 # layers; the random transformer 1,628).
-def examples_per_param(keys):
-    return keys['max_iters'] * keys['batch_size'] / common.trained_params(keys)
-
-
 PAPER_REGIME = {
-    model: {d: examples_per_param(config('full', model, d)) for d in DEPTHS} for model in PAPER
+    model: {d: common.examples_per_param(config('full', model, d)) for d in DEPTHS}
+    for model in PAPER
 }
 REGIME_DEPTHS = [2, 8]  # the depths where the paper's random transformer has fallen (docstring)
 
@@ -248,7 +245,7 @@ REGIME = {
     mode: [
         dict(
             quantity=f'{model}, depth {d}: examples per trained parameter',
-            ours=examples_per_param(config(mode, model, d)),
+            ours=common.examples_per_param(config(mode, model, d)),
             paper=PAPER_REGIME[model][d],
         )
         for model in p['sweep']['variant']

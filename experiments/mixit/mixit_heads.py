@@ -79,9 +79,9 @@ runs a size: 3 x 13,000 x 63 ms = 41 min. Dyck-1 (18 more runs of sequences 2.7 
 protocol's models and optimizers, tiny; Yelp on a tiny CSV made on the spot.
 
 --regime, the paper's regime at a CPU's size, where this file's verdict comes from (REGIME: each
-task's examples per trained parameter beside full's, by examples_per_param): quick's model at width
-64, the heads an hour affords, each task's steps computed (at_regime) to reach full's regime; no
-search (each task's hour goes to its 6 runs, 2 heads x 3 seeds). A task at a time (--tasks), each
+task's examples per trained parameter beside full's, by common.examples_per_param): quick's model at
+width 64, the heads an hour affords, each task's steps computed (at_regime) to reach full's regime;
+no search (each task's hour goes to its 6 runs, 2 heads x 3 seeds). A task at a time (--tasks), each
 within an hour on 2 cores, merged into one results file (--regime --tasks=addition, then
 --tasks=dyck):
 
@@ -240,11 +240,7 @@ def config(mode, task, n_head):
 # The paper's regime (harness/claims.py's standing): examples (steps x batch) per trained parameter,
 # each task's of full's budget (docstring: addition 953, Dyck-1 2,146; Yelp 0.014, every weight
 # trained)
-def examples_per_param(keys):
-    return keys['max_iters'] * keys['batch_size'] / common.trained_params(keys)
-
-
-PAPER_REGIME = {task: examples_per_param(config('full', task, 4)) for task in PAPER}
+PAPER_REGIME = {task: common.examples_per_param(config('full', task, 4)) for task in PAPER}
 # --regime (docstring): the heads the hour affords, 4 and 64 (each claim's order needs two, and
 # addition's skips 16), at the least width with 64 heads; Dyck-1's length, the longest whose 6 runs
 # fit the hour
@@ -300,7 +296,7 @@ REGIME = {
     mode: [
         dict(
             quantity=f'{task}: examples per trained parameter',
-            ours=examples_per_param(config(mode, task, p['sweep']['n_head'][0])),
+            ours=common.examples_per_param(config(mode, task, p['sweep']['n_head'][0])),
             paper=PAPER_REGIME[task],
         )
         for task in p['sweep']['task']
