@@ -314,6 +314,24 @@ def standing(results, trains):
     return reasons + ([f'{n} seed{"s" * (n != 1)}, fewer than {SEEDS}'] if n < SEEDS else [])
 
 
+def judged(results, declared, trains):
+    """-> the results with the `declared` claims judged on their numbers (and their trend,
+    device, diagnosis), their standing and verdict; `trains`: the experiment trains (standing)."""
+    claims = [
+        judge(
+            c,
+            results['values'],
+            results.get('trend'),
+            results.get('device'),
+            results.get('diagnosis'),
+        )
+        for c in declared
+    ]
+    results = {**results, 'claims': claims}
+    results['standing'] = standing(results, trains)
+    return {**results, 'verdict': verdict(claims, results['standing'])}
+
+
 def claims_text(results, older=False):
     """The verdict and each claim's outcome, as markdown; `older`: results made by other source than
     the experiment's file now, judged on the claims declared for them. results['standing']: why

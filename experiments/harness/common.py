@@ -56,15 +56,7 @@ import torch
 from data import corpus, local, synthetic
 from data.loader import ConfigError, load_data, task_data, task_keys, task_module
 from experiments.harness import papers
-from experiments.harness.claims import (
-    claims_section,
-    claims_text,
-    judge,
-    of_mode,
-    seeds_of,
-    standing,
-    verdict,
-)
+from experiments.harness.claims import claims_section, claims_text, judged, of_mode, seeds_of
 from experiments.harness.claims import pct  # noqa: F401 (the experiments' common.pct)
 from model import GPT, GPTConfig
 from train import DEFAULTS, MODEL_DEFAULTS, check_keys, model_args_of, pick_device, resolve, train
@@ -489,14 +481,8 @@ def report(
     for kept in ('trend', 'diagnosis'):  # trend.py's, run on this code: kept
         if (old.get(kept) or {}).get('source') == info['source']:
             info[kept] = old[kept]
-    judged = [
-        judge(c, info['values'], info.get('trend'), info['device'], info.get('diagnosis'))
-        for c in of_mode(claims, args.mode)
-    ]
-    info['claims'] = judged
+    info = judged(info, of_mode(claims, args.mode), trains=regime is not None)
     info['seeds'] = seeds_of(info)
-    info['standing'] = standing(info, trains=regime is not None)
-    info['verdict'] = verdict(judged, info['standing'])
     table = markdown(columns, rows)
     print(f'\n## {title}\n\n{table}\n\n{claims_text(info)}\n')
     if notes:

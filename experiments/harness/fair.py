@@ -25,6 +25,31 @@ from experiments.harness.papers import TABLE7
 from train import DEFAULTS
 
 
+def tasks_flag(parser):
+    """--tasks, for a comparison of several tasks whose --regime runs a task at a time
+    (earlier_tasks merges them)."""
+    parser.add_argument(
+        '--tasks',
+        default='',
+        help="these of the mode's tasks alone (comma-separated), merged into the mode's results of "
+        'the same code: --regime runs a task at a time, each within an hour on 2 cores',
+    )
+
+
+def earlier_tasks(args, name, fairs):
+    """With --tasks: the other tasks' comparisons, from this mode's results of the same code (a
+    protocol run a task at a time), added to `fairs`, and their wall time to this run's."""
+    path = common.results_path(args.mode, name, 'json', point=args.point)
+    old = json.loads(path.read_text()) if path and path.exists() else {}
+    if old.get('source') != common.source_digest(name):
+        return
+    for label, f in old['fair'].items():
+        if label not in fairs:
+            grid = [(g['point'], g['validation']) for g in f['grid']]
+            fairs[label] = dict(grid=grid, chosen=f['chosen'], runs=f['seeds'])
+    args.t0 -= old['wall_s']
+
+
 def parse_args(doc, add=None, argv=None, regime_search=True):
     """common.parse_args with a comparison's flags: --search (default on, off in --smoke, and in
     --regime where the regime's budget leaves no room: regime_search=False) and --seeds (default 3,

@@ -78,7 +78,6 @@ step costs its overhead). Commands: --regime --tasks=addition,memorization; --ta
 --tasks=modular_addition. Yelp: the full protocol only (no corpus offline).
 """
 
-import json
 import math
 import sys
 from pathlib import Path
@@ -491,32 +490,9 @@ def config(mode, task, variant):
     return common.config(PROTOCOL[mode], task=task, variant=variant)
 
 
-def add_flags(parser):
-    parser.add_argument(
-        '--tasks',
-        default='',
-        help="these of the mode's tasks alone (comma-separated), merged into the mode's results of "
-        'the same code: --regime runs a task at a time, each within an hour on 2 cores',
-    )
-
-
-def earlier_tasks(args, fairs):
-    """With --tasks: the other tasks' comparisons, from this mode's results of the same code (a
-    protocol run a task at a time), added to `fairs`, and their wall time to this run's."""
-    path = common.results_path(args.mode, NAME, 'json', point=args.point)
-    old = json.loads(path.read_text()) if path and path.exists() else {}
-    if old.get('source') != common.source_digest(NAME):
-        return
-    for label, f in old['fair'].items():
-        if label not in fairs:
-            grid = [(g['point'], g['validation']) for g in f['grid']]
-            fairs[label] = dict(grid=grid, chosen=f['chosen'], runs=f['seeds'])
-    args.t0 -= old['wall_s']
-
-
 def main():
     # --regime: no search (each task's regime takes its hour with the seeds alone: docstring)
-    args = fair.parse_args(__doc__, add_flags, regime_search=False)
+    args = fair.parse_args(__doc__, fair.tasks_flag, regime_search=False)
     tasks, variants = PROTOCOL[args.mode]['sweep']['task'], PROTOCOL[args.mode]['sweep']['variant']
     chosen = args.tasks.split(',') if args.tasks else list(tasks)
     if set(chosen) - set(tasks):
@@ -533,7 +509,7 @@ def main():
     if args.plan:
         return common.write_plan(args, NAME)
     if args.tasks:
-        earlier_tasks(args, fairs)
+        fair.earlier_tasks(args, NAME, fairs)
     # the tasks measured: this run's, and with --tasks the earlier ones'
     tasks = {t: keys for t, keys in tasks.items() if f'{t}: {variants[0]}' in fairs}
     rows = []

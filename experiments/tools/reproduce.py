@@ -110,19 +110,7 @@ def judged(results, name):
     older = results.get('source') != common.source_digest(name)
     if older and results.get('claims'):  # the claims declared for those numbers
         declared = [claims.declared(c) for c in results['claims']]
-    judged = [
-        claims.judge(
-            c,
-            results['values'],
-            results.get('trend'),
-            results.get('device'),
-            results.get('diagnosis'),
-        )
-        for c in declared
-    ]
-    results = {**results, 'claims': judged}
-    results['standing'] = claims.standing(results, trains=hasattr(module, 'REGIME'))
-    return {**results, 'verdict': claims.verdict(judged, results['standing'])}, older
+    return claims.judged(results, declared, trains=hasattr(module, 'REGIME')), older
 
 
 def claims_section(name, mode, folder=RESULTS):

@@ -165,20 +165,7 @@ def rewrite(name, module, mode, **found):
     and rewrites the JSON and the .md's claims section -> the judged claims."""
     path = common.results_path(mode, name, 'json')
     results = {**json.loads(path.read_text()), **found}
-    declared = claims.of_mode(module.CLAIMS, mode)
-    judged = [
-        claims.judge(
-            c,
-            results['values'],
-            results.get('trend'),
-            results.get('device'),
-            results.get('diagnosis'),
-        )
-        for c in declared
-    ]
-    results['claims'] = judged
-    results['standing'] = claims.standing(results, trains=hasattr(module, 'REGIME'))
-    results['verdict'] = claims.verdict(judged, results['standing'])
+    results = claims.judged(results, claims.of_mode(module.CLAIMS, mode), hasattr(module, 'REGIME'))
     md = common.results_path(mode, name, 'md')
     text = md.read_text()
     old = claims.section_of(text)
@@ -190,7 +177,7 @@ def rewrite(name, module, mode, **found):
     common.write_text(path, json.dumps(results, indent=1, default=str) + '\n')
     common.write_text(md, text.replace(old, claims.claims_section(results)))
     print(claims.claims_text(results))
-    return judged
+    return results['claims']
 
 
 def diagnose(args, module):
