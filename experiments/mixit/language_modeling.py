@@ -293,8 +293,8 @@ def table2_claims(corpus, where):
 #   ordered on both corpora (Sec. 4: "MixiT lags behind the standard Transformer");
 # - "Frozen-QK comes close to the standard transformer ... MixiT has notably worse performance":
 #   Frozen-QK's gap to standard below MixiT's gap to Frozen-QK (paper 0.29 < 0.66 and 0.11 < 0.92).
-#   Table 2 has one number a model, so the gaps are those of our means over the seeds, one number
-#   each: this claim does not see the seeds' spread, the order does. No claim on the values
+#   The gaps are each seed's, the three models of one seed paired (they share the seed's data
+#   order): on every seed, as the order, so that 3 seeds back it (claims.seeds_of). No claim on the values
 #   themselves: our GPT-2 tokens (full) and bytes (quick) are not the paper's Llama-3.2 tokens.
 #   --quick and --smoke test the same two statements on their one text, labelled 'text' whatever
 #   --text is.
@@ -445,7 +445,7 @@ def main():
             # seed 0's, per non-embedding parameter (the regime's measure: REGIME)
             tokens = f['runs'][0]['step'] * BATCH[args.mode] * {**keys, **args.at}['block_size']
             nonembedding_params = run_nonembedding({**keys, **args.at})
-            losses[task, variant] = mean['val_loss']
+            losses[task, variant] = [m['val_loss'] for m in f['runs']]  # by seed
             row.update(
                 {
                     'next-token accuracy': fair.spread([m['val_acc'] for m in f['runs']]),
@@ -480,10 +480,8 @@ def main():
         'wall time, evaluations and checkpoints included; both it '
         'and the wall time a mean over the seeds.'
     )
-    gaps = {
-        f'{task}: {b} - {a}': [
-            losses[task, b] - losses[task, a]
-        ]  # of the means over seeds (CLAIMS)
+    gaps = {  # each seed's, the models paired by seed (CLAIMS)
+        f'{task}: {b} - {a}': [y - x for x, y in zip(losses[task, a], losses[task, b])]
         for _, task, _ in runs
         for a, b in zip(VARIANT_ORDER, VARIANT_ORDER[1:])
     }
