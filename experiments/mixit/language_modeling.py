@@ -294,10 +294,10 @@ def table2_claims(corpus, where):
 # - "Frozen-QK comes close to the standard transformer ... MixiT has notably worse performance":
 #   Frozen-QK's gap to standard below MixiT's gap to Frozen-QK (paper 0.29 < 0.66 and 0.11 < 0.92).
 #   The gaps are each seed's, the three models of one seed paired (they share the seed's data
-#   order): on every seed, as the order, so that 3 seeds back it (claims.seeds_of). No claim on the values
-#   themselves: our GPT-2 tokens (full) and bytes (quick) are not the paper's Llama-3.2 tokens.
-#   --quick and --smoke test the same two statements on their one text, labelled 'text' whatever
-#   --text is.
+#   order): on every seed, as the order, so that 3 seeds back it (claims.seeds_of). No claim on the
+#   values themselves: our GPT-2 tokens (full) and bytes (quick) are not the paper's Llama-3.2
+#   tokens. --quick and --smoke test the same two statements on their one text, labelled 'text'
+#   whatever --text is.
 CLAIMS = {
     'full': table2_claims(
         'wikitext', ('WikiText-103 2.78 / 3.07 / 3.73', 'WikiText-103 0.29 < 0.66')
