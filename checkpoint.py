@@ -19,6 +19,7 @@ Nothing here imports train.py: what depends on its keys (which keys name a run, 
 change) is passed in.
 """
 
+import errno
 import fcntl
 import hashlib
 import json
@@ -33,7 +34,7 @@ import torch
 import torch.distributed as dist
 
 from data.loader import ConfigError, check_meta, read_json
-from data.synthetic import atomic_write, cannot_write, remove_leftovers, temporary
+from data.synthetic import atomic_write, cannot_write, open_regular, remove_leftovers, temporary
 from model import GPT, GPTConfig
 
 
@@ -103,9 +104,11 @@ def find_checkpoint(cfg, given, folder, resumable, action):
     if not cfg['run_name'] and not (folder / 'ckpt.pt').exists():
         near = []  # (number of keys that differ, all of them given now; folder)
         for path in sorted(Path(cfg['out_dir']).glob('*/config.json')):
-            try:
-                differ = set(differing(json.loads(path.read_text()), cfg, resumable))
-            except (OSError, ValueError, AttributeError):  # not a run's config, so not this run
+            if path.is_symlink():  # never a run's own (Run refuses them): it reaches elsewhere
+                continue
+            try:  # read_json refuses a FIFO, a device, a file nested thousands deep
+                differ = set(differing(read_json(path, ''), cfg, resumable))
+            except (ConfigError, RecursionError):  # not a run's config, so not this run
                 continue
             near += [(len(differ), path.parent)] if differ <= set(given) else []
         found = [folder for n, folder in near if n == min(n for n, _ in near)]
@@ -202,7 +205,14 @@ def save_checkpoint(ckpt, path):
     """Tensors and plain values only (so that weights_only loading reads it), with their checksum,
     atomically."""
     ckpt = {**ckpt, 'sha256': digest(ckpt).hexdigest()}
-    atomic_write(path, lambda tmp: torch.save(ckpt, tmp))
+
+    def write(tmp):
+        try:
+            torch.save(ckpt, tmp)
+        except RuntimeError as e:  # torch's writer says a failed write (a full disk) so
+            raise OSError(errno.ENOSPC, 'torch.save could not write it, a full disk') from e
+
+    atomic_write(path, write)
 
 
 def load_checkpoint(path):
@@ -350,6 +360,14 @@ def file_id(path):
     return st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size
 
 
+def json_object(line):
+    """Whether a log.jsonl line (bytes) is a whole JSON object."""
+    try:
+        return isinstance(json.loads(line), dict)
+    except (ValueError, RecursionError):  # not JSON, not UTF-8; nested thousands deep
+        return False
+
+
 def logged_step(line):
     """The step of a log.jsonl line (bytes, any encoding); 0 for a line without one (a user's note):
     resume keeps it."""
@@ -469,9 +487,9 @@ class Run:
             if not self.keep_until:
                 self.write_config()
             written = log.read_bytes() if self.resumed is not None and log.exists() else b''
-            lines = written.splitlines()[
-                : None if written.endswith(b'\n') else -1
-            ]  # half a line: killed while written
+            lines = written.splitlines()
+            if lines and not written.endswith(b'\n') and not json_object(lines[-1]):
+                lines.pop()  # half a line: killed while written (a whole one lacks its newline)
             kept = b''.join(
                 line + b'\n' for line in lines if logged_step(line) <= self.resumed
             )  # bytes as they were
@@ -640,26 +658,29 @@ def read_log(folder):
             f'{folder} has no log.jsonl: train.py writes one at its first evaluation '
             f'(every eval_interval steps); leave this folder out or wait for it'
         )
-    if not path.is_file():  # a FIFO would block, a folder fail
-        raise ConfigError(f'{path} is not a regular file: leave the run out')
+    own_file(path)
+    try:
+        with open_regular(path) as f:  # a FIFO would block, a folder fail
+            text = f.read().decode(errors='replace')  # bytes that are not UTF-8: a bad line
+    except OSError as e:
+        raise ConfigError(f'cannot read {path} ({e.strerror}): leave the run out') from None
     lines = []
-    for i, text in enumerate(
-        path.read_text(errors='replace').splitlines(), 1
-    ):  # bytes that are not UTF-8: a bad line
+    for i, text in enumerate(text.splitlines(), 1):
         if not text.strip():
             continue
-        try:
-            line = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):  # RecursionError: nested thousands deep
+        try:  # train.py writes null for a number that is not finite, never NaN or Infinity
+            line = json.loads(text, parse_constant=not_finite, parse_float=finite)
+        except (ValueError, RecursionError):  # RecursionError: nested thousands deep
             line = None
         if (
             not isinstance(line, dict)
             or type(line.get('step')) is not int
             or any(type(v) is int and abs(v) > 2**53 for v in line.values())
         ):  # too large to draw as a float
+            # the line itself is not shown: the file may not be a log of ours
             raise ConfigError(
-                f'{path} line {i} is not a JSON object with a step ({text[:60]!r}): delete or '
-                f'repair that line, or leave the run out'
+                f'{path} line {i} is not a JSON object with a step and finite numbers, as '
+                'train.py writes: delete or repair that line, or leave the run out'
             )
         lines.append(line)
     if not lines:
@@ -670,8 +691,29 @@ def read_log(folder):
     return lines
 
 
+def not_finite(name):
+    raise ValueError(f'{name} is not a number train.py writes')
+
+
+def finite(text):
+    """A JSON number as a float, refused (ValueError) where it is 1e999 or its like."""
+    x = float(text)
+    return x if math.isfinite(x) else not_finite(text)
+
+
+def own_file(path):
+    """A run's file read back is refused where it is a symbolic link: it would reach a file that is
+    not the run's (train.py never writes one; Run refuses them too)."""
+    if path.is_symlink():
+        raise ConfigError(
+            f'{path} is a symbolic link, and a run is read from its own files only: leave the run '
+            'out, or replace the link by the file'
+        )
+
+
 def read_config(folder):
     path = folder / 'config.json'
+    own_file(path)
     return (
         read_json(path, 'repair it or delete it (the run is then named by its folder)')
         if path.exists()

@@ -25,10 +25,13 @@ loop, save. The run's folder and checkpoint (locks, checksums, resume) are check
 
 import ast
 import ctypes
+import datetime
 import math
 import os
 import re
+import signal
 import sys
+import threading
 import time
 import warnings
 import zlib
@@ -111,6 +114,7 @@ progress = True  # show a tqdm progress bar
 device = 'auto'  # 'auto' = cuda > mps > cpu; or 'cpu', 'cuda', 'cuda:1', 'mps'
 dtype = 'auto'  # 'auto' = bfloat16 autocast on a GPU, float32 on CPU; or float32, float16
 compile = None  # torch.compile the model; None = on CUDA only
+ddp_timeout = 600  # seconds a torchrun process waits for the others, to meet and at each collective
 # sampling: the run's keys plus --sample print text from its ckpt.pt instead of training
 sample = False  # generate from out_dir/<run_name>/ckpt.pt instead of training
 prompt = ''  # text to continue; '' = the end-of-text token (a corpus; a task needs one)
@@ -136,6 +140,7 @@ NOT_NAMED = (
     'log_interval',
     'device',
     'compile',
+    'ddp_timeout',
     'eval_batch_size',
     'sample',
     'prompt',
@@ -191,6 +196,7 @@ AT_LEAST = dict(
     eval_examples=0,
     eval_batch_size=1,
     log_interval=1,
+    ddp_timeout=1,
     num_samples=1,
     max_new_tokens=1,
     temperature=0,
@@ -475,8 +481,70 @@ def keep_freed_memory():
 
 
 def torchrun():
-    """Whether torchrun started this process (it sets RANK)."""
-    return int(os.environ.get('RANK', -1)) != -1
+    """Whether torchrun started this process (it sets RANK), or one that sets RANK as it does."""
+    return 'RANK' in os.environ
+
+
+# what torchrun sets in each process it starts (LOCAL_WORLD_SIZE too, which may be left out)
+LAUNCH = ('RANK', 'LOCAL_RANK', 'WORLD_SIZE', 'MASTER_ADDR', 'MASTER_PORT')
+
+
+def launch():
+    """-> (rank, world size) of this process of a torchrun, (0, 1) when none started it. What a
+    launch by hand sets wrong (a variable missing, not a number, a rank outside the world) is
+    refused in one line before anything waits for the others."""
+    named = [k for k in (*LAUNCH, 'LOCAL_WORLD_SIZE') if k in os.environ]
+    if not set(named) & {'RANK', 'LOCAL_RANK', 'WORLD_SIZE', 'LOCAL_WORLD_SIZE'}:
+        return 0, 1  # MASTER_ADDR alone is a cluster's, not a launch
+    missing = [k for k in LAUNCH if k not in os.environ]
+    if missing:
+        raise ConfigError(
+            f'{", ".join(named)} set, {", ".join(missing)} not: start the processes of a run with '
+            'torchrun (torchrun --nproc_per_node=N train.py ...), which sets them all, or unset '
+            'them to train in one process'
+        )
+    value = {}
+    for k in ('RANK', 'LOCAL_RANK', 'WORLD_SIZE', 'LOCAL_WORLD_SIZE', 'MASTER_PORT'):
+        text = os.environ.get(k, '1')
+        if not re.fullmatch(r'\d+', text.strip()):
+            raise ConfigError(f'{k}={text!r} is not a whole number: start the run with torchrun')
+        value[k] = int(text)
+    if not (
+        value['RANK'] < value['WORLD_SIZE']
+        and value['LOCAL_RANK'] < value['LOCAL_WORLD_SIZE'] <= value['WORLD_SIZE']
+        and 0 < value['MASTER_PORT'] < 2**16
+    ):
+        shown = ', '.join(f'{k}={os.environ[k]}' for k in named if k != 'MASTER_ADDR')
+        raise ConfigError(
+            f'{shown} cannot be one process of a run (RANK below WORLD_SIZE, LOCAL_RANK below '
+            'LOCAL_WORLD_SIZE, a port below 65536): start the run with torchrun'
+        )
+    return value['RANK'], value['WORLD_SIZE']
+
+
+def meet(backend, rank, world, timeout):
+    """Joins the process group of a torchrun; a process whose peers do not come within `timeout`
+    seconds stops in one line. Meanwhile the wait, in C++, holds the GIL, so that Python's signal
+    handlers (which run between bytecodes) could not run: SIGINT and SIGTERM end the process
+    directly until it returns (there is nothing of this run to remove yet)."""
+    main_thread = threading.current_thread() is threading.main_thread()
+    held = {
+        s: signal.signal(s, signal.SIG_DFL)
+        for s in (signal.SIGINT, signal.SIGTERM)
+        if main_thread and signal.getsignal(s) is not signal.SIG_IGN
+    }
+    try:
+        dist.init_process_group(backend=backend, timeout=datetime.timedelta(seconds=timeout))
+    except dist.DistError:
+        raise ConfigError(
+            f'process {rank} of {world} waited {timeout} s for the others at '
+            f'{os.environ["MASTER_ADDR"]}:{os.environ["MASTER_PORT"]} and not all came: start '
+            'every process of the run (torchrun --nproc_per_node=N train.py ...), or raise '
+            'ddp_timeout'
+        ) from None
+    finally:
+        for s, handler in held.items():
+            signal.signal(s, handler)
 
 
 def leave(code):
@@ -496,17 +564,23 @@ def leave(code):
 
 
 def device_memory(device):
-    """Bytes of memory on the device for this process: the GPU's, or its share of this machine's RAM
-    (the processes torchrun started here share it); None where it cannot be told."""
+    """Bytes of memory on the device for this process: the GPU's, or its share of the RAM this
+    machine has free now (MemAvailable: what other programs hold is not ours to take; the processes
+    torchrun started here share it); None where it cannot be told."""
     if device.startswith('cuda'):
         return torch.cuda.get_device_properties(device).total_memory
-    if device == 'cpu' and hasattr(os, 'sysconf'):
-        return (
-            os.sysconf('SC_PAGE_SIZE')
-            * os.sysconf('SC_PHYS_PAGES')
-            // int(os.environ.get('LOCAL_WORLD_SIZE', 1))
-        )
-    return None
+    if device != 'cpu':
+        return None
+    try:
+        with open('/proc/meminfo') as f:
+            free = next(
+                int(line.split()[1]) * 1024 for line in f if line.startswith('MemAvailable:')
+            )
+    except (OSError, StopIteration, ValueError, IndexError):  # not Linux
+        if not hasattr(os, 'sysconf'):
+            return None
+        free = os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+    return free // int(os.environ.get('LOCAL_WORLD_SIZE', 1))
 
 
 def check_fits(need, device, what, fits):
@@ -767,15 +841,15 @@ def train(config=None):
     # the device and torchrun's processes: each runs a slice of every step's micro-batches on its
     # own GPU or its share of the CPU; gradient_accumulation_steps counts the micro-batches of all
     # processes together
+    rank, world = launch()
     ddp = torchrun()
-    rank, world = (int(os.environ['RANK']), int(os.environ['WORLD_SIZE'])) if ddp else (0, 1)
     device = pick_device(cfg['device'])
     if ddp and device.startswith('cuda'):
         device = f'cuda:{os.environ["LOCAL_RANK"]}'
         torch.cuda.set_device(device)
     own_group = ddp and not dist.is_initialized()  # a caller's process group is the caller's to end
     if own_group:
-        dist.init_process_group(backend='nccl' if device.startswith('cuda') else 'gloo')
+        meet('nccl' if device.startswith('cuda') else 'gloo', rank, world, cfg['ddp_timeout'])
     gas = cfg['gradient_accumulation_steps']
     if gas % world:
         raise ConfigError(
@@ -923,6 +997,13 @@ def train(config=None):
     if master:
         print(summary(f'{cfg["task"]} / {model_label(cfg)}', metrics, corpus))
     if own_group:
+        # every process past its last collective and gloo's worker thread idle before the group
+        # goes (the barrier's wait lets that thread take the GIL): else the group's destructor, here
+        # or the DDP reducer's at return, joins a worker that waits for the GIL to free the last
+        # all-reduce's tensors while this thread holds it, and the process never ends, deaf to
+        # SIGTERM (5 of 9 two-process resumes, torch 2.13)
+        dist.barrier()
+        del model
         dist.destroy_process_group()
     return metrics
 
@@ -976,10 +1057,9 @@ def sample_text(config=None):
 def main(argv):
     """The command line: any mistake in it, or in a file it reads, ends in one line 'error: ...'
     and exit code 2."""
-    master = (
-        int(os.environ.get('RANK', 0)) == 0
-    )  # under torchrun rank 0 reports what stops every process (together)
+    master = True  # under torchrun rank 0 reports what stops every process (together)
     try:
+        master = launch()[0] == 0
         overrides = parse_args([a for a in argv if a not in ('--help', '-h')])
         if '--help' in argv or '-h' in argv:
             print(help_text(overrides.get('task', DEFAULT_RUN['task'])))

@@ -27,6 +27,7 @@ import torch
 import checkpoint
 import train as train_module
 from data import corpus
+from test_model import deadline
 from test_train import TINY
 from train import load_checkpoint, train
 
@@ -1522,3 +1523,201 @@ def test_a_flag_no_command_line_knows_is_one_line(command):
         p.stderr
     )
     assert '--no_such_flag' in p.stderr and not p.stdout
+
+
+# ----------------------------------------------- processes that end, files that are what they claim
+
+
+@pytest.mark.skipif(sys.platform != 'linux', reason='two gloo processes are exercised on Linux')
+def test_a_two_process_resume_ends(tmp_path):
+    """Each process of a finished two-process run exits, resumed or not. The group's destructor
+    joined a gloo worker thread that waited for the GIL to free the last all-reduce's tensors (5 of
+    9 resumes hung, deaf to SIGTERM): three resumes, each a chance for that race."""
+    keys = {**TINY, 'out_dir': tmp_path / 'out', 'data_dir': tmp_path / 'data'}
+    keys.update(run_name='r', gradient_accumulation_steps=2, max_iters=2, eval_interval=2)
+    for i in range(4):
+        argv = [f'--{k}={v}' for k, v in {**keys, 'max_iters': 2 + 2 * i}.items()]
+        ended = two_processes(lambda rank: argv + ['--resume'] * (i > 0))
+        assert [code for code, _ in ended] == [0, 0], ended
+    steps = [json.loads(line)['step'] for line in (tmp_path / 'out' / 'r' / 'log.jsonl').open()]
+    assert steps == [2, 4, 6, 8]
+
+
+def launched(env, *argv, timeout=60):
+    """train.py with `env` added to its environment (a launch by hand); -> the process."""
+    clean = {k: v for k, v in os.environ.items() if k not in train_module.LAUNCH}
+    return subprocess.run(
+        [sys.executable, 'train.py', *argv],
+        cwd=ROOT,
+        env={**clean, 'OMP_NUM_THREADS': '1', **env},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+PEERS = dict(LOCAL_RANK='0', MASTER_ADDR='127.0.0.1', MASTER_PORT='1')
+
+
+@pytest.mark.parametrize(
+    'env, message',
+    [
+        (dict(RANK='0'), r'RANK set, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT not: '),
+        (dict(WORLD_SIZE='2'), r'WORLD_SIZE set, RANK, LOCAL_RANK, MASTER_ADDR, MASTER_PORT not'),
+        (dict(LOCAL_WORLD_SIZE='2'), r'LOCAL_WORLD_SIZE set, RANK, LOCAL_RANK, WORLD_SIZE, '),
+        (dict(PEERS, RANK='one', WORLD_SIZE='2'), r"RANK='one' is not a whole number"),
+        (dict(PEERS, RANK='2', WORLD_SIZE='2'), r'RANK=2, LOCAL_RANK=0, WORLD_SIZE=2, .* cannot'),
+        (dict(PEERS, RANK='0', WORLD_SIZE='2', MASTER_PORT='70000'), r'.*=70000 cannot be one'),
+    ],
+)
+def test_a_launch_by_hand_that_torchrun_would_not_make_is_one_line(tmp_path, env, message):
+    """torchrun's variables set by hand, some missing or wrong: one line before anything waits."""
+    p = launched(env, f'--out_dir={tmp_path / "out"}', f'--data_dir={tmp_path / "data"}')
+    assert p.returncode == 2 and p.stderr.count('\n') == 1, p.stderr
+    assert re.search('^error: ' + message, p.stderr), p.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(sys.platform != 'linux', reason='gloo is exercised on Linux')
+def test_a_process_whose_peers_never_come_stops_in_one_line_and_hears_sigterm(tmp_path):
+    """RANK=0 of two, alone: it waits ddp_timeout seconds, then stops in one line (it waited 30
+    minutes, deaf to SIGTERM); and a SIGTERM meanwhile ends it at once."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        port = str(s.getsockname()[1])
+    env = dict(PEERS, RANK='0', WORLD_SIZE='2', MASTER_PORT=port)
+    argv = [f'--out_dir={tmp_path / "out"}', f'--data_dir={tmp_path / "data"}']
+    p = launched(env, *argv, '--ddp_timeout=2')
+    assert p.returncode == 2 and p.stderr.count('\n') == 1, p.stderr
+    assert p.stderr.startswith('error: process 0 of 2 waited 2 s for the others'), p.stderr
+    clean = {k: v for k, v in os.environ.items() if k not in train_module.LAUNCH}
+    waiting = subprocess.Popen(
+        [sys.executable, 'train.py', *argv],
+        cwd=ROOT,
+        env={**clean, **env},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:  # until it listens for its peer
+            with socket.socket() as s:
+                if s.connect_ex(('127.0.0.1', int(port))) == 0:
+                    break
+            time.sleep(0.2)
+        waiting.send_signal(signal.SIGTERM)
+        assert waiting.wait(timeout=10) == -signal.SIGTERM
+    finally:
+        waiting.kill()
+
+
+@pytest.mark.log_by_hand
+def test_a_last_log_line_without_its_newline_is_kept_on_resume(tmp_path):
+    """A whole line that lacks only its newline (a hand edit) is kept; half a line, which a kill
+    leaves, goes."""
+    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data')}
+    keys.update(run_name='r', max_iters=4, eval_interval=2)
+    train(keys)
+    log = tmp_path / 'out' / 'r' / 'log.jsonl'
+    log.write_bytes(log.read_bytes().rstrip(b'\n'))
+    train({**keys, 'resume': True, 'max_iters': 6})
+    assert [json.loads(line)['step'] for line in log.open()] == [2, 4, 6]
+    log.write_bytes(log.read_bytes() + b'{"step": 8, "val_lo')  # killed while writing
+    train({**keys, 'resume': True, 'max_iters': 8})
+    assert [json.loads(line)['step'] for line in log.open()] == [2, 4, 6, 8]
+
+
+@pytest.mark.parametrize(
+    'sibling',
+    ['nested', 'fifo', 'link'],
+)
+def test_resume_passes_over_a_sibling_config_that_is_not_a_run(tmp_path, sibling):
+    """--resume without run_name reads its siblings' config.json to find the run: one nested
+    thousands deep (RecursionError), a FIFO (a hang) or a link to another folder's (read through)
+    is no run, and the run is found."""
+    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data')}
+    train({**keys, 'max_iters': 2, 'eval_interval': 2})
+    other = tmp_path / 'out' / 'other'
+    other.mkdir()
+    if sibling == 'nested':
+        (other / 'config.json').write_text('[' * 100_000 + ']' * 100_000)
+    elif sibling == 'fifo':
+        os.mkfifo(other / 'config.json')
+    else:
+        (other / 'config.json').symlink_to(next((tmp_path / 'out').glob('add*/config.json')))
+        (other / 'ckpt.pt').write_bytes(b'')
+    with deadline(60):  # a FIFO read would block: fail, not hang
+        metrics = train({**keys, 'max_iters': 4, 'eval_interval': 2, 'resume': True})
+    assert metrics['step'] == 4 and Path(metrics['run_dir']).name != 'other'
+
+
+@pytest.mark.log_by_hand
+def test_compare_runs_reads_a_run_through_no_link_and_prints_no_foreign_line(tmp_path, capsys):
+    """A log.jsonl linked to a file outside the run is refused without a word of that file; a log
+    of numbers train.py never writes (NaN, Infinity, 1e999) is named, not drawn as inf%."""
+    secret = tmp_path / 'secret'
+    secret.write_text('root:SECRET-HASH:19000:0:99999:7:::\n')
+    linked = tmp_path / 'linked'
+    linked.mkdir()
+    (linked / 'log.jsonl').symlink_to(secret)
+    with pytest.raises(train_module.ConfigError, match='symbolic link') as e:
+        checkpoint.read_log(linked)
+    assert 'SECRET' not in str(e.value)
+    for line in ('{"step": 2, "val_acc": Infinity}', '{"step": 2, "tokens": -1e999}'):
+        odd = tmp_path / 'odd'
+        odd.mkdir(exist_ok=True)
+        (odd / 'log.jsonl').write_text(line + '\n')
+        with pytest.raises(train_module.ConfigError, match='finite numbers') as e:
+            checkpoint.read_log(odd)
+        assert line[:12] not in str(e.value)
+
+
+@pytest.mark.skipif(sys.platform != 'linux', reason='a file size limit stands in for a full disk')
+def test_a_full_disk_while_writing_a_checkpoint_is_one_line(tmp_path):
+    """torch.save on a full disk raises a RuntimeError, not an OSError: it was a traceback. A file
+    size limit (RLIMIT_FSIZE, SIGXFSZ ignored) fails the checkpoint's write as a full disk would."""
+    import resource
+
+    argv = flags(tmp_path, run_name='r')
+    subprocess.run(  # the task's data first, which the limit would stop
+        [sys.executable, 'train.py', *argv, '--max_iters=0', '--run_name=warm'],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+
+    def limited():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (30_000, 30_000))
+
+    p = subprocess.run(
+        [sys.executable, 'train.py', *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        preexec_fn=limited,
+        timeout=120,
+    )
+    assert p.returncode == 2 and p.stderr.count('\n') == 1, p.stderr
+    assert re.fullmatch(
+        r'error: cannot write to .*out/r \(torch.save could not write it, a full disk\): free '
+        r'space on its disk, or set out_dir to a folder on another; no checkpoint saved\n',
+        p.stderr,
+    ), p.stderr
+    assert sorted(f.name for f in (tmp_path / 'out' / 'r').iterdir()) == [
+        '.lock',
+        'config.json',
+        'log.jsonl',
+    ]
+
+
+@pytest.mark.skipif(not Path('/proc/meminfo').exists(), reason='Linux tells the free memory')
+def test_the_memory_a_cpu_run_may_take_is_what_is_free():
+    """A batch is checked against the RAM free now (MemAvailable), not the machine's total: a 20 GB
+    evaluation batch on a machine of 24 GB, most of it held, reached the allocator."""
+    meminfo = dict(line.split(':') for line in Path('/proc/meminfo').read_text().splitlines())
+    free = int(meminfo['MemAvailable'].split()[0]) * 1024
+    total = int(meminfo['MemTotal'].split()[0]) * 1024
+    assert abs(train_module.device_memory('cpu') - free) < min(2**29, (total - free) / 2)
