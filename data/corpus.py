@@ -26,6 +26,7 @@ import gzip
 import io
 import json
 import lzma
+import os
 import tarfile
 import zlib
 from pathlib import Path
@@ -36,9 +37,11 @@ from tqdm import tqdm
 from data.synthetic import (
     Parser,
     cannot_write,
+    check_out_dir,
     end_on_signal,
     load_task,
     new_files,
+    output_flags,
     task_dir,
     write_meta,
 )
@@ -180,7 +183,7 @@ def reason(e):
 def input_files(path, suffixes):
     """A file, or the files with one of `suffixes` under a directory (recursively, in sorted
     order)."""
-    path = Path(path).expanduser()
+    path = Path(path)
     if path.is_file():
         return [path]
     if not path.is_dir():
@@ -319,17 +322,20 @@ def write_tokens(out, splits, documents, enc, total_bytes=None):
     return dict(tokens=tokens, documents=docs)
 
 
-def prepare(task, overrides=None, source=None, out_dir=None):
+def prepare(task, overrides=None, source=None, out_dir=None, overwrite=False):
     """Writes data/<task>/[settings]/ (or out_dir) from `source` (a local path; None = download);
     returns (directory, meta). The same input and settings give byte-identical data files. Until
-    the new files are complete, the directory keeps its previous ones."""
+    the new files are complete, the directory keeps its previous ones. Data of another task there
+    is refused unless overwrite."""
     module = load_task(task)
     args = {**module.DEFAULTS, **(overrides or {})}
-    # '' would be the folder the command is typed in
-    if source is not None and not str(source).strip():
-        raise ValueError(
-            '--input= names no file: give a file or a folder, or leave --input out to download'
-        )
+    if source is not None:
+        # '' would be the folder the command is typed in
+        if not str(source).strip():
+            raise ValueError(
+                '--input= names no file: give a file or a folder, or leave --input out to download'
+            )
+        source = os.path.expanduser(source)  # here, for every corpus's documents()
     try:
         files = input_files(source, module.SUFFIXES) if source else []
         # else bytes read != bytes on disk
@@ -337,8 +343,9 @@ def prepare(task, overrides=None, source=None, out_dir=None):
         total = sum(f.stat().st_size for f in files) if plain else None
     except OSError as e:
         raise cannot_read(e, source) from None
+    out = Path(out_dir).expanduser() if out_dir else task_dir(task, args, module.DEFAULTS)
+    check_out_dir(out, task, overwrite)
     enc = get_encoding(args['encoding'])
-    out = Path(out_dir) if out_dir else task_dir(task, args, module.DEFAULTS)
     splits = getattr(module, 'SPLITS', ('train', 'val'))
     write = getattr(module, 'write', write_tokens)  # Yelp writes examples instead of a token stream
     with new_files(out) as new:
@@ -370,7 +377,7 @@ def read_input(documents, source):
 
 def main(task_file):
     """The command line of a corpus's prepare.py: --input, one --flag per DEFAULTS key,
-    --out_dir."""
+    output_flags."""
     task = Path(task_file).resolve().parent.name
     module = load_task(task)
     parser = Parser(module.__doc__)
@@ -381,14 +388,12 @@ def main(task_file):
     )
     for k, v in module.DEFAULTS.items():
         parser.add_argument(f'--{k}', type=type(v), default=v, help=f'(default {v})')
-    parser.add_argument(
-        '--out_dir', default=None, help='where to write (default: data/<task>/[settings])'
-    )
+    output_flags(parser)
     ns = vars(parser.parse_args())
-    source, out_dir = ns.pop('input'), ns.pop('out_dir')
+    source, out_dir, overwrite = ns.pop('input'), ns.pop('out_dir'), ns.pop('overwrite')
     end_on_signal()
     try:
-        out, meta = prepare(task, ns, source, out_dir)
+        out, meta = prepare(task, ns, source, out_dir, overwrite)
     except ValueError as e:
         parser.exit(2, f'error: {e}\n')
     except OSError as e:  # the output's: prepare made the input's ValueErrors

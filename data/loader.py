@@ -38,8 +38,9 @@ def read_json(path, fix):
     """A JSON object from a file the user or a run wrote; anything else is a ConfigError that says
     `fix`."""
     try:
-        # -sig: a BOM, as Windows editors write
-        value = json.loads(Path(path).read_text(encoding='utf-8-sig'))
+        # -sig: a BOM, as Windows editors write; a FIFO or a device is refused, not waited on
+        with synthetic.open_regular(path, 'r', encoding='utf-8-sig') as f:
+            value = json.loads(f.read())
     # Recursion: nested 10^5 deep
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise ConfigError(

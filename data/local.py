@@ -7,12 +7,11 @@ data root) and only when its source changed.
 
 import csv
 import glob
-import json
 import os
 from pathlib import Path
 
 from data import corpus
-from data.loader import ConfigError
+from data.loader import ConfigError, read_json
 
 LICENSES = '/usr/share/common-licenses'  # base-files: on every Debian system
 
@@ -36,7 +35,7 @@ def license_text(root):
 def byte_text(root, text='', smoke=False):
     """-> root/<source's stem>/, a byte-level 'text' corpus of the file `text` (else Debian's
     license texts; with smoke, of a few generated lines), prepared only when the source changed."""
-    root = Path(root)
+    root, text = Path(root), os.path.expanduser(text)
     # --smoke reads its own lines, but a mistake is one all the same
     if text and not Path(text).is_file():
         raise ConfigError(f'--text={text} is not a file: give a UTF-8 text file')
@@ -55,7 +54,8 @@ def byte_text(root, text='', smoke=False):
     meta = out / 'meta.json'
     fresh = (
         meta.exists()
-        and json.loads(meta.read_text()).get('source') == str(source.resolve())
+        and read_json(meta, f'delete {meta}; the data is prepared again').get('source')
+        == str(source.resolve())
         and meta.stat().st_mtime > source.stat().st_mtime
     )
     if not fresh:

@@ -18,8 +18,9 @@ not scored (nanoGPT's ignore index). Files written to the task directory:
     meta.json             moved in last, so its presence means the directory is complete
 All of them are first written to a directory of this process's own (new.tmp<pid>/ in the task
 directory) and moved in together when complete (new_files): an error, Ctrl-C or SIGTERM at any point
-leaves the previous complete data or the new, never a mix or temporary files, and two processes
-preparing the same data both succeed.
+leaves the previous complete data or the new, never a mix or temporary files (a kill -9 leaves no
+temporary files either: watch), and two processes preparing the same data both succeed. A prepare
+refuses an out_dir that holds a meta.json of another task's, unless told to overwrite it.
 """
 
 import argparse
@@ -30,6 +31,8 @@ import math
 import os
 import shutil
 import signal
+import stat
+import subprocess
 import sys
 import threading
 import zipfile
@@ -143,18 +146,67 @@ TEMPORARIES = set()
 
 def temporary(path):
     """path's temporary name, <name>.tmp<pid>: unique to this process, so two processes never share
-    one. Registered in TEMPORARIES, so that SIGINT or SIGTERM removes it before the process ends."""
+    one. Registered in TEMPORARIES, so that SIGINT or SIGTERM removes it before the process ends,
+    and with the watcher, which removes it however the process ends."""
     path = Path(path)
     tmp = path.with_name(f'{path.name}.tmp{os.getpid()}')
     TEMPORARIES.add(tmp)
+    watch(tmp)
     return tmp
+
+
+# A kill -9, the OOM killer or a crash ends a process without running any of its code, so its
+# temporaries (a data set half-written, a checkpoint) would stay until the next prepare or run of
+# that folder (remove_leftovers). A watcher process removes them instead: it reads their names from
+# a pipe, and once the pipe closes, which the kernel does however this process ends, removes those
+# still there (a temporary that was renamed into place is no longer under its name). The simplest
+# design that holds: the OS removes no named folder by itself (O_TMPFILE makes one nameless file,
+# not the folder new_files fills); a fork would copy the locks held by this process's threads, so
+# the watcher is a fresh interpreter (-I -S: no site packages, a few ms); its own session keeps a
+# Ctrl-C or a kill of this process's group from ending it first. remove_leftovers stays for what no
+# process outlives (a power cut).
+WATCHER = r"""
+import os, shutil
+names, rest = set(), b''
+while chunk := os.read(0, 1 << 16):
+    *done, rest = (rest + chunk).split(b'\0')
+    names.update(done)
+for name in names:
+    if os.path.isdir(name) and not os.path.islink(name):
+        shutil.rmtree(name, ignore_errors=True)
+    elif os.path.lexists(name):
+        try:
+            os.unlink(name)
+        except OSError:
+            pass
+"""
+watcher = None  # this process's, started by the first temporary
+
+
+def watch(path):
+    """Tells the watcher (started on first use) the name of a temporary, to remove once this process
+    has ended."""
+    global watcher
+    # none that could start (no processes left), or one someone killed: remove_leftovers is left
+    with suppress(OSError):
+        if watcher is None:
+            watcher = subprocess.Popen(
+                [sys.executable, '-I', '-S', '-c', WATCHER],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd='/',
+                start_new_session=True,
+            )
+        watcher.stdin.write(os.fsencode(os.path.abspath(path)) + b'\0')
+        watcher.stdin.flush()
 
 
 def remove_leftovers(folder, names):
     """Removes the temporaries <name>.tmp<pid> in folder, for each of `names` (what this code writes
     there; a user's own file that happens to end in .tmp<digits> stays), of processes that no longer
-    run: a kill -9 or a crash leaves them. A running process's are its own (concurrent prepares of
-    the same data)."""
+    run: a power cut leaves them, or a kill -9 of the process and of its watcher. A running
+    process's are its own (concurrent prepares of the same data)."""
     for name in names:
         for path in Path(folder).glob(f'{name}.tmp*'):
             pid = path.name[len(name) + 4 :]
@@ -175,6 +227,44 @@ def running(pid):
     except PermissionError:  # another user's
         pass
     return True
+
+
+def open_regular(path, mode='rb', **kwargs):
+    """open(path, mode, **kwargs) for reading a file, refused (OSError) unless it is a regular one:
+    a FIFO would block the read and a device never end it. Opened with O_NONBLOCK, so that opening a
+    FIFO does not wait for a writer, then checked with fstat on what was opened, not on the name."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        kind = os.fstat(fd).st_mode
+        if stat.S_ISDIR(kind):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not stat.S_ISREG(kind):
+            raise OSError(errno.EINVAL, 'not a regular file but a FIFO or a device', str(path))
+        os.set_blocking(fd, True)
+        return open(fd, mode, **kwargs)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def check_out_dir(out, task, overwrite):
+    """Before any work: an out_dir under a file, which cannot be made (NotADirectoryError, as
+    mkdir's), and, unless overwrite, one whose meta.json is not this task's: another task's data, a
+    file of the user's, would be replaced."""
+    there = next(p for p in (out, *out.parents) if os.path.lexists(p))
+    if not there.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(out))
+    meta = out / 'meta.json'
+    if overwrite or not os.path.lexists(meta):
+        return
+    from data.loader import read_json  # loader imports this module
+
+    fix = 'choose another --out_dir, or add --overwrite to replace it'
+    made = read_json(meta, f'it is not {task} data: {fix}').get('task')
+    if made != task:
+        raise ValueError(
+            f'{meta} is not the meta.json of {task} data (it says task {made!r}): {fix}'
+        )
 
 
 def atomic_write(path, write):
@@ -277,25 +367,23 @@ def load_split(directory, split):
         return x.astype(np.int64), y.astype(np.int64)
 
 
-def prepare(task, overrides=None, out_dir=None):
+def prepare(task, overrides=None, out_dir=None, overwrite=False):
     """Generates data/<task>/ (or out_dir) from the task's DEFAULTS updated with overrides; returns
     (directory, meta). Deterministic: the same settings give byte-identical files. Until the new
-    files are complete, the directory keeps its previous ones."""
+    files are complete, the directory keeps its previous ones. Data of another task there is
+    refused unless overwrite."""
     module = load_task(task)
     args = {**module.DEFAULTS, **(overrides or {})}
-    out = Path(out_dir) if out_dir else task_dir(task, args, module.DEFAULTS)
+    out = Path(out_dir).expanduser() if out_dir else task_dir(task, args, module.DEFAULTS)
     # what every task's settings share; each task checks its own ranges
     for key, value in args.items():
         if isinstance(value, float) and not math.isfinite(value) or key == 'seed' and value < 0:
             raise ValueError(
                 f'{key}={value} must be ' + ('at least 0' if key == 'seed' else 'a finite number')
             )
+    check_out_dir(out, task, overwrite)
     meta = {'task': task, 'args': args, 'version': VERSION, **module.describe(args)}
-    if meta['vocab_size'] > 2**16:
-        raise ValueError(
-            f'these settings make {meta["vocab_size"]:,} tokens, '
-            f'and the files hold token ids of 16 bits: at most 65,536 tokens'
-        )
+    vocab(meta['vocab_size'])  # the tasks whose settings set it check it in describe already
     split_fn = getattr(module, 'splits', None)
     try:
         rng = np.random.default_rng(args['seed'])
@@ -316,6 +404,18 @@ def prepare(task, overrides=None, out_dir=None):
             meta[f'n_{split}'] = len(x)
         write_meta(new, meta)
     return out, meta
+
+
+def vocab(size):
+    """A task's number of tokens, refused above what the files' 16-bit token ids hold. A task's
+    describe calls it before it builds its itos of that size: settings of 10^9 would take gigabytes
+    of memory first."""
+    if size > 2**16:
+        raise ValueError(
+            f'these settings make {size:,} tokens, '
+            f'and the files hold token ids of 16 bits: at most 65,536 tokens'
+        )
+    return size
 
 
 def write_meta(out, meta):
@@ -383,21 +483,32 @@ def decode(meta, row):
     return meta['sep'].join(meta['itos'][int(t)] for t in row)
 
 
+def output_flags(parser):
+    """--out_dir and --overwrite, the same in every prepare.py."""
+    parser.add_argument(
+        '--out_dir', default=None, help='where to write (default: data/<task>/[settings])'
+    )
+    parser.add_argument(
+        '--overwrite',
+        action='store_true',
+        help="replace what --out_dir holds when its meta.json is not this task's (else refused)",
+    )
+
+
 def main(task_file):
-    """The command line of data/<task>/prepare.py: one --flag per DEFAULTS key, plus --out_dir."""
+    """The command line of data/<task>/prepare.py: one --flag per DEFAULTS key, plus
+    output_flags."""
     task = Path(task_file).resolve().parent.name
     module = load_task(task)
     parser = Parser(module.__doc__)
     for k, v in module.DEFAULTS.items():
         parser.add_argument(f'--{k}', type=type(v), default=v, help=f'(default {v})')
-    parser.add_argument(
-        '--out_dir', default=None, help='where to write (default: data/<task>/[settings])'
-    )
+    output_flags(parser)
     ns = vars(parser.parse_args())
-    out_dir = ns.pop('out_dir')
+    out_dir, overwrite = ns.pop('out_dir'), ns.pop('overwrite')
     end_on_signal()
     try:
-        out, meta = prepare(task, ns, out_dir)
+        out, meta = prepare(task, ns, out_dir, overwrite)
     except ValueError as e:
         parser.exit(2, f'error: {e}\n')
     except OSError as e:  # a full disk, an out_dir inside a file

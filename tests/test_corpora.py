@@ -10,6 +10,7 @@ import csv
 import http.server
 import io
 import json
+import os
 import random
 import re
 import resource
@@ -29,11 +30,12 @@ import tiktoken
 import torch
 from torch.nn import functional as F
 
-from data import corpus
+from data import corpus, local
 from data.synthetic import load_split
 from model import GPT, GPTConfig
 from data.loader import ConfigError, eval_windows, get_batch
 from data.loader import load_data
+from test_tasks import data_of, eventually_no_temporaries, run_hostile
 from train import resolve, sample_text, train
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -646,6 +648,9 @@ def test_bad_input_is_one_line_with_exit_code_2(good_out, tmp_path, script, argv
     the case's folder (the input, d/out's earlier data) as it was, no temporary file left."""
     d = tmp_path / 'case'
     shutil.copytree(good_out, d / 'out')
+    meta = json.loads((d / 'out' / 'meta.json').read_text())
+    # earlier data of the script's own task: another task's is refused before any input is read
+    (d / 'out' / 'meta.json').write_text(json.dumps({**meta, 'task': script}))
     options = setup(d)
     before = {p: p.read_bytes() for p in d.rglob('*') if p.is_file()}
     r = subprocess.run(
@@ -1110,3 +1115,154 @@ def test_a_killed_prepare_leaves_the_old_data_or_the_new(tmp_path):
         have = want if now == versions[want] else have
         kills[-1] += (have,)
     assert {k[0] for k in kills} == {'SIGINT', 'SIGTERM'}
+
+
+# --------------------------------------------------------------------- hostile command lines
+
+
+def with_fifo(make, path):
+    """A setup: make(d), then d/path a FIFO (no writer ever opens it)."""
+
+    def setup(d):
+        make(d)
+        (d / path).unlink(missing_ok=True)
+        os.mkfifo(d / path)
+
+    return setup
+
+
+def a_txt(d):
+    write(d / 'a.txt', 'Hello there.\n' * 100)
+
+
+def one_long_line(d):
+    # 3-byte characters and no line end: 95% of the bytes falls inside a character
+    write(d / 'one.txt', '漢' * 700_001)
+
+
+def held_out_inside_the_line(d):
+    text = (d / 'one.txt').read_text(encoding='utf-8')
+    (train,), (val,) = (docs_of(d / 'out' / f'{s}.bin') for s in ('train', 'val'))
+    assert train + val == text and 0.04 < len(val) / len(text) < 0.06
+
+
+def source_is(path):
+    return lambda d: json.loads((d / 'out' / 'meta.json').read_text())['source'] == str(d / path)
+
+
+TEXT = ['--input=a.txt', '--encoding=bytes']
+# test_tasks.HOSTILE's table for the corpora: run in d, with HOME=d
+HOSTILE_CORPORA = [
+    (
+        "into another task's data",
+        'text',
+        [*TEXT, '--out_dir=data'],
+        lambda d: (a_txt(d), data_of('addition', d)),
+        r"data/meta.json is not the meta.json of text data \(it says task 'addition'\): "
+        r'choose another --out_dir, or add --overwrite to replace it',
+    ),
+    (
+        "into another task's data, --overwrite",
+        'text',
+        [*TEXT, '--out_dir=data', '--overwrite'],
+        lambda d: (a_txt(d), data_of('addition', d)),
+        ('data', 'text'),
+    ),
+    (
+        'out_dir with a meta.json that is not JSON',
+        'text',
+        [*TEXT, '--out_dir=data'],
+        lambda d: (a_txt(d), write(d / 'data' / 'meta.json', 'my notes')),
+        r'cannot read data/meta.json \(JSONDecodeError\): it is not text data: '
+        r'choose another --out_dir, or add --overwrite',
+    ),
+    (
+        'out_dir with a meta.json that is a FIFO',
+        'text',
+        [*TEXT, '--out_dir=data'],
+        with_fifo(lambda d: (a_txt(d), (d / 'data').mkdir()), 'data/meta.json'),
+        r'cannot read data/meta.json \(not a regular file but a FIFO or a device\)',
+    ),
+    (
+        'WikiText file a FIFO',
+        'wikitext',
+        ['--input=raw', '--encoding=bytes', '--out_dir=out'],
+        with_fifo(lambda d: make_wikitext(d / 'raw'), 'raw/wiki.valid.raw'),
+        r'cannot read raw/wiki.valid.raw \(not a regular file but a FIFO or a device\): '
+        r'give --input files you can read',
+    ),
+    (
+        'Yelp CSV a FIFO',
+        'yelp',
+        ['--input=csv', '--encoding=bytes', '--out_dir=out'],
+        with_fifo(lambda d: make_yelp(d / 'csv'), 'csv/train.csv'),
+        r'cannot read csv/train.csv \(not a regular file but a FIFO or a device\)',
+    ),
+    (
+        'one line of 2 MB',
+        'text',
+        ['--input=one.txt', '--encoding=bytes', '--out_dir=out'],
+        one_long_line,
+        ('out', 'text', held_out_inside_the_line),
+    ),
+    (
+        '--input and --out_dir with ~',
+        'text',
+        ['--input=~/a.txt', '--encoding=bytes', '--out_dir=~/out'],
+        a_txt,
+        ('out', 'text', source_is('a.txt')),
+    ),
+    (
+        'WikiText --input with ~',
+        'wikitext',
+        ['--input=~/raw', '--encoding=bytes', '--out_dir=out'],
+        lambda d: make_wikitext(d / 'raw'),
+        ('out', 'wikitext'),
+    ),
+    (
+        'Yelp --input with ~',
+        'yelp',
+        ['--input=~/csv', '--encoding=bytes', '--out_dir=out'],
+        lambda d: make_yelp(d / 'csv'),
+        ('out', 'yelp'),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    'task, argv, setup, expect',
+    [c[1:] for c in HOSTILE_CORPORA],
+    ids=[c[0] for c in HOSTILE_CORPORA],
+)
+def test_hostile_command_lines(tmp_path, task, argv, setup, expect):
+    run_hostile(tmp_path, task, argv, setup, expect)
+
+
+def test_a_damaged_meta_json_of_a_local_corpus_is_named(tmp_path):
+    """local.byte_text reads the meta.json of the corpus it prepared before: damaged, it is named
+    in the error, not a JSONDecodeError's traceback."""
+    a_txt(tmp_path)
+    out = local.byte_text(tmp_path / 'root', str(tmp_path / 'a.txt'))
+    (out / 'meta.json').write_text('{"source": ')
+    with pytest.raises(ConfigError, match=re.escape(f'cannot read {out / "meta.json"}')):
+        local.byte_text(tmp_path / 'root', str(tmp_path / 'a.txt'))
+
+
+def test_a_prepare_killed_with_sigkill_leaves_no_temporary(tmp_path):
+    """kill -9 runs none of the process's code; its watcher removes the folder of new files (which
+    the process was writing) within moments."""
+    rng = random.Random(0)
+    (tmp_path / 'a.txt').write_text(
+        '\n'.join(' '.join(rng.choices(['alpha', 'beta', 'gamma'], k=12)) for _ in range(150_000))
+    )
+    out = tmp_path / 'out'
+    p = text_prepare(tmp_path / 'a.txt', out)
+    try:
+        end = time.monotonic() + 30
+        while not list(out.glob('new.tmp*')) and time.monotonic() < end:
+            time.sleep(0.002)
+        assert list(out.glob('new.tmp*')), 'the prepare ended before it wrote anything'
+    finally:
+        p.kill()
+    assert p.wait(timeout=30) == -signal.SIGKILL
+    assert eventually_no_temporaries(tmp_path)

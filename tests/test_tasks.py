@@ -7,9 +7,13 @@ data/synthetic.py.
 import json
 import os
 import random
+import re
+import resource
 import signal
+import stat
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -583,13 +587,27 @@ with Guard():
 """
 
 
+def no_temporaries(folder):
+    return not [f for f in Path(folder).rglob('*') if '.tmp' in f.name]
+
+
+def eventually_no_temporaries(folder, seconds=5):
+    """Whether the temporaries in folder are gone within `seconds`: a process's watcher removes them
+    right after the process ends."""
+    end = time.monotonic() + seconds
+    while not no_temporaries(folder) and time.monotonic() < end:
+        time.sleep(0.01)
+    return no_temporaries(folder)
+
+
 @pytest.mark.parametrize('sig, status', [('SIGTERM', 143), ('SIGINT', 130), ('ignored', 0)])
 def test_a_signal_at_any_bytecode_ends_the_process_and_removes_its_temporaries(
     tmp_path, sig, status
 ):
     """end_on_signal: the process ends at once with 128 + the signal's number and no temporary file,
     even where an exception raised by the signal would leave a lock held and hang the exit (raising
-    SystemExit there did); a SIGINT the parent ignores stays ignored."""
+    SystemExit there did); a SIGINT the parent ignores stays ignored: the process runs to its end,
+    after which its watcher removes the temporary."""
     p = subprocess.Popen(
         [sys.executable, '-c', SIGNAL_INSIDE_ENTER, str(ROOT), str(tmp_path / 'data.bin'), sig],
         stderr=subprocess.PIPE,
@@ -600,7 +618,7 @@ def test_a_signal_at_any_bytecode_ends_the_process_and_removes_its_temporaries(
     finally:
         p.kill()
     assert p.returncode == status, err
-    assert [f.name for f in tmp_path.iterdir()] == ([] if status else [f'data.bin.tmp{p.pid}'])
+    assert no_temporaries(tmp_path) if status else eventually_no_temporaries(tmp_path)
 
 
 def test_concurrent_prepares_of_the_same_data_both_succeed(tmp_path):
@@ -631,3 +649,138 @@ def test_concurrent_prepares_of_the_same_data_both_succeed(tmp_path):
     ]
     for f in reference.iterdir():
         assert (tmp_path / 'khop' / f.name).read_bytes() == f.read_bytes(), f.name
+
+
+# --------------------------------------------------------------------- hostile command lines
+
+
+def tree(d):
+    """Every entry under d: a file's bytes, or the kind of anything else (a FIFO is not read)."""
+    return {
+        p.relative_to(d): p.read_bytes()
+        if p.is_file() and not p.is_symlink()
+        else stat.S_IFMT(p.lstat().st_mode)
+        for p in Path(d).rglob('*')
+    }
+
+
+def data_of(task, d):
+    """d/data holds `task`'s data (its meta.json and a data file)."""
+    (d / 'data').mkdir()
+    (d / 'data' / 'meta.json').write_text(json.dumps({'task': task, 'vocab_size': 257}))
+    (d / 'data' / 'train.bin').write_bytes(b'\0\1' * 64)
+
+
+def khop(*more, out='out'):
+    return ['--length=12', '--n_train=50', '--n_test=5', f'--out_dir={out}', *more]
+
+
+def nothing(d):
+    pass
+
+
+# (case, task, argv, what to build in the case's folder d first, then either the message of a
+# one-line error or (folder, task, *checks) for a prepare that succeeds: d/folder holds that task's
+# data, and each check(d) passes). The command runs in d, with HOME=d.
+HOSTILE = [
+    (
+        "into another task's data",
+        'khop',
+        khop(out='data'),
+        lambda d: data_of('text', d),
+        r"data/meta.json is not the meta.json of khop data \(it says task 'text'\): "
+        r'choose another --out_dir, or add --overwrite to replace it',
+    ),
+    (
+        "into another task's data, --overwrite",
+        'khop',
+        khop('--overwrite', out='data'),
+        lambda d: data_of('text', d),
+        ('data', 'khop'),
+    ),
+    (
+        'out_dir under a file, before any work',
+        'addition',
+        ['--n_train=1000000000000', '--out_dir=file/x'],
+        lambda d: (d / 'file').write_text('x'),
+        r'cannot write to file/x \(Not a directory\): set --out_dir to a folder you can write',
+    ),
+    ('out_dir with ~', 'khop', khop(out='~/out'), nothing, ('out', 'khop')),
+    ('letters 0', 'khop', khop('--letters=0'), nothing, r'letters=0 must be at least 2'),
+    ('length 2', 'khop', khop('--length=2'), nothing, r'length=2 must be at least 3'),
+    ('min_hops -1', 'khop', khop('--min_hops=-1'), nothing, r'min_hops=-1 must be at least 0'),
+    (
+        'max_hops -1',
+        'khop',
+        khop('--max_hops=-1'),
+        nothing,
+        r'max_hops=-1 must be at least min_hops=0',
+    ),
+    # refused before an itos of that size is built (gigabytes; the command runs in 1 GB here)
+    ('max_hops 10^9', 'khop', khop('--max_hops=1000000000'), nothing, 'at most 65,536 tokens'),
+    (
+        'p 10^9',
+        'modular_addition',
+        ['--p=1000000000', '--out_dir=out'],
+        nothing,
+        'at most 65,536 tokens',
+    ),
+    (
+        'vocab 10^9',
+        'retrieval',
+        ['--vocab=1000000000', '--m_max=2', '--out_dir=out'],
+        nothing,
+        'at most 65,536 tokens',
+    ),
+    (
+        'size 10^11',
+        'memorization',
+        ['--size=100000000000', '--out_dir=out'],
+        nothing,
+        r'size=100000000000 must be in 1..32768',
+    ),
+]
+
+
+def limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
+
+
+@pytest.mark.parametrize(
+    'task, argv, setup, expect', [c[1:] for c in HOSTILE], ids=[c[0] for c in HOSTILE]
+)
+def test_hostile_command_lines(tmp_path, task, argv, setup, expect):
+    run_hostile(tmp_path, task, argv, setup, expect)
+
+
+def run_hostile(d, task, argv, setup, expect):
+    """The real command line of a case of HOSTILE (or test_corpora's): a one-line error with exit
+    status 2 and d as it was, or a prepare that succeeds and changes nothing outside its out_dir."""
+    setup(d)
+    before = tree(d)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / f'data/{task}/prepare.py'), *argv],
+        cwd=d,
+        env={**os.environ, 'HOME': str(d)},
+        capture_output=True,
+        text=True,
+        timeout=30,  # a read that blocks fails the test
+        preexec_fn=limit_memory,
+    )
+    if isinstance(expect, str):
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.startswith('error: ') and r.stderr.count('\n') == 1, r.stderr
+        assert re.search(expect, r.stderr), r.stderr
+        assert tree(d) == before, 'nothing written'
+    else:
+        folder, made, *checks = expect
+        assert r.returncode == 0, r.stderr
+        assert json.loads((d / folder / 'meta.json').read_text())['task'] == made
+        for check in checks:
+            check(d)
+        assert outside(tree(d), folder) == outside(before, folder)
+
+
+def outside(tree, folder):
+    """The entries of a tree() but those in folder."""
+    return {p: v for p, v in tree.items() if p.parts[0] != folder}

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from data.synthetic import main
+from data.synthetic import main, vocab
 
 import numpy as np
 
@@ -69,11 +69,21 @@ def hops(X, k, none=-1):
     return np.append(X.ravel(), none)[out]
 
 
+def check(length, letters, max_hops, min_hops):
+    # two letters, as no letter follows itself; a length of three, as x holds X[:-2] after <k=K>
+    for key, value, low in (
+        ('letters', letters, 2),
+        ('length', length, 3),
+        ('min_hops', min_hops, 0),
+    ):
+        if value < low:
+            raise ValueError(f'{key}={value} must be at least {low}')
+    if max_hops < min_hops:
+        raise ValueError(f'max_hops={max_hops} must be at least min_hops={min_hops}')
+
+
 def generate(rng, n, length, letters, max_hops, min_hops=0):
-    if letters < 2 or length < 3 or not 0 <= min_hops <= max_hops:
-        raise ValueError(
-            'need letters >= 2 (no immediate repeats), length >= 3 and 0 <= min_hops <= max_hops'
-        )
+    check(length, letters, max_hops, min_hops)
     # no immediate repeats: each letter is the previous one shifted by 1..letters-1 (mod letters),
     # which is uniform over all such strings
     shifts = rng.integers(1, letters, (n, length))
@@ -88,11 +98,12 @@ def generate(rng, n, length, letters, max_hops, min_hops=0):
 
 
 def describe(args):
-    L = args['letters']
+    check(args['length'], args['letters'], args['max_hops'], args['min_hops'])
+    L, V = args['letters'], vocab(args['letters'] + 2 + args['max_hops'] + 1)
     names = list(string.ascii_lowercase[:L]) if L <= 26 else [f'l{i}' for i in range(L)]
     itos = names + ['<none>', '<blank>'] + [f'<k={k}>' for k in range(args['max_hops'] + 1)]
     return dict(
-        vocab_size=len(itos),
+        vocab_size=V,
         itos=itos,
         sep=' ',
         scored='every position: <blank> after the <k=K> token, then hop_K of each letter',

@@ -33,8 +33,6 @@ def generate(rng, count, **args):
 
 def splits(args, rng):
     n = args['size']
-    if not 1 <= n <= 2**15:
-        raise ValueError(f'size={n} must be in 1..32768 (token ids 2n must fit in uint16)')
     a, b = np.divmod(np.arange(n * n), n)  # a-major: row a*n + b holds the pair (a, b)
     labels = rng.integers(0, n, n * n)
     x = np.stack([a, b + n], 1)
@@ -44,6 +42,9 @@ def splits(args, rng):
 
 def describe(args):
     n = args['size']
+    # here, as prepare describes a task before it makes its splits: before an itos of 2n is built
+    if not 1 <= n <= 2**15:
+        raise ValueError(f'size={n} must be in 1..32768 (token ids 2n must fit in uint16)')
     return dict(
         vocab_size=2 * n,
         itos=[str(i) for i in range(2 * n)],

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from data.synthetic import main
+from data.synthetic import main, vocab
 
 import numpy as np
 
@@ -86,7 +86,7 @@ def splits(args, rng):
 
 
 def describe(args):
-    p = args['p']
+    p = vocab(args['p'])
     return dict(
         vocab_size=p,
         itos=[str(i) for i in range(p)],

@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from data.synthetic import main
+from data.synthetic import main, vocab
 
 import numpy as np
 
@@ -100,7 +100,7 @@ def generate(rng, n, m_max, vocab, format=DEFAULTS['format']):
 
 def describe(args):
     check(args['m_max'], args['vocab'], args['format'])
-    V, M, half = args['vocab'], args['m_max'], args['vocab'] // 2
+    V, M, half = vocab(args['vocab']), args['m_max'], args['vocab'] // 2
     itos = ['_'] + [str(i) for i in range(1, V)]
     if args['format'] == 'authors':
         itos[half : half + 2 * M] = [f'k{k}' for k in range(M)] + [f'q{k}' for k in range(M)]

@@ -6,11 +6,12 @@ order). There is nothing to download:
     python data/text/prepare.py --input=books/ --encoding=bytes   # offline byte-level tokens
     python train.py --task=text [--encoding=bytes]
 
-Each file is one document. Its last val_fraction (cut at the first line end after that point) is
-held out as val.bin and the rest is train.bin: a contiguous held-out stretch, as in nanoGPT's
-Shakespeare, so the model is scored on continuing text it never saw, not on lines interleaved with
-its training lines. Both halves end with the end-of-text token. Files are read in blocks, so their
-size is bounded by the disk, not by memory.
+Each file is one document. Its last val_fraction (cut at the first line end after that point; where
+no line end follows, as in a file of one long line, at that point) is held out as val.bin and the
+rest is train.bin: a contiguous held-out stretch, as in nanoGPT's Shakespeare, so the model is
+scored on continuing text it never saw, not on lines interleaved with its training lines. Both
+halves end with the end-of-text token. Files are read in blocks, so their size is bounded by the
+disk, not by memory.
 """
 
 import itertools
@@ -29,20 +30,36 @@ SUFFIXES = ('.txt',)
 INPUT_HELP = 'a UTF-8 text file, or a directory of .txt files; required'
 
 
+def held_out_start(path, fraction):
+    """The byte offset where a file's held-out part starts: just after the first line end after
+    (1 - fraction) of its bytes; where no line end follows (one long line), that point, moved on to
+    the start of a character."""
+    limit = int((1 - fraction) * path.stat().st_size)
+    with open(path, 'rb') as f:
+        f.seek(limit)
+        at = limit
+        while block := f.read(corpus.PIECE_CHARS):
+            end = block.find(b'\n')  # '\n' is never inside a UTF-8 character
+            if end != -1:
+                return at + end + 1
+            at += len(block)
+        f.seek(limit)
+        # bytes 10xxxxxx continue a character
+        rest = f.read(4)
+        return limit + next((i for i, b in enumerate(rest) if b & 0xC0 != 0x80), len(rest))
+
+
 def halves(path, fraction):
-    """(split, text block) of one file: 'train' up to the first line end after (1 - fraction) of its
-    bytes, 'val' after it."""
-    limit, seen, split = (1 - fraction) * path.stat().st_size, 0, 'train'
+    """(split, text block) of one file: 'train' up to held_out_start, 'val' from there."""
+    start, seen = held_out_start(path, fraction), 0
     for block in corpus.read_text(path):
         data = block.encode('utf-8')
-        if split == 'train' and seen + len(data) > limit:
-            # a byte offset; '\n' is never inside a character
-            cut = data.find(b'\n', max(0, int(limit - seen)))
-            if cut != -1:
-                yield 'train', data[: cut + 1].decode('utf-8')
-                split, block = 'val', data[cut + 1 :].decode('utf-8')
+        if seen < start < seen + len(data):
+            yield 'train', data[: start - seen].decode('utf-8')
+            yield 'val', data[start - seen :].decode('utf-8')
+        else:
+            yield 'train' if seen + len(data) <= start else 'val', block
         seen += len(data)
-        yield split, block
 
 
 def documents(args, source):

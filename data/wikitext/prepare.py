@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from data import corpus
+from data import corpus, synthetic
 
 DEFAULTS = dict(
     # encoding 'bytes': 256 byte tokens + end-of-text
@@ -56,7 +56,7 @@ def read_lines(source, split):
         raise ValueError(
             f'{path} does not exist; --input must be a directory with {", ".join(FILES.values())}'
         )
-    with open(path, 'rb') as f:
+    with synthetic.open_regular(path) as f:  # a FIFO would block the read
         yield from corpus.utf8_lines(f, path)
 
 

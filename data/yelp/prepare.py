@@ -85,7 +85,10 @@ def csv_files(source):
             raise ValueError(
                 f'{source} has no {", ".join(m + ".csv" for m in missing)}; {INPUT_HELP}'
             )
-        return {s: (source / f'{s}.csv', open(source / f'{s}.csv', 'rb')) for s in SPLITS}
+        # a FIFO would block the read
+        return {
+            s: (source / f'{s}.csv', synthetic.open_regular(source / f'{s}.csv')) for s in SPLITS
+        }
     if source.suffix != '.tgz' and not tarfile.is_tarfile(source):
         raise ValueError(f'--input {source}: {INPUT_HELP}')
     try:
