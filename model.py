@@ -35,6 +35,7 @@ variants built with the same seed share the initial values of the parameters the
 import itertools
 import json
 import math
+import os
 import re
 import zlib
 from dataclasses import dataclass
@@ -44,6 +45,8 @@ from typing import Optional
 import torch
 import torch.nn as nn
 from torch.nn import functional as F
+
+from data.synthetic import open_regular  # a FIFO or a device is refused, not read forever
 
 
 @dataclass
@@ -855,44 +858,155 @@ GPT2_NAMES = {  # this file's name in block i: GPT-2's
     'mlp.up_proj': 'mlp.c_fc',
     'mlp.down_proj': 'mlp.c_proj',
 }
-SAFETENSORS = dict(F64=torch.float64, F32=torch.float32, F16=torch.float16, BF16=torch.bfloat16)
+GPT2_SIZES = ('n_layer', 'n_head', 'n_embd', 'vocab_size', 'n_positions')
+# HF's activation_function: this file's mlp (gelu_new and gelu_pytorch_tanh are both the tanh form)
+GPT2_ACTIVATIONS = {'gelu_new': 'gelu_tanh', 'gelu_pytorch_tanh': 'gelu_tanh', 'gelu': 'gelu'}
+# the settings of HF's GPT2Config that change what GPT-2 computes, with the values this file builds
+# (the first is HF's default); the others change nothing loaded here: dropouts (training),
+# initializer_range (init), use_cache, token ids, the summary_* of the double-heads model, and
+# add_cross_attention (unused without an encoder)
+GPT2_SETTINGS = dict(
+    model_type=('gpt2',),
+    activation_function=tuple(GPT2_ACTIVATIONS),
+    layer_norm_epsilon=(1e-5,),
+    scale_attn_weights=(True,),  # scores / sqrt(head_dim)
+    scale_attn_by_inverse_layer_idx=(False,),  # also / (layer + 1)
+    reorder_and_upcast_attn=(False,),  # q k in float32
+    tie_word_embeddings=(True,),  # the head is wte: load_gpt2 reads no head of its own
+)
+# the specification's dtypes that torch reads
+SAFETENSORS = dict(
+    F64=torch.float64,
+    F32=torch.float32,
+    F16=torch.float16,
+    BF16=torch.bfloat16,
+    I64=torch.int64,
+    I32=torch.int32,
+    I16=torch.int16,
+    I8=torch.int8,
+    U8=torch.uint8,
+    BOOL=torch.bool,
+)
+SAFETENSORS_HEADER_MAX = 100_000_000  # bytes: the specification's limit
 
 
 def read_safetensors(path):
     """{name: tensor} of a .safetensors file, read without its package: 8 bytes (the header's
-    length, little-endian), a JSON header {name: {dtype, shape, data_offsets}}, then the tensors'
-    bytes. It runs no code."""
+    length N, little-endian), a JSON header {name: {dtype, shape, data_offsets}}, then the tensors'
+    bytes. Checked as the specification asks (huggingface/safetensors): N at most 100 MB and inside
+    the file; each dtype known, each shape a list of non-negative integers, each data_offsets
+    [begin, end] the tensor's bytes exactly; the tensors tile the data, neither overlapping nor
+    leaving a gap. It runs no code."""
+
+    def bad(why):
+        return ValueError(f'{path} is not a valid safetensors file: {why}; fetch it again')
+
     try:
-        with open(path, 'rb') as f:
-            header = json.loads(f.read(int.from_bytes(f.read(8), 'little')))
+        with open_regular(path) as f:
+            size, n = os.fstat(f.fileno()).st_size, int.from_bytes(f.read(8), 'little')
+            if size < 8 or n > min(size - 8, SAFETENSORS_HEADER_MAX):
+                raise bad(f'a header of {n} bytes in a file of {size}')
+            header = json.loads(f.read(n))
             data = bytearray(f.read())
-        header.pop('__metadata__', None)
-        return {
-            name: torch.frombuffer(
-                data,
-                dtype=SAFETENSORS[t['dtype']],
-                offset=t['data_offsets'][0],
-                count=math.prod(t['shape']),
-            ).view(t['shape'])
-            for name, t in header.items()
-        }
-    except (
-        OSError,
-        ValueError,
-        KeyError,
-        TypeError,
-        IndexError,
-        AttributeError,
-        RuntimeError,
-        MemoryError,
-    ) as e:
-        raise ValueError(
-            f'{path} is not a readable safetensors file ({type(e).__name__}): fetch it again'
-        ) from None
+    except OSError as e:
+        raise ValueError(f'cannot read {path} ({e.strerror or e}): fetch it again') from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise bad(f'its header is not JSON ({type(e).__name__})') from None
+    if not isinstance(header, dict):
+        raise bad('its header is not a JSON object')
+    header.pop('__metadata__', None)
+    tensors, spans = {}, []
+    for name, t in header.items():
+        dtype, shape, span = (
+            t.get(k) if isinstance(t, dict) else None for k in ('dtype', 'shape', 'data_offsets')
+        )
+        if not (isinstance(dtype, str) and dtype in SAFETENSORS):
+            raise bad(f'tensor {name!r} has dtype {dtype!r}, not one of {", ".join(SAFETENSORS)}')
+        if not (isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)):
+            raise bad(f'tensor {name!r} has shape {shape!r}, not a list of non-negative integers')
+        if not (
+            isinstance(span, list)
+            and len(span) == 2
+            and all(type(o) is int for o in span)
+            and 0 <= span[0] <= span[1] <= len(data)
+        ):
+            raise bad(
+                f'tensor {name!r} has data_offsets {span!r}, not [begin, end] within the '
+                f'{len(data)} bytes of data'
+            )
+        count, (begin, end) = math.prod(shape), span
+        if end - begin != count * SAFETENSORS[dtype].itemsize:
+            raise bad(
+                f'tensor {name!r} of shape {shape} in {dtype} is '
+                f'{count * SAFETENSORS[dtype].itemsize} bytes, its data_offsets {span} hold '
+                f'{end - begin}'
+            )
+        # frombuffer refuses count 0
+        tensors[name] = (
+            torch.frombuffer(data, dtype=SAFETENSORS[dtype], offset=begin, count=count)
+            if count
+            else torch.empty(0, dtype=SAFETENSORS[dtype])
+        ).view(shape)
+        spans.append((begin, end, name))
+    at, last = 0, None
+    for begin, end, name in sorted(spans):
+        if begin < at:
+            raise bad(f'tensors {last!r} and {name!r} overlap (bytes {begin} to {at})')
+        if begin > at:
+            raise bad(f'bytes {at} to {begin} of the data, before tensor {name!r}, are no tensor')
+        at, last = end, name
+    if at != len(data):
+        raise bad(f'bytes {at} to {len(data)} of the data, after tensor {last!r}, are no tensor')
+    return tensors
+
+
+def check_gpt2_config(config, where):
+    """GPT-2's config.json (its dict) against what this file's GPT-2 flavour builds, before any
+    weight is read: its sizes positive integers (JSON's true is not 1), n_inner 4 n_embd, and each
+    of GPT2_SETTINGS at a value it builds; anything else refused by name rather than loaded as
+    something else."""
+    fix = "give GPT-2's own files"
+    if not isinstance(config, dict):
+        raise ValueError(f'{where} holds no JSON object of keys: {fix}')
+    for key in GPT2_SIZES:
+        if key not in config:
+            raise ValueError(f"{where} lacks GPT-2's {key!r}: {fix}")
+        if not (type(config[key]) is int and config[key] > 0):
+            raise ValueError(
+                f'{where} has {key}={json.dumps(config[key], default=repr)}, not a positive '
+                f'integer: {fix}'
+            )
+    for key, builds in {**GPT2_SETTINGS, 'n_inner': (None, 4 * config['n_embd'])}.items():
+        value = config.get(key, builds[0])
+        if not any(type(value) is type(b) and value == b for b in builds):
+            raise ValueError(
+                f'{where} sets {key}={json.dumps(value, default=repr)}, which this GPT-2 does not '
+                f'build (only {" or ".join(json.dumps(b) for b in builds)}): {fix}'
+            )
+
+
+def check_gpt2_weights(weights, where):
+    """A weights file's object, as {name: tensor}, every float weight finite: NaN or inf would be
+    blamed on the learning rate at the first step."""
+    fix = "give GPT-2's own files"
+    if not isinstance(weights, dict):
+        raise ValueError(f'{where} holds a {type(weights).__name__}, not {{name: tensor}}: {fix}')
+    for name, w in weights.items():
+        if not (isinstance(name, str) and isinstance(w, torch.Tensor)):
+            raise ValueError(
+                f'{where} holds {name!r} ({type(w).__name__}), not a tensor named by a string: '
+                f'{fix}'
+            )
+        if w.is_floating_point() and not torch.isfinite(w).all():
+            raise ValueError(
+                f'{where} holds {name} with {w.numel() - int(torch.isfinite(w).sum())} NaN or '
+                f'infinite values: {fix}'
+            )
 
 
 def gpt2_files(source):
-    """-> (config.json's dict, {name: tensor}) of GPT-2 in Hugging Face's layout.
+    """-> (config.json's dict, {name: tensor}) of GPT-2 in Hugging Face's layout, both checked
+    (check_gpt2_config, check_gpt2_weights).
 
     From a folder of its files (config.json and model.safetensors or pytorch_model.bin), else by
     name ('gpt2' ... 'gpt2-xl') through transformers, which downloads it: imported only here, when
@@ -903,23 +1017,26 @@ def gpt2_files(source):
     )
     if folder.is_dir():
         try:
-            config = json.loads((folder / 'config.json').read_text(encoding='utf-8-sig'))
+            with open_regular(folder / 'config.json') as f:
+                config = json.loads(f.read().decode('utf-8-sig'))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
             why = getattr(e, 'strerror', None) or type(e).__name__
             raise ValueError(f'cannot read {folder / "config.json"} ({why}): {fix}') from None
-        if not isinstance(config, dict):
-            raise ValueError(f'{folder / "config.json"} holds no JSON object of keys: {fix}')
-        if (folder / 'model.safetensors').is_file():
-            weights = read_safetensors(folder / 'model.safetensors')
-        elif (folder / 'pytorch_model.bin').is_file():
+        check_gpt2_config(config, folder / 'config.json')
+        # exists, not is_file: a FIFO or a device there is refused by name, by open_regular
+        if (folder / 'model.safetensors').exists():
+            where = folder / 'model.safetensors'
+            weights = read_safetensors(where)
+        elif (folder / 'pytorch_model.bin').exists():
+            where = folder / 'pytorch_model.bin'
             try:  # weights_only: a pickle from elsewhere could run code
-                weights = torch.load(
-                    folder / 'pytorch_model.bin', map_location='cpu', weights_only=True
-                )
+                with open_regular(where) as f:
+                    weights = torch.load(f, map_location='cpu', weights_only=True)
+            except OSError as e:
+                raise ValueError(f'cannot read {where} ({e.strerror or e}): {fix}') from None
             except Exception as e:  # torch.load raises many types for a damaged file
                 raise ValueError(
-                    f'{folder / "pytorch_model.bin"} does not load as tensors '
-                    f'({type(e).__name__}): {fix}'
+                    f'{where} does not load as tensors ({type(e).__name__}): {fix}'
                 ) from None
         else:
             raise ValueError(
@@ -940,40 +1057,22 @@ def gpt2_files(source):
                 f'transformers cannot load {source!r} ({str(e)[:120]}): name a GPT-2 '
                 f"('gpt2', 'gpt2-medium', ...) with the network up, or {fix}"
             ) from None
-        config, weights = hf.config.to_dict(), hf.state_dict()
+        config, weights, where = hf.config.to_dict(), hf.state_dict(), f'{source!r} of transformers'
+        check_gpt2_config(config, where)
+    check_gpt2_weights(weights, where)
     return config, {k.removeprefix('transformer.'): v for k, v in weights.items()}
 
 
 def gpt2_args(config, variant, given, block_size):
-    """GPT-2's shape, from its config.json, as GPTConfig fields over a new run's: refused where the
-    `variant`'s flags or a model key `given` on the command line contradict it. tie_embeddings is
-    free: an untied head starts from wte."""
-    try:
-        shape = dict(
-            GPT2_FLAVOUR,
-            n_layer=config['n_layer'],
-            n_head=config['n_head'],
-            n_embd=config['n_embd'],
-            vocab_size=config['vocab_size'],
-            tie_embeddings=given.get('tie_embeddings', True),
-        )
-        shape['mlp'] = (
-            'gelu' if config.get('activation_function') == 'gelu' else 'gelu_tanh'
-        )  # else gelu_new
-        ok = (
-            config.get('n_inner') in (None, 4 * shape['n_embd'])
-            and config.get('layer_norm_epsilon', 1e-5) == 1e-5
-        )
-        positions = config['n_positions']
-    except (KeyError, TypeError) as e:
-        raise ValueError(
-            f"init_from's config.json lacks GPT-2's {e}: give a folder of GPT-2's files"
-        ) from None
-    if not ok:
-        raise ValueError(
-            "init_from's config.json has an MLP width other than 4 n_embd or a LayerNorm eps other "
-            "than 1e-5, which this file's GPT-2 flavour does not build: give GPT-2's own files"
-        )
+    """GPT-2's shape, from its config.json (checked by gpt2_files), as GPTConfig fields over a new
+    run's: refused where the `variant`'s flags or a model key `given` on the command line
+    contradict it. tie_embeddings is free: an untied head starts from wte."""
+    shape = dict(
+        GPT2_FLAVOUR,
+        **{key: config[key] for key in ('n_layer', 'n_head', 'n_embd', 'vocab_size')},
+        mlp=GPT2_ACTIVATIONS[config.get('activation_function', 'gelu_new')],
+        tie_embeddings=given.get('tie_embeddings', True),
+    )
     for key, value in shape.items():
         if given.get(key, value) != value or variant.get(key, value) != value:
             how = (
@@ -982,6 +1081,7 @@ def gpt2_args(config, variant, given, block_size):
                 else 'choose a variant with a standard block (not universal_*)'
             )
             raise ValueError(f'init_from loads GPT-2, whose {key} is {value!r}: {how}')
+    positions = config['n_positions']
     if not 0 < block_size <= positions:
         raise ValueError(f'GPT-2 has {positions} positions: set block_size <= {positions}')
     return {**shape, 'block_size': block_size}

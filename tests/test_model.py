@@ -1,11 +1,29 @@
 import io
+import json
 import math
+import os
+import re
+import signal
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 import torch
 import torch.nn.functional as F
 
-from model import GPT, GPTConfig, VARIANTS, MixiT, apply_rope, seeded, unfused_names, universal_dim
+from model import (
+    GPT,
+    GPTConfig,
+    VARIANTS,
+    MixiT,
+    apply_rope,
+    gpt2_files,
+    seeded,
+    unfused_names,
+    universal_dim,
+)
 
 SMALL = dict(vocab_size=50, block_size=16, n_layer=2, n_head=4, n_embd=32)
 
@@ -650,3 +668,267 @@ def test_mixit_backward_keeps_no_copy_of_the_matrix_per_example():
 
     per_example = (saved_bytes(16) - saved_bytes(8)) / 8
     assert per_example < n_head * T * T * 4 / 4  # the matrices alone would be 64 KiB per example
+
+
+# ---------------------------------------- --init_from: GPT-2's files that are not what they claim
+
+ROOT = Path(__file__).resolve().parents[1]
+GPT2_CONFIG = dict(
+    n_layer=1,
+    n_head=1,
+    n_embd=4,
+    vocab_size=8,
+    n_positions=8,
+    model_type='gpt2',
+    activation_function='gelu_new',
+    n_inner=None,
+    layer_norm_epsilon=1e-5,
+)
+
+
+def gpt2_folder(folder, **changed):
+    """A valid folder of GPT-2's files (config.json, model.safetensors; over what is there), a few
+    of its tensors (`changed` replaces some), written as tests/test_train.py's gpt2_files writes
+    them: the header's length (8 bytes, little-endian), a JSON header, the data. wte's bytes are 0
+    to 128, wpe's 128 to 256, ln_f.bias's 256 to 272."""
+    g = torch.Generator().manual_seed(0)
+    tensors = {
+        'transformer.wte.weight': torch.randn(8, 4, generator=g),
+        'transformer.wpe.weight': torch.randn(8, 4, generator=g),
+        'transformer.ln_f.bias': torch.randn(4, generator=g),
+        **changed,
+    }
+    folder.mkdir(exist_ok=True)
+    (folder / 'config.json').write_text(json.dumps(GPT2_CONFIG))
+    header, data, at = {'__metadata__': {'format': 'pt'}}, [], 0
+    for name, t in tensors.items():
+        b = t.numpy().tobytes()
+        header[name] = dict(dtype='F32', shape=list(t.shape), data_offsets=[at, at + len(b)])
+        data.append(b)
+        at += len(b)
+    head = json.dumps(header).encode()
+    (folder / 'model.safetensors').write_bytes(
+        len(head).to_bytes(8, 'little') + head + b''.join(data)
+    )
+    return tensors
+
+
+def config(**changed):
+    def setup(folder):
+        (folder / 'config.json').write_text(json.dumps({**GPT2_CONFIG, **changed}))
+
+    return setup
+
+
+def header(edit):
+    """model.safetensors with edit(its header dict) applied, the same data."""
+
+    def setup(folder):
+        path = folder / 'model.safetensors'
+        b = path.read_bytes()
+        n = int.from_bytes(b[:8], 'little')
+        h = json.loads(b[8 : 8 + n])
+        edit(h)
+        head = json.dumps(h).encode()
+        path.write_bytes(len(head).to_bytes(8, 'little') + head + b[8 + n :])
+
+    return setup
+
+
+def tensor(name, **changed):
+    return header(lambda h: h[f'transformer.{name}'].update(changed))
+
+
+def file(name, data=None, fifo=False, link=None):
+    """name replaced by a FIFO, a link, or torch.save's `data`; a pytorch_model.bin takes
+    model.safetensors' place (gpt2_files reads the .bin where there is no .safetensors)."""
+
+    def setup(folder):
+        (folder / name).unlink(missing_ok=True)
+        if name == 'pytorch_model.bin':
+            (folder / 'model.safetensors').unlink()
+        if fifo:
+            os.mkfifo(folder / name)
+        elif link:
+            os.symlink(link, folder / name)
+        else:
+            torch.save(data, folder / name)
+
+    return setup
+
+
+def replace(name, f):
+    def setup(folder):
+        (folder / name).write_bytes(f((folder / name).read_bytes()))
+
+    return setup
+
+
+CASES = [
+    # model.safetensors against its specification
+    (
+        'header length 2^64 - 1',
+        replace('model.safetensors', lambda b: (2**64 - 1).to_bytes(8, 'little') + b[8:]),
+        'a header of 18446744073709551615 bytes in a file of',
+    ),
+    (
+        'header longer than the file',
+        replace('model.safetensors', lambda b: len(b).to_bytes(8, 'little') + b[8:]),
+        r'a header of \d+ bytes in a file of',
+    ),
+    (
+        'unknown dtype',
+        tensor('ln_f.bias', dtype='F8_E9'),
+        "tensor 'transformer.ln_f.bias' has dtype 'F8_E9', not one of F64, F32",
+    ),
+    (
+        'shape not integers',
+        tensor('ln_f.bias', shape=['4']),
+        r"tensor 'transformer.ln_f.bias' has shape \['4'\], not a list of non-negative integers",
+    ),
+    (
+        'offsets outside the file',
+        tensor('ln_f.bias', data_offsets=[1000, 1016]),
+        r"'transformer.ln_f.bias' has data_offsets \[1000, 1016\], not \[begin, end\] within the "
+        '272 bytes of data',
+    ),
+    (
+        'byte range shorter than the shape',
+        tensor('ln_f.bias', data_offsets=[256, 268]),
+        r"'transformer.ln_f.bias' of shape \[4\] in F32 is 16 bytes, its data_offsets "
+        r'\[256, 268\] hold 12',
+    ),
+    (
+        'overlapping tensors',
+        tensor('wpe.weight', data_offsets=[0, 128]),
+        "tensors 'transformer.wpe.weight' and 'transformer.wte.weight' overlap",
+    ),
+    (
+        'bytes that are no tensor',
+        replace('model.safetensors', lambda b: b + b'polyglot'),
+        "bytes 272 to 280 of the data, after tensor 'transformer.ln_f.bias', are no tensor",
+    ),
+    (
+        'a NaN weight',
+        lambda folder: gpt2_folder(
+            folder, **{'transformer.ln_f.bias': torch.tensor([1.0, float('nan'), 3.0, 4.0])}
+        ),
+        'model.safetensors holds transformer.ln_f.bias with 1 NaN or infinite values',
+    ),
+    # config.json: types, and settings this GPT-2 does not build
+    ('n_layer true', config(n_layer=True), 'has n_layer=true, not a positive integer'),
+    ('n_embd a string', config(n_embd='4'), 'has n_embd="4", not a positive integer'),
+    ('n_head a float', config(n_head=1.0), r'has n_head=1\.0, not a positive integer'),
+    (
+        'untied head',
+        config(tie_word_embeddings=False),
+        r'sets tie_word_embeddings=false, which this GPT-2 does not build \(only true\)',
+    ),
+    ('relu', config(activation_function='relu'), 'sets activation_function="relu"'),
+    ('unscaled attention', config(scale_attn_weights=False), 'sets scale_attn_weights=false'),
+    (
+        'attention scaled by layer',
+        config(scale_attn_by_inverse_layer_idx=True),
+        'sets scale_attn_by_inverse_layer_idx=true',
+    ),
+    (
+        'reordered attention',
+        config(reorder_and_upcast_attn=True),
+        'sets reorder_and_upcast_attn=true',
+    ),
+    ('another model', config(model_type='llama'), 'sets model_type="llama"'),
+    # pytorch_model.bin: a {name: tensor} dict, finite
+    ('bin a list', file('pytorch_model.bin', [torch.zeros(2)]), r'\.bin holds a list, not'),
+    (
+        'bin int keys',
+        file('pytorch_model.bin', {1: torch.zeros(2)}),
+        r'\.bin holds 1 \(Tensor\), not a tensor named by a string',
+    ),
+    (
+        'bin a string value',
+        file('pytorch_model.bin', {'transformer.wte.weight': 'x'}),
+        r"\.bin holds 'transformer.wte.weight' \(str\), not a tensor named by a string",
+    ),
+    (
+        'bin an inf weight',
+        file('pytorch_model.bin', {'transformer.wte.weight': torch.tensor([float('inf')])}),
+        r'\.bin holds transformer.wte.weight with 1 NaN or infinite values',
+    ),
+    # files that would block or never end
+    ('config.json a FIFO', file('config.json', fifo=True), r'config\.json \(not a regular file'),
+    (
+        'model.safetensors a link to /dev/zero',
+        file('model.safetensors', link='/dev/zero'),
+        r'model\.safetensors \(not a regular file',
+    ),
+    (
+        'pytorch_model.bin a FIFO',
+        file('pytorch_model.bin', fifo=True),
+        r'pytorch_model\.bin \(not a regular file',
+    ),
+]
+
+
+@contextmanager
+def deadline(seconds):
+    """A call blocked past `seconds` (a FIFO's read) fails the test instead of hanging it; not by
+    an OSError (TimeoutError is one), which the code under test may catch and go on."""
+
+    def expire(signum, frame):
+        pytest.fail(f'blocked for {seconds} s')
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize('setup, message', [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_gpt2_files_refuse_what_is_not_gpt2(tmp_path, setup, message):
+    """gpt2_files, what train.py's --init_from and GPT.from_pretrained read GPT-2 with, refuses in
+    one line naming the file: the valid folder loads, the changed one does not."""
+    folder = tmp_path / 'gpt2'
+    tensors = gpt2_folder(folder)
+    assert torch.equal(gpt2_files(folder)[1]['wte.weight'], tensors['transformer.wte.weight'])
+    setup(folder)
+    with deadline(10), pytest.raises(ValueError) as e:
+        gpt2_files(folder)
+    assert str(folder) in str(e.value) and '\n' not in str(e.value)
+    assert re.search(message, str(e.value)), str(e.value)
+
+
+@pytest.mark.parametrize('case', ['config.json a FIFO', 'overlapping tensors'])
+def test_init_from_refuses_what_is_not_gpt2_in_one_line(tmp_path, case):
+    """The same through train.py's command line: exit code 2, one line 'error: ...', nothing
+    written, the files left as they were."""
+    setup, message = {c[0]: c[1:] for c in CASES}[case]
+    gpt2_folder(tmp_path / 'gpt2')
+    setup(tmp_path / 'gpt2')
+    before = sorted(os.listdir(tmp_path / 'gpt2'))
+    argv = dict(
+        task='dyck',
+        format='text',
+        length=8,
+        n_train=100,
+        n_test=20,
+        max_iters=1,
+        progress=False,
+        out_dir=tmp_path / 'out',
+        data_dir=tmp_path / 'data',
+        init_from=tmp_path / 'gpt2',
+    )
+    r = subprocess.run(
+        [sys.executable, 'train.py', *(f'--{k}={v}' for k, v in argv.items())],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 2 and r.stderr.startswith('error: ') and r.stderr.count('\n') == 1, (
+        r.stderr
+    )
+    assert re.search(message, r.stderr), r.stderr
+    assert not (tmp_path / 'out').exists() and sorted(os.listdir(tmp_path / 'gpt2')) == before
