@@ -7,6 +7,7 @@ not listed here."""
 import ast
 import importlib
 import json
+import os
 import re
 import struct
 import subprocess
@@ -704,8 +705,8 @@ def test_reproduce_runs_what_is_not_current(tmp_path, monkeypatch):
     (tmp_path / 'induction-quick.json').unlink()
     ran = []
     monkeypatch.setattr(
-        reproduce.subprocess,
-        'run',
+        reproduce.common,
+        'run_process',
         lambda cmd, **kw: (
             ran.append(cmd) or subprocess.CompletedProcess(cmd, 1 if 'depth.py' in cmd[1] else 0)
         ),
@@ -862,3 +863,487 @@ def test_trend_diagnose_writes_the_diagnosis_into_the_regime_results(tmp_path, m
         'Diagnosis (experiments/tools/trend.py --diagnose'
         in (tmp_path / 'memorization_capacity-regime.md').read_text()
     )
+
+
+# ----------------------------------------------------------------------------- every entry point:
+# a flag obeyed or refused, a path used as given (~ expanded), errors before the work, no file read
+# through a link, no process left behind
+
+
+def snapshot(folder):
+    """{path: bytes} of every file under folder (links as their target's name): what a refused
+    command must leave as it was."""
+    return {
+        p: (str(p.readlink()) if p.is_symlink() else p.read_bytes())
+        for p in sorted(Path(folder).rglob('*'))
+        if p.is_symlink() or p.is_file()
+    }
+
+
+def assert_one_line(err, says):
+    assert err.startswith('error: ') and err.count('\n') == 1 and says in err, err
+
+
+def readme_of(reproduce, order=('start', 'end'), starts=1):
+    """A README with each paper's markers, in `order`, the start marker `starts` times."""
+    marks = {'start': reproduce.MARKERS[0], 'end': reproduce.MARKERS[1]}
+    return ''.join(
+        f'# {paper}\n\n'
+        + ''.join(
+            (marks[m].format(paper) + '\n') * (starts if m == 'start' else 1) + 'old\n'
+            for m in order
+        )
+        for paper in reproduce.PAPERS
+    )
+
+
+def damaged_results(tmp_path, text):
+    (tmp_path / 'results' / 'induction-quick.json').write_text(text)
+
+
+@pytest.mark.parametrize(
+    'argv, setup, says',
+    [
+        # markers out of order, duplicated: refused, the README kept (not tables twice)
+        (
+            ['--readme'],
+            lambda r, t: (t / 'README.md').write_text(readme_of(r, ('end', 'start'))),
+            'README.md lacks the markers',
+        ),
+        (
+            ['--readme'],
+            lambda r, t: (t / 'README.md').write_text(readme_of(r, starts=2)),
+            'each once and in that order',
+        ),
+        # no README, or a folder in its place: found before any experiment runs
+        (['--quick'], lambda r, t: (t / 'README.md').unlink(), 'README.md (No such file'),
+        (
+            ['--quick'],
+            lambda r, t: ((t / 'README.md').unlink(), (t / 'README.md').mkdir()),
+            'README.md (Is a directory',
+        ),
+        # --only: a name it does not know, or a mode that reads every result
+        (['--quick', '--only=nope'], None, '--only=nope: name experiments among induction, '),
+        (['--regime', '--only=throughput'], None, '--only=throughput: name experiments among'),
+        (['--readme', '--only=depth'], None, '--readme and --check read every result'),
+        # a results JSON edited by hand: a list, a key missing, a value of another type
+        (['--quick'], lambda r, t: damaged_results(t, '[]'), 'induction-quick.json is damaged'),
+        (['--readme'], lambda r, t: damaged_results(t, '{"mode": "quick"}'), "(no 'name')"),
+        (
+            ['--readme'],
+            lambda r, t: damaged_results(
+                t, json.dumps(dict(name='induction', mode='quick', date='d', values=[1.0]))
+            ),
+            "'values' holds a list",
+        ),
+        (
+            ['--readme'],
+            lambda r, t: damaged_results(
+                t, json.dumps(dict(name='induction', mode='quick', date='d', values={'a': 'x'}))
+            ),
+            "'a' is not a number per seed",
+        ),
+    ],
+    ids=[
+        'markers out of order',
+        'marker twice',
+        'no README',
+        'README a folder',
+        'only unknown',
+        'only without a regime',
+        'only with readme',
+        'results a list',
+        'results without a key',
+        'values a list',
+        'a value not numbers',
+    ],
+)
+def test_reproduce_refuses_before_it_runs_anything(
+    argv, setup, says, tmp_path, monkeypatch, capsys
+):
+    """reproduce.py's bad input: one line, exit status 2, before any experiment runs, and nothing in
+    its folder (the README, the results) changed."""
+    reproduce = module('reproduce')
+    ran = []
+    monkeypatch.setattr(reproduce.common, 'run_process', lambda cmd, **kw: ran.append(cmd))
+    monkeypatch.setattr(reproduce, 'ROOT', tmp_path)
+    monkeypatch.setattr(reproduce, 'RESULTS', tmp_path / 'results')
+    monkeypatch.setattr(reproduce, 'UNSHOWN', [])
+    (tmp_path / 'results').mkdir()
+    (tmp_path / 'README.md').write_text(readme_of(reproduce))
+    if setup:
+        setup(reproduce, tmp_path)
+    before = snapshot(tmp_path)
+    try:
+        status = reproduce.main(argv)
+    except SystemExit as e:  # the parser's refusal
+        status = e.code
+    assert status == 2
+    assert_one_line(capsys.readouterr().err, says)
+    assert ran == [] and snapshot(tmp_path) == before
+
+
+def test_reproduce_only_runs_those_named(tmp_path, monkeypatch, capsys):
+    """--only=depth runs depth alone (each in a process group of its own: common.run_process), then
+    writes the README's tables."""
+    reproduce = module('reproduce')
+    ran = []
+    monkeypatch.setattr(
+        reproduce.common,
+        'run_process',
+        lambda cmd, **kw: ran.append(Path(cmd[1]).stem) or subprocess.CompletedProcess(cmd, 0),
+    )
+    monkeypatch.setattr(reproduce, 'ROOT', tmp_path)
+    monkeypatch.setattr(reproduce, 'RESULTS', tmp_path / 'results')
+    monkeypatch.setattr(reproduce, 'UNSHOWN', [])
+    (tmp_path / 'results').mkdir()
+    (tmp_path / 'README.md').write_text(readme_of(reproduce))
+    assert reproduce.main(['--quick', '--only=depth,induction']) == 0
+    assert ran == ['induction', 'depth'] and reproduce.UNSHOWN == []
+    assert (tmp_path / 'README.md').read_text().count('| not run |') == len(reproduce.EXPERIMENTS)
+
+
+# a stand-in for an experiment: `slow` sleeps after starting a worker of its own (as throughput.py
+# does), and prints both pids; any other ends at once
+STAND_IN = (
+    'import os, subprocess, sys, time\n'
+    "if sys.argv[1] == 'slow':\n"
+    "    w = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+    '    print(os.getpid(), w.pid, flush=True)\n'
+    '    time.sleep(60)\n'
+)
+# reproduce.py as its command line runs it, on a README and results in argv[1], the stand-in for
+# every experiment
+REPRODUCE = (
+    'import sys\n'
+    f'sys.path.insert(0, {str(ROOT)!r})\n'
+    'from pathlib import Path\n'
+    'from experiments.tools import reproduce as r\n'
+    'r.ROOT, r.RESULTS = Path(sys.argv[1]), Path(sys.argv[1]) / "results"\n'
+    'r.command = lambda name, mode, *flags: [sys.executable, "-c", sys.argv[2], '
+    '"slow" if name == "depth" else "fast"]\n'
+    'r.common.stop_on_signal(r.unshown)\n'
+    'sys.exit(r.main(["--quick", "--only=induction,depth"]))\n'
+)
+
+
+def gone(pid):
+    """Whether a process has ended (a zombie waiting for its parent to read its status has)."""
+    try:
+        return Path(f'/proc/{pid}/stat').read_text().split(')')[-1].split()[0] == 'Z'
+    except FileNotFoundError:
+        return True
+
+
+def wait_for_pids(proc):
+    """The pids a stand-in printed (one line of them), reading the process's output until then."""
+    for line in proc.stdout:
+        if re.fullmatch(r'\d+( \d+)*\n', line):
+            return [int(p) for p in line.split()]
+    raise AssertionError(f'no pids printed: {proc.wait()} {proc.stderr.read()[-2000:]}')
+
+
+@pytest.mark.skipif(sys.platform != 'linux', reason='reads /proc')
+@pytest.mark.parametrize('sig', ['SIGTERM', 'SIGINT', 'SIGHUP'])
+def test_reproduce_stopped_ends_the_experiment_it_runs(sig, tmp_path):
+    """A stop of reproduce.py (a kill, Ctrl-C, the terminal closed) ends the experiment it runs and
+    whatever that started, at once, in one line that names the results the README does not show
+    yet (induction finished before depth was stopped): no experiment left writing results."""
+    import signal
+    import time
+
+    reproduce = module('reproduce')
+    (tmp_path / 'results').mkdir()
+    (tmp_path / 'README.md').write_text(readme_of(reproduce))
+    proc = subprocess.Popen(
+        [sys.executable, '-c', REPRODUCE, str(tmp_path), STAND_IN],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    pids = []
+    try:
+        pids = wait_for_pids(proc)
+        proc.send_signal(getattr(signal, sig))
+        assert proc.wait(timeout=10) == 128 + getattr(signal, sig)
+        t0 = time.time()
+        while not all(map(gone, pids)) and time.time() < t0 + 5:
+            time.sleep(0.05)
+        assert all(map(gone, pids)), 'the experiment or its worker still runs'
+        err = proc.stderr.read().split('\r')[-1]  # the progress bar's last state, then the lines
+        assert 'Traceback' not in err and err.endswith(f'\nstopped by {sig}\n')
+        assert 'the README does not show the results of induction yet' in err
+    finally:
+        proc.kill()
+        for pid in pids:
+            if not gone(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+# throughput.py's measurement, its worker stood in for by a process that writes its pid and sleeps
+THROUGHPUT = (
+    'import sys\n'
+    f'sys.path.insert(0, {str(ROOT)!r})\n'
+    'from experiments.mixit import throughput\n'
+    'throughput.__file__ = sys.argv[1]\n'
+    'throughput.common.command_line_process()\n'
+    "throughput.in_subprocess('memory', {})\n"
+)
+
+
+@pytest.mark.skipif(sys.platform != 'linux', reason='reads /proc')
+def test_throughput_stopped_ends_its_worker(tmp_path):
+    """A kill of throughput.py ends the worker it measures in (in_subprocess) with it."""
+    import signal
+    import time
+
+    worker = tmp_path / 'worker.py'
+    worker.write_text(
+        f'import os, time\nopen({str(tmp_path / "pid")!r}, "w").write(str(os.getpid()))\n'
+        'time.sleep(60)\n'
+    )
+    proc = subprocess.Popen([sys.executable, '-c', THROUGHPUT, str(worker)])
+    pid = None
+    try:
+        t0 = time.time()
+        while not (tmp_path / 'pid').exists() and time.time() < t0 + 60:
+            assert proc.poll() is None, 'throughput.py ended before its worker started'
+            time.sleep(0.05)
+        time.sleep(0.1)  # the pid written whole
+        pid = int((tmp_path / 'pid').read_text())
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 128 + signal.SIGTERM
+        t0 = time.time()
+        while not gone(pid) and time.time() < t0 + 5:
+            time.sleep(0.05)
+        assert gone(pid), 'the worker still runs'
+    finally:
+        proc.kill()
+        if pid and not gone(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def linked_log(t):  # a run whose log.jsonl is a link to a file outside it, not ours
+    (t / 'secret').write_text('root:SECRET-HASH:19000:0:99999:7:::\n')
+    run = fake_run(t / 'linked', {'task': 'dyck'}, [])
+    (run / 'log.jsonl').unlink()
+    (run / 'log.jsonl').symlink_to(t / 'secret')
+    return [str(run)]
+
+
+def linked_config(t):
+    (t / 'secret').write_text('SECRET-HASH')
+    run = fake_run(t / 'linked', {'task': 'dyck'}, [dict(step=1, val_loss=1.0)])
+    (run / 'config.json').unlink()
+    (run / 'config.json').symlink_to(t / 'secret')
+    return [str(run)]
+
+
+def out_is_a_folder(t):  # and a damaged run beside it: --out is refused before any run is read
+    (t / 'fig.png').mkdir()
+    fake_run(t / 'bad', {}, [])
+    return [str(t / 'bad'), f'--out={t / "fig.png"}']
+
+
+@pytest.mark.log_by_hand  # logs that are links, on purpose
+@pytest.mark.parametrize(
+    'make, says',
+    [
+        (linked_log, 'log.jsonl is a symbolic link'),
+        (linked_config, 'config.json is a symbolic link'),
+        (out_is_a_folder, 'fig.png (a folder stands where the file goes)'),
+    ],
+    ids=['log a link', 'config a link', 'out a folder'],
+)
+def test_compare_runs_refuses(make, says, tmp_path, capsys):
+    """compare_runs.py reads no file through a link and prints none of a file's bytes; --out is
+    checked before any run is read. One line, exit 2, nothing written."""
+    tool = module('compare_runs')
+    argv = make(tmp_path)
+    before = snapshot(tmp_path)
+    out = [] if any(a.startswith('--out=') for a in argv) else [f'--out={tmp_path / "c.png"}']
+    assert tool.main(argv + out) == 2
+    err = capsys.readouterr().err
+    assert_one_line(err, says)
+    assert 'SECRET' not in err and snapshot(tmp_path) == before
+
+
+def test_compare_runs_uses_paths_as_given(tmp_path, monkeypatch, capsys):
+    """A run folder named run[1] is that folder, not a glob that matches run1 beside it; ~ in --out
+    is the home folder, as a shell would expand it."""
+    tool = module('compare_runs')
+    line = dict(val_loss=1.0, val_acc=0.5, val_exact=0.25, elapsed_s=1.0)
+    fake_run(tmp_path / 'run[1]', {'task': 'dyck'}, [dict(step=7, **line)])
+    fake_run(tmp_path / 'run1', {'task': 'dyck'}, [dict(step=9, **line)])
+    monkeypatch.setenv('HOME', str(tmp_path / 'home'))
+    monkeypatch.chdir(tmp_path)
+    assert tool.main([str(tmp_path / 'run[1]'), '--out=~/cmp.png']) == 0
+    out = capsys.readouterr().out
+    assert '| run[1] | 7 |' in out and '| 9 |' not in out
+    assert (tmp_path / 'home' / 'cmp.png').exists() and not (tmp_path / '~').exists()
+
+
+def trend_results(t, text=None):
+    """The quick results and .md of depth in t (trend.py's test above), or `text` as its JSON."""
+    claims, depth = module('claims'), module('depth')
+    values = {q: [0.99, 0.98] for c in depth.CLAIMS['quick'] for q in c['of']}
+    info = dict(name='depth', values=values, claims=[])
+    (t / 'depth-quick.json').write_text(text if text is not None else json.dumps(info))
+    (t / 'depth-quick.md').write_text(
+        f'# Table 5\n\n{claims.claims_section({**info, "verdict": "x"})}\n'
+    )
+
+
+def point_damaged(t):
+    trend_results(t)
+    point = module('trend').point_path('depth', 1, t / 'out')
+    point.parent.mkdir(parents=True)
+    point.write_text('{"source": ')
+    return t / 'out'
+
+
+def md_a_folder(t):
+    trend_results(t)
+    (t / 'depth-quick.md').unlink()
+    (t / 'depth-quick.md').mkdir()
+    return t / 'out'
+
+
+def out_under_a_file(t):
+    trend_results(t)
+    (t / 'file').write_text('')
+    return t / 'file' / 'out'
+
+
+@pytest.mark.parametrize(
+    'make, says',
+    [
+        (lambda t: trend_results(t, '[1, 2]') or t, 'depth-quick.json is damaged (a JSON list)'),
+        (
+            lambda t: trend_results(t, '{"name": "depth"}') or t,
+            "depth-quick.json is damaged (no 'values')",
+        ),
+        (point_damaged, f'{Path("trend", "depth", "1", "depth.json")} is damaged'),
+        (md_a_folder, 'depth-quick.md'),
+        (out_under_a_file, 'Not a directory'),
+    ],
+    ids=[
+        'results a list',
+        'results without values',
+        'a size damaged',
+        'md a folder',
+        'out_dir under a file',
+    ],
+)
+def test_trend_refuses_before_any_size_runs(make, says, tmp_path, monkeypatch):
+    """trend.py's bad input (a results file edited by hand, a size's results damaged, a path it
+    cannot write) is one line before any size runs, and nothing in its folder changed."""
+    trend = module('trend')
+    ran = []
+    monkeypatch.setattr(trend.common, 'run_process', lambda cmd, **kw: ran.append(cmd))
+    monkeypatch.setattr(trend, 'point', lambda *a: ran.append(a) or {})
+    monkeypatch.setattr(
+        trend.common,
+        'results_path',
+        lambda mode, name, ext, folder=None, point=False: tmp_path / f'{name}-{mode}.{ext}',
+    )
+    out_dir = make(tmp_path)
+    before = snapshot(tmp_path)
+    with pytest.raises(trend.ConfigError) as e:
+        trend.main(['depth', f'--out_dir={out_dir}'])
+    assert says in str(e.value) and '\n' not in str(e.value)
+    assert ran == [] and snapshot(tmp_path) == before
+
+
+def test_trend_expands_home_in_out_dir(tmp_path, monkeypatch):
+    """--out_dir=~/x: the sizes run in the home folder's x, as the experiments read their own."""
+    trend = module('trend')
+    monkeypatch.setattr(
+        trend.common,
+        'results_path',
+        lambda mode, name, ext, folder=None, point=False: tmp_path / f'{name}-{mode}.{ext}',
+    )
+    trend_results(tmp_path)
+    ran = []
+    monkeypatch.setattr(
+        trend,
+        'point',
+        lambda name, i, keys, out, flags: ran.append(out) or dict(values={}, wall_s=0),
+    )
+    monkeypatch.setattr(trend, 'plot', lambda *a: None)
+    monkeypatch.setenv('HOME', str(tmp_path / 'home'))
+    trend.main(['depth', '--out_dir=~/x'])
+    assert ran and set(ran) == {str(tmp_path / 'home' / 'x')}
+
+
+def experiment(name, *argv, cwd, env=None):
+    """An experiment's command line, run from `cwd`."""
+    return subprocess.run(
+        [sys.executable, str(next(p for p in REPRODUCTIONS if p.stem == name)), *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
+
+
+@pytest.mark.parametrize(
+    'name, argv, says',
+    [
+        # the report's paths, found before any work: under a file, a folder in the JSON's place
+        ('covariance_sde', ['--smoke', '--out_dir=file/x'], 'file/x/covariance_sde.json (Not a'),
+        ('covariance_sde', ['--smoke', '--out_dir=d'], 'd/covariance_sde.json (a folder stands'),
+        # a flag obeyed or refused: --configs names the mode's configurations
+        (
+            'throughput',
+            ['--smoke', '--configs=lm'],
+            'name only configurations of the smoke protocol',
+        ),
+    ],
+    ids=['out_dir under a file', 'report a folder', 'configs not of the mode'],
+)
+def test_experiment_refuses_before_the_work(name, argv, says, tmp_path):
+    """An experiment's bad input: one line, exit 2, before any work (nothing written), and the
+    results untouched."""
+    (tmp_path / 'file').write_text('')
+    (tmp_path / 'd' / 'covariance_sde.json').mkdir(parents=True)
+    results, before = EXPERIMENTS / 'results', snapshot(tmp_path)
+    published = snapshot(results)
+    done = experiment(name, *argv, '--device=cpu', cwd=tmp_path)
+    assert done.returncode == 2
+    assert_one_line(done.stderr, says)
+    assert snapshot(tmp_path) == before and snapshot(results) == published
+
+
+def test_experiment_paths_and_plan(tmp_path):
+    """--out_dir=~/x writes the report in the home folder's x (as train.py writes the runs), not in
+    a folder named ~; --plan of an experiment that trains nothing through train.py writes its empty
+    plan at once, none of the work (no report, no figure)."""
+    home = tmp_path / 'home'
+    done = experiment(
+        'covariance_sde',
+        '--smoke',
+        '--out_dir=~/x',
+        '--device=cpu',
+        cwd=tmp_path,
+        env={'HOME': str(home)},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (home / 'x' / 'covariance_sde.json').exists() and not (tmp_path / '~').exists()
+    done = experiment(
+        'covariance_sde', '--smoke', '--plan', f'--out_dir={tmp_path / "p"}', cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [p.name for p in (tmp_path / 'p').iterdir()] == ['covariance_sde-plan.json']
+    assert json.loads((tmp_path / 'p' / 'covariance_sde-plan.json').read_text())['runs'] == []
+
+
+@pytest.mark.parametrize('path', HARNESS, ids=name_of)
+def test_harness_run_as_a_file_says_what_to_run(path, tmp_path):
+    """The harness is imported, not run: run as a file, one line says what to run instead."""
+    done = subprocess.run(
+        [sys.executable, str(path)], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2
+    assert_one_line(done.stderr, 'python experiments/<paper>/<name>.py')

@@ -30,6 +30,16 @@ digest of the claims that judged them (claims_digest), and a claim is committed 
 results it judges: reproduce.py --check fails otherwise.
 """
 
+import sys
+
+if __name__ == '__main__':  # the experiments' code, not a command (alone: an import's traceback)
+    print(
+        f'error: {__file__} is imported, not run: run an experiment, '
+        'python experiments/<paper>/<name>.py, or a tool, python experiments/tools/<name>.py',
+        file=sys.stderr,
+    )
+    sys.exit(2)
+
 
 def pct(x):
     return f'{100 * x:.2f}%'

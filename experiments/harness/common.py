@@ -40,15 +40,28 @@ a TREND runs the same protocol at three sizes along the axis where --quick depar
 
 import ast
 import datetime
+import errno
 import hashlib
 import importlib
 import json
 import os
 import platform
 import shlex
+import signal
+import subprocess
 import sys
+import tempfile
 import time
+from contextlib import suppress
 from pathlib import Path
+
+if __name__ == '__main__':  # the experiments' code, not a command (alone: an import's traceback)
+    print(
+        f'error: {__file__} is imported, not run: run an experiment, '
+        'python experiments/<paper>/<name>.py, or a tool, python experiments/tools/<name>.py',
+        file=sys.stderr,
+    )
+    sys.exit(2)
 
 import numpy as np
 import torch
@@ -83,10 +96,10 @@ def experiment_module(name):
 
 
 def command_line_process():
-    """For an experiment's own process (not a caller's): Ctrl-C or a kill leaves no temporaries
-    (end_on_signal), and a ValueError that reaches the top (ConfigError included: a mistake in the
-    input, missing or damaged data) ends in one line 'error: ...' and exit status 2, as train.py's
-    own errors do. Any other exception keeps its traceback."""
+    """For an experiment's own process (not a caller's): Ctrl-C or a kill leaves no temporaries and
+    no process it started (stop_on_signal), and a ValueError that reaches the top (ConfigError
+    included: a mistake in the input, missing or damaged data) ends in one line 'error: ...' and
+    exit status 2, as train.py's own errors do. Any other exception keeps its traceback."""
 
     def hook(kind, error, tb):
         if not issubclass(kind, ValueError):
@@ -96,13 +109,76 @@ def command_line_process():
         sys.stderr.flush()
         os._exit(2)  # an excepthook cannot choose the exit status otherwise; every finally has run
 
-    synthetic.end_on_signal()
+    stop_on_signal()
     sys.excepthook = hook
+
+
+# ----------------------------------------------------------------------------- the processes a
+# command line starts (reproduce.py and trend.py: experiments; throughput.py: its workers)
+
+# the process groups of the processes this one waits for now (run_process)
+CHILDREN = []
+STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def run_process(command, capture_output=False, **popen):
+    """subprocess.run(command, ...) in a process group of its own, listed in CHILDREN while it runs:
+    a stop of this process (stop_on_signal) ends that group, the process and whatever it started,
+    so that none is left running alone (writing results no README shows)."""
+    if capture_output:
+        popen.update(stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with subprocess.Popen(command, start_new_session=True, **popen) as proc:
+        CHILDREN.append(proc.pid)
+        try:
+            out, err = proc.communicate()
+        finally:
+            CHILDREN.remove(proc.pid)
+    return subprocess.CompletedProcess(command, proc.returncode, out, err)
+
+
+def end_group(pid, grace=5.0):
+    """Ends the process group that `pid` leads: SIGTERM, which each process answers by removing its
+    temporaries and exiting, then SIGKILL to any left after `grace` seconds. The leader is reaped
+    with os.waitpid, not Popen.wait: a signal handler may have interrupted Popen.wait, which holds
+    a lock."""
+    deadline = time.time() + grace
+    with suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGTERM)
+        while time.time() < deadline:
+            with suppress(ChildProcessError):  # reaped already
+                os.waitpid(pid, os.WNOHANG)
+            os.killpg(pid, 0)  # ProcessLookupError once the whole group is gone
+            time.sleep(0.02)
+        os.killpg(pid, signal.SIGKILL)
+
+
+def stop_on_signal(note=lambda: ''):
+    """For a command line's main thread: SIGINT (Ctrl-C), SIGTERM and SIGHUP end the processes it
+    runs (end_group), say `note()` if it says anything, then end this process as
+    synthetic.end_on_signal does: its temporaries removed, one line 'stopped by ...', exit status
+    128 + the signal. A signal the process was started ignoring (nohup's SIGHUP) stays ignored."""
+    synthetic.end_on_signal()
+    end = signal.getsignal(signal.SIGTERM)
+    if not callable(end):  # started with SIGTERM ignored: every signal left as it is
+        return
+
+    def stop(sig, frame):
+        for pid in list(CHILDREN):
+            end_group(pid)
+        if said := note():
+            os.write(2, f'\n{said}'.encode())
+        end(sig, frame)
+
+    for s in STOPS:
+        if signal.getsignal(s) is not signal.SIG_IGN:
+            signal.signal(s, stop)
 
 
 def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
     """-> args, .mode in {'full', 'quick', 'smoke'}; `add(parser)` adds its own flags, `at_keys` its
-    --at's keys."""
+    --at's keys. For the command line's own experiment, before any work: what it will write and
+    read back is checked (check_outputs), and --plan of one that trains nothing through train.py
+    writes its plan (no runs) and ends."""
     parser = synthetic.Parser(doc)
     parser.add_argument('--quick', action='store_true', help='a preview: minutes on a 2-core CPU')
     parser.add_argument(
@@ -147,6 +223,8 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
     args.out_dir.strip() or parser.error(
         "--out_dir='' names no folder (not this one): give one (default: out/)"
     )
+    # '~/x' as a shell expands it (and train.py its out_dir): the report goes beside the runs
+    args.out_dir, args.data_dir = map(os.path.expanduser, (args.out_dir, args.data_dir))
     try:  # a TREND's size, whose results go to OUT_DIR only
         args.point, args.at = (
             bool(args.at),
@@ -161,7 +239,64 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
     args.data_root = Path(args.data_dir) if args.data_dir else synthetic.DATA_ROOT
     # with --plan: each run's keys, corpora read
     args.plan_runs, args.plan_corpora, args.t0 = ([], set(), time.time())
+    script = Path(sys.argv[0]).resolve()
+    if argv is None and experiment_path(script.stem) == script:  # the command line's experiment
+        check_outputs(args, script.stem)
+        if args.plan and not trains(script):  # no train.py run to list: its plan, none of the work
+            write_plan(args, script.stem)
+            parser.exit()
     return args
+
+
+def trains(path):
+    """Whether the experiment file at `path` trains through train.py (its runs' keys made by
+    config): the runs --plan lists and reproduce.py --plan prices."""
+    return 'common.config(' in Path(path).read_text()
+
+
+def check_outputs(args, name):
+    """Before any work, so that nothing trained is lost to a path that cannot take its report: each
+    file the experiment writes (report's and save_figure's; with --plan, its plan) can be written,
+    and the results it reads back (report keeps their trend) are whole."""
+    out, fix = Path(args.out_dir), 'set --out_dir to a folder you can write'
+    if args.plan:
+        return check_writable(out / f'{name}-plan.json', fix)
+    for ext in ('json', 'png'):
+        check_writable(out / f'{name}.{ext}', fix)
+    published = [results_path(args.mode, name, ext, point=args.point) for ext in ('json', 'md')]
+    if published[0] is None:  # --smoke, --at: OUT_DIR only
+        return
+    for path in [*published, published[0].with_suffix('.png')]:
+        check_writable(path, RESULTS_FIX)
+    if published[0].exists():
+        read_results(published[0])
+    if published[1].exists():
+        read_text(published[1])
+
+
+def check_writable(path, fix):
+    """Raises ConfigError, saying `fix`, where the file `path` cannot be written: a folder stands
+    there, a file where one of its folders goes, or the nearest folder there cannot be written (a
+    read-only checkout)."""
+    path = Path(path)
+    there = next(p for p in path.parents if os.path.lexists(p))
+    try:
+        if path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, 'a folder stands where the file goes')
+        with tempfile.TemporaryFile(dir=there):  # made and gone: whether a file can be made there
+            pass
+    except OSError as e:
+        raise ConfigError(f'cannot write to {path} ({e.strerror}): {fix}') from None
+
+
+def read_text(path):
+    """A text file of ours (a results .md, the README): one line if it cannot be read as text."""
+    try:
+        with synthetic.open_regular(path, 'r', encoding='utf-8') as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        why = getattr(e, 'strerror', None) or 'not UTF-8 text'
+        raise ConfigError(f'cannot read {path} ({why}): git checkout it') from None
 
 
 # --at's keys: `own`, else train.py's, the model's or a task's; values of their type
@@ -411,6 +546,80 @@ def write_text(path, text):  # whole or not at all: a temporary name, then a ren
     synthetic.atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
+# where results cannot be written
+RESULTS_FIX = (
+    'results are written in the checkout: make it writable, or run with --smoke or --at (which '
+    'write to OUT_DIR only)'
+)
+# the keys of a results JSON that its readers read (report writes them all), and their types
+RESULTS_KEYS = dict(
+    name=str,
+    mode=str,
+    date=str,
+    device=str,
+    source=(str, type(None)),
+    claims_digest=(str, type(None)),
+    wall_s=(int, float),
+    values=dict,
+    claims=list,
+    regime=(list, type(None)),
+    at=dict,
+    trend=dict,
+    diagnosis=dict,
+    fair=dict,
+)
+
+
+def per_seed(value):
+    """Whether a results' value is one: a number per seed, one number, or (recovered results) their
+    statistics (claims.seed_range)."""
+    numbers = value if isinstance(value, list) else [value]
+    if isinstance(value, dict):
+        numbers = [value.get(k) for k in ('min', 'max', 'mean', 'n')]
+    return bool(numbers) and all(isinstance(v, (int, float)) for v in numbers)
+
+
+def read_results(path, needs=(), fix='git checkout it, or rerun its experiment'):
+    """-> the results JSON at `path`: an object whose keys hold RESULTS_KEYS' types, a number per
+    seed for each value and each regime's figure, and the keys its reader `needs`; anything else (a
+    file edited by hand, cut short) is bad input: one line that names the file, says what is wrong
+    (not the file's bytes) and `fix`."""
+    try:
+        with synthetic.open_regular(path, 'r', encoding='utf-8') as f:
+            results = json.loads(f.read())
+    # ValueError: not JSON, not UTF-8; RecursionError: nested thousands deep
+    except (OSError, ValueError, RecursionError) as e:
+        why = getattr(e, 'strerror', None) or getattr(e, 'msg', None) or type(e).__name__
+        raise ConfigError(f'{path} is damaged ({why}): {fix}') from None
+    if not isinstance(results, dict):
+        raise ConfigError(f'{path} is damaged (a JSON {type(results).__name__}): {fix}')
+    wrong = [f'no {k!r}' for k in needs if k not in results] + [
+        f'{k!r} holds a {type(results[k]).__name__}'
+        for k, types in RESULTS_KEYS.items()
+        if k in results and not isinstance(results[k], types)
+    ]
+    if not wrong:  # what the claims read inside (the types above hold)
+        wrong = [
+            f'{q!r} is not a number per seed'
+            for q, v in results.get('values', {}).items()
+            if not per_seed(v)
+        ]
+        wrong += [
+            'a regime without its figures'
+            for r in results.get('regime') or []
+            if not isinstance(r, dict)
+            or not all(isinstance(r.get(k), (int, float)) for k in ('ours', 'paper'))
+        ]
+        wrong += [
+            'a claim without its quantities'
+            for c in results.get('claims', [])
+            if not isinstance(c, dict) or not isinstance(c.get('of'), list)
+        ]
+    if wrong:
+        raise ConfigError(f'{path} is damaged ({wrong[0]}): {fix}')
+    return results
+
+
 def results_path(mode, name, ext, folder=RESULTS, point=False):
     """folder/<name>[-quick].<ext>, where results are committed; None for --smoke and a TREND's size
     (--at)."""
@@ -445,7 +654,8 @@ def report(
     declared before the run: claims.of_mode picks the mode's) test, and the trend's too. `regime`:
     an experiment that trains, its REGIME[mode] (the training regime beside the paper's,
     harness/claims.py's standing). With --plan: write_plan (an experiment that measures without
-    train.py lists no run)."""
+    train.py lists no run; run from its command line, parse_args wrote it before any work). The
+    results' JSON and .md move in together."""
     if args.plan:
         return write_plan(args, name)
     wall = time.time() - args.t0
@@ -473,11 +683,10 @@ def report(
         rows=rows,
         **(extra or {}),
     )
-    paths = [
-        Path(args.out_dir) / f'{name}.json',
-        results_path(args.mode, name, 'json', point=args.point),
+    out, published, md = [Path(args.out_dir) / f'{name}.json'] + [
+        results_path(args.mode, name, ext, point=args.point) for ext in ('json', 'md')
     ]
-    old = json.loads(paths[1].read_text()) if paths[1] and paths[1].exists() else {}
+    old = read_results(published) if published and published.exists() else {}
     for kept in ('trend', 'diagnosis'):  # trend.py's, run on this code: kept
         if (old.get(kept) or {}).get('source') == info['source']:
             info[kept] = old[kept]
@@ -487,21 +696,23 @@ def report(
     print(f'\n## {title}\n\n{table}\n\n{claims_text(info)}\n')
     if notes:
         print(notes)
-    for path in filter(None, paths):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_text(path, json.dumps(info, indent=1, default=str) + '\n')
-    md = results_path(args.mode, name, 'md', point=args.point)
+    text = json.dumps(info, indent=1, default=str) + '\n'
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_text(out, text)
     if md is not None:
-        old = md.read_text() if md.exists() else ''
+        old = read_text(md) if md.exists() else ''
         history = old[old.index('\n## History\n') :] if '\n## History\n' in old else ''
         head = (
             f'# {title}\n\n- command: `{command}`\n- date: {info["date"]}\n- device: '
             f'{info["device"]}\n- wall time: {wall / 60:.1f} min\n\n'
         )
-        write_text(
-            md,
-            f'{head}{table}\n\n{claims_section(info)}\n'
-            + (f'\n{notes}\n' if notes else '')
-            + history,
-        )
-    print('wrote ' + ' and '.join(str(p) for p in paths + [md] if p))
+        # the JSON and the .md move in together (a stop waits until both are in): never new numbers
+        # beside an old .md
+        with synthetic.new_files(md.parent) as new:
+            (new / published.name).write_text(text)
+            (new / md.name).write_text(
+                f'{head}{table}\n\n{claims_section(info)}\n'
+                + (f'\n{notes}\n' if notes else '')
+                + history
+            )
+    print('wrote ' + ' and '.join(str(p) for p in (out, published, md) if p))

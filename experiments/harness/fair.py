@@ -16,6 +16,15 @@ import argparse
 import itertools
 import json
 import math
+import sys
+
+if __name__ == '__main__':  # the experiments' code, not a command (alone: an import's traceback)
+    print(
+        f'error: {__file__} is imported, not run: run an experiment, '
+        'python experiments/<paper>/<name>.py, or a tool, python experiments/tools/<name>.py',
+        file=sys.stderr,
+    )
+    sys.exit(2)
 
 import numpy as np
 
@@ -40,7 +49,7 @@ def earlier_tasks(args, name, fairs):
     """With --tasks: the other tasks' comparisons, from this mode's results of the same code (a
     protocol run a task at a time), added to `fairs`, and their wall time to this run's."""
     path = common.results_path(args.mode, name, 'json', point=args.point)
-    old = json.loads(path.read_text()) if path and path.exists() else {}
+    old = common.read_results(path) if path and path.exists() else {}
     if old.get('source') != common.source_digest(name):
         return
     for label, f in old['fair'].items():

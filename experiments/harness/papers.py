@@ -11,6 +11,15 @@ docstring marks every setting "authors' code" or "paper text".
 """
 
 import math
+import sys
+
+if __name__ == '__main__':  # the experiments' code, not a command (alone: an import's traceback)
+    print(
+        f'error: {__file__} is imported, not run: run an experiment, '
+        'python experiments/<paper>/<name>.py, or a tool, python experiments/tools/<name>.py',
+        file=sys.stderr,
+    )
+    sys.exit(2)
 
 import numpy as np
 

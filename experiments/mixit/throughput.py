@@ -20,7 +20,6 @@ import ctypes
 import json
 import resource
 import statistics
-import subprocess
 import sys
 import time
 from contextlib import nullcontext
@@ -130,7 +129,9 @@ CLAIMS = {
 
 def add_flags(parser):
     parser.add_argument(
-        '--configs', default='', help="full mode: comma-separated subset of 'lm,gpt2'"
+        '--configs',
+        default='',
+        help="comma-separated subset of the mode's configurations (full: 'lm,gpt2')",
     )
     parser.add_argument(
         '--variants', default='standard,frozen_qk,mixit,frozen_mlp,random', help='comma-separated'
@@ -280,8 +281,9 @@ def measure_speed(spec):
 
 
 def in_subprocess(job, spec):
-    """measure_<job>(spec) in a fresh Python process: its own compile caches and memory counters."""
-    out = subprocess.run(
+    """measure_<job>(spec) in a fresh Python process: its own compile caches and memory counters;
+    a stop of this one ends it too (common.run_process)."""
+    out = common.run_process(
         [sys.executable, __file__, f'--worker={json.dumps(dict(spec, job=job))}'],
         capture_output=True,
         text=True,
@@ -352,10 +354,11 @@ def main():
         print(json.dumps(jobs[spec['job']](spec)))
         return
     P = PROTOCOL[args.mode]
-    names = args.configs.split(',') if args.configs and args.mode == 'full' else list(P['configs'])
+    names = [c for c in args.configs.split(',') if c] or list(P['configs'])
     if set(names) - set(P['configs']):
         raise common.ConfigError(
-            f'--configs={args.configs}: name only configurations of {", ".join(P["configs"])}'
+            f'--configs={args.configs}: name only configurations of the {args.mode} protocol, '
+            f'{", ".join(P["configs"])}'
         )
     variants = [v for v in args.variants.split(',') if v]
     if 'standard' not in variants or any(v not in VARIANTS for v in variants):

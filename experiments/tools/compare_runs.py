@@ -13,12 +13,17 @@ train.py recorded tokens is drawn against steps only). The table (stdout) has on
 the order given: the last
 evaluation's step, tokens, val_loss, val_acc, val_exact and the wall time (elapsed_s of the last
 line, plus that before each resumption: a resumed run restarts the clock). A folder without
-log.jsonl, an empty log or a malformed line stops it with one line `error: ...` and exit code 2.
+log.jsonl, an empty log or a malformed line stops it with one line `error: ...` and exit code 2, and
+so does a log.jsonl or config.json that is a symbolic link (checkpoint.read_log and read_config:
+train.py writes none, and a link reaches any file on the machine) or not a regular file (a FIFO
+would block). A path that exists is used as given (a folder named run[1]); one that does not, as a
+glob.
 """
 
 import glob
 import json
 import math
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -46,14 +51,15 @@ def run_dirs(paths):
     glob, or a folder of run folders (sorted by name). A glob's non-folders are skipped: out/* also
     matches the JSON reports."""
     found = []
-    for arg in paths:
-        matches = sorted(glob.glob(arg)) if glob.has_magic(arg) else [arg]
-        if glob.has_magic(arg) and not matches:
+    for arg in map(os.path.expanduser, paths):  # '~/out' as a shell expands it
+        pattern = glob.has_magic(arg) and not os.path.lexists(arg)  # an existing path as given
+        matches = sorted(glob.glob(arg)) if pattern else [arg]
+        if pattern and not matches:
             raise ConfigError(
                 f"'{arg}' matches nothing: give run folders written by train.py (out/<run>/)"
             )
         for p in map(Path, matches):
-            if glob.has_magic(arg) and not p.is_dir():
+            if pattern and not p.is_dir():
                 continue
             if p.is_file() and p.name in ('log.jsonl', 'config.json'):
                 p = p.parent
@@ -195,7 +201,9 @@ def main(argv=None):
         help='the figure to write: .png, .pdf, .svg, ...',
     )
     args = parser.parse_args(argv)
-    try:
+    out = Path(os.path.expanduser(args.out))  # '~/x.png' as a shell expands it
+    try:  # --out first: nothing is read for a figure that cannot be written
+        common.check_writable(out, 'set --out to a file in a folder you can write')
         dirs = run_dirs(args.runs)
         runs = [dict(dir=d, config=read_config(d), log=read_log(d)) for d in dirs]
     except ConfigError as e:
@@ -211,7 +219,6 @@ def main(argv=None):
         else ''
     )
     fig = figure(runs, f'{len(runs)} run{"s" * (len(runs) > 1)}{task}')
-    out = Path(args.out)
     # the temporary name ends in .tmpPID: the format is said, from the name asked for
     kind = out.suffix[1:].lower()
     if kind not in fig.canvas.get_supported_filetypes():

@@ -17,6 +17,13 @@ of the experiment's results .md.
                 go to every experiment
     --plan      what each full protocol that trains would cost: runs, steps, tokens, FLOPs, memory,
                 H100-hours, corpora
+    --only=A,B  run (or --plan) these experiments alone
+
+Before any experiment runs, the README and every results file it reads are checked (the tables'
+markers, each once and in order; results JSON as an experiment writes them) and the README and the
+results' folder must be writable: a run never ends in results the README cannot show. Each
+experiment runs in a process group of its own, which a stop of this one (Ctrl-C, SIGTERM, SIGHUP)
+ends with it; the stop names the results the README does not show yet.
 """
 
 import functools
@@ -75,6 +82,8 @@ PAPERS = {
 }
 EXPERIMENTS = [name for files in PAPERS.values() for name, _ in files]
 RESULTS = common.RESULTS
+# the experiments run here whose results the README does not show yet (main writes it at the end)
+UNSHOWN = []
 # the modes whose results the README reads, the first that exists: the paper's protocol, the paper's
 # regime at a CPU's size, the preview
 MODES = ('full', 'regime', 'quick')
@@ -88,16 +97,11 @@ HEAD = [
 ]
 
 
-def load(name, mode, results=None):
-    """-> an experiment's results JSON in `mode`, None if none; a damaged one is bad input (one
-    line, exit 2)."""
+def load(name, mode, results=None, needs=('name', 'mode', 'date', 'values')):
+    """-> an experiment's results JSON in `mode`, None if none; a damaged one, or one without the
+    keys this file reads, is bad input (one line, exit 2)."""
     path = common.results_path(mode, name, 'json', results or RESULTS)
-    try:
-        return json.loads(path.read_text()) if path.exists() else None
-    except ValueError as e:
-        raise ConfigError(
-            f'{path} is damaged ({e}): git checkout it, or rerun its experiment'
-        ) from None
+    return common.read_results(path, needs) if path.exists() else None
 
 
 def judged(results, name):
@@ -162,9 +166,10 @@ def readme_with_tables(text, results=RESULTS):
         table = '\n'.join(HEAD + [row(name, what, results) for name, what in files])
         start, end = (m.format(paper) for m in MARKERS)
         opening = start[: start.index(':') + 1]  # '<!-- reproductions PAPER:'
-        if opening not in text or end not in text:
+        if text.count(opening) != 1 or text.count(end) != 1 or text.find(opening) > text.find(end):
             raise ConfigError(
-                f'README.md lacks the markers {start} ... {end}: put them where the table goes'
+                f'README.md lacks the markers {start} ... {end}, each once and in that order: put '
+                'them where the table goes'
             )
         i = text.index(opening)
         text = text[:i] + start + '\n' + table + '\n' + text[text.index(end) :]
@@ -181,7 +186,7 @@ def results_with_sections(results=RESULTS):
             if section is None:
                 continue
             md = common.results_path(mode, name, 'md', results)
-            text = md.read_text() if md.exists() else ''
+            text = common.read_text(md) if md.exists() else ''
             old = claims.section_of(text)
             if old is None:
                 raise ConfigError(
@@ -202,7 +207,7 @@ def judged_before(path, code, root=ROOT):
     def git(*args):
         return subprocess.run(['git', '-C', str(root), *args], capture_output=True, text=True)
 
-    digest = json.loads(path.read_text()).get('claims_digest')
+    digest = common.read_results(path).get('claims_digest')
     if not digest or not path.is_relative_to(root) or not shutil.which('git'):
         return None
     if git('rev-parse', '--is-shallow-repository').stdout.strip() != 'false':
@@ -224,7 +229,7 @@ def judged_before(path, code, root=ROOT):
 def check(readme=ROOT / 'README.md', results=RESULTS):
     """-> the problems: the README's tables or a results .md's claims section differ from the
     results, or a commit changed claims with results."""
-    text = readme.read_text()
+    text = common.read_text(readme)
     again = 'run python experiments/tools/reproduce.py --readme'
     problems = (
         []
@@ -248,7 +253,7 @@ def check(readme=ROOT / 'README.md', results=RESULTS):
 
 def current(name, mode):
     """Whether an experiment's results for `mode` were written by its code as it is now."""
-    return (load(name, mode) or {}).get('source') == common.source_digest(name)
+    return (load(name, mode, needs=['source']) or {}).get('source') == common.source_digest(name)
 
 
 def command(name, mode, *flags):  # an experiment's command line in `mode`
@@ -256,27 +261,52 @@ def command(name, mode, *flags):  # an experiment's command line in `mode`
     return [sys.executable, str(common.experiment_path(name)), *flag, *flags]
 
 
-def run_all(mode, passed):
-    """Runs each experiment not current in `mode`, in EXPERIMENTS' order; -> the names that
-    failed."""
-    # the regime mode: the experiments that have one (where none fits an hour, the docstring says)
-    runs = [
+def runnable(mode):
+    """The experiments `mode` runs, in the tables' order: in the regime mode those that have one
+    (where none fits an hour, the docstring says), else all."""
+    return [
         n
         for n in EXPERIMENTS
         if mode != 'regime' or 'regime' in getattr(common.experiment_module(n), 'PROTOCOL', {})
     ]
+
+
+def run_all(mode, passed, names=None):
+    """Runs each experiment of `names` (default: runnable's) not current in `mode`, in EXPERIMENTS'
+    order, each in a process group of its own (common.run_process) -> the names that failed."""
+    runs = names or runnable(mode)
     todo, failed = [n for n in runs if not current(n, mode)], []
     print(f'{len(runs) - len(todo)} of {len(runs)} results are current; running {len(todo)}')
     for name in (bar := tqdm(todo, unit='experiment')):
         bar.set_description(name)
         t0 = time.time()
-        proc = subprocess.run(command(name, mode, *passed), cwd=ROOT)
+        proc = common.run_process(command(name, mode, *passed), cwd=ROOT)
+        UNSHOWN.append(name)
         tqdm.write(
             f'{name}: {"failed" if proc.returncode else "done"} in {(time.time() - t0) / 60:.1f} '
             'min'
         )
         failed += [name] if proc.returncode else []
     return failed
+
+
+def unshown():
+    """What a stop or an error says while results written here are not in the README yet."""
+    return (
+        f'the README does not show the results of {", ".join(UNSHOWN)} yet: run python '
+        'experiments/tools/reproduce.py --readme'
+        if UNSHOWN
+        else ''
+    )
+
+
+def chosen(parser, only, among):
+    """-> the experiments --only names (comma-separated), in `among`'s order; all of them without
+    it. A name not among them is refused, with the choices."""
+    names = [n for n in only.split(',') if n]
+    if set(names) - set(among) or only and not names:
+        parser.error(f'--only={only}: name experiments among {", ".join(among)}')
+    return [n for n in among if n in names] or among
 
 
 # ----------------------------------------------------------------------------- the cost of the
@@ -341,7 +371,7 @@ def plan(mode, names, passed, out):
         / min(timeit.repeat('a @ a', globals={'a': torch.randn(1024, 1024)}, number=1, repeat=10))
     )
     for name in names:
-        proc = subprocess.run(
+        proc = common.run_process(
             command(name, mode, '--plan', f'--out_dir={out}', *passed),
             capture_output=True,
             text=True,
@@ -390,22 +420,21 @@ def main(argv=None):
     for flag in ('--readme', '--check', '--quick', '--regime', '--plan'):
         parser.add_argument(flag, action='store_true')
     parser.add_argument(
-        '--only', default='', help='with --plan: these experiments (comma-separated), not all'
+        '--only', default='', help='these experiments alone (comma-separated), not all'
     )
     args = parser.parse_args(ours)
     mode = 'quick' if args.quick else 'regime' if args.regime else 'full'
     readme = ROOT / 'README.md'
+    if args.only and (args.readme or args.check):
+        parser.error(
+            '--only chooses what runs or is planned: --readme and --check read every result'
+        )
     try:
         if args.plan:
-            trains = [
-                n for n in EXPERIMENTS if 'common.config(' in common.experiment_path(n).read_text()
-            ]
-            names = [n for n in trains if n in args.only.split(',') or not args.only]
-            if not names or set(args.only.split(',') if args.only else []) - set(trains):
-                parser.error(
-                    f'--only={args.only}: name experiments that train, among {", ".join(trains)}'
-                )
+            trains = [n for n in EXPERIMENTS if common.trains(common.experiment_path(n))]
+            names = chosen(parser, args.only, trains)
             with tempfile.TemporaryDirectory(prefix='plan') as out:  # removed, whatever happens
+                synthetic.TEMPORARIES.add(Path(out))  # a stop too
                 print(plan(mode, names, passed, Path(out)))
             print(
                 'Not listed (no train.py runs):',
@@ -413,15 +442,26 @@ def main(argv=None):
             )
             return 0
         if args.check:
-            problems = check(readme)
+            problems = check(readme, RESULTS)
             print('\n'.join(f'error: {p}' for p in problems) or 'the README matches the results')
             return 1 if problems else 0
-        failed = [] if args.readme else run_all(mode, passed)
-        common.write_text(readme, readme_with_tables(readme.read_text()))
-        for md, text in results_with_sections().items():
+        names = [] if args.readme else chosen(parser, args.only, runnable(mode))
+        # before any experiment runs: what the README is made of is whole, and it and the results
+        # it shows can be written
+        readme_with_tables(common.read_text(readme), RESULTS)
+        for path in [readme, *results_with_sections(RESULTS)] + [
+            common.results_path(mode, n, ext, RESULTS) for n in names for ext in ('json', 'md')
+        ]:
+            common.check_writable(path, 'make the checkout writable')
+        failed = run_all(mode, passed, names) if names else []
+        text = readme_with_tables(common.read_text(readme), RESULTS)
+        sections = results_with_sections(RESULTS)
+        common.write_text(readme, text)
+        for md, text in sections.items():
             common.write_text(md, text)
+        UNSHOWN.clear()
     except ConfigError as e:  # bad input: a damaged results file, a README without its markers
-        print(f'error: {e}', file=sys.stderr)
+        print(f'error: {e}' + (f'; {unshown()}' if UNSHOWN else ''), file=sys.stderr)
         return 2
     print(
         f"wrote the reproduction tables of {readme} and the results' claims sections"
@@ -431,4 +471,5 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
+    common.stop_on_signal(unshown)  # Ctrl-C: one line, and the experiment running ends too
     sys.exit(main())

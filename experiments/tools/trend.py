@@ -32,7 +32,7 @@ cites, per axis, its outcome and margin at each size and whether moving that axi
 """
 
 import json
-import subprocess
+import os
 import sys
 import textwrap
 import time
@@ -49,30 +49,70 @@ from experiments.harness.common import ROOT
 FLAGS = ['--seeds=1', '--no-search']
 # a diagnosis: two seeds a point, enough to see whether a gap closes (the issue's budget: an hour)
 DIAGNOSIS_SEEDS = 2
+# what this file reads of a size's results
+POINT_NEEDS = ('source', 'values', 'wall_s')
+
+
+def point_path(name, index, out_dir):  # a size's results, in its own folder
+    return Path(out_dir) / 'trend' / name / str(index) / f'{name}.json'
+
+
+def finished(name, index, keys, out_dir):
+    """-> the results of a size already run on this code at these keys, else None; a damaged file is
+    bad input (one line)."""
+    path = point_path(name, index, out_dir)
+    if not path.exists():
+        return None
+    done = common.read_results(path, POINT_NEEDS, 'delete it to run that size again')
+    return done if done['source'] == common.source_digest(name) and done.get('at') == keys else None
 
 
 def point(name, index, keys, out_dir, flags=FLAGS, mode='quick'):
     """Runs one size of `mode`'s protocol (unless its results are current) -> its results JSON."""
-    folder = Path(out_dir) / 'trend' / name / str(index)
-    path = folder / f'{name}.json'
-    done = json.loads(path.read_text()) if path.exists() else {}
-    if done.get('source') == common.source_digest(name) and done.get('at') == keys:
+    done = finished(name, index, keys, out_dir)
+    if done:
         return done
+    path = point_path(name, index, out_dir)
     at = [f'--at={k}={v}' for k, v in keys.items()] or ['--at=']  # --at, even empty: OUT_DIR only
     command = [
         sys.executable,
         str(common.experiment_path(name)),
         f'--{mode}',
         *flags,
-        f'--out_dir={folder}',
+        f'--out_dir={path.parent}',
         *at,
     ]
     print(' '.join(command[1:]), flush=True)
-    if subprocess.run(command).returncode:
+    if common.run_process(command).returncode:  # a stop of trend.py ends it too
         raise ConfigError(
             f'{name}.py failed at the size {keys or "of --quick"}: see its output above'
         )
-    return json.loads(path.read_text())
+    return common.read_results(path, POINT_NEEDS)
+
+
+def checked(name, mode, points, out_dir):
+    """Before any size runs: the mode's results, which the sizes are added to, are whole (the JSON
+    as an experiment writes it, the .md with its claims section) and can be rewritten, and each
+    size's results already there are whole and the others can be written. -> the JSON."""
+    path, md = (common.results_path(mode, name, ext) for ext in ('json', 'md'))
+    if not path.exists():
+        raise ConfigError(
+            f'no {path}: run python {common.experiment_path(name).relative_to(ROOT)} --{mode} first'
+        )
+    common.read_results(path, ('name', 'values'))
+    if claims.section_of(common.read_text(md) if md.exists() else '') is None:
+        raise ConfigError(
+            f'{md} has no claims section: rerun python '
+            f'{common.experiment_path(name).relative_to(ROOT)} --{mode}'
+        )
+    for p in (path, md, path.with_name(f'{name}-{mode}-trend.png')):
+        common.check_writable(p, 'make the checkout writable')
+    for index, keys in points:
+        finished(name, index, keys, out_dir)
+        common.check_writable(
+            point_path(name, index, out_dir), 'set --out_dir to a folder you can write'
+        )
+    return path
 
 
 def plot(trend, judged, path):
@@ -119,6 +159,8 @@ def main(argv=None):
         'axis at a time) into its regime results',
     )
     args = parser.parse_args(argv)
+    # '~/x' as a shell expands it, and the experiments
+    args.out_dir = os.path.expanduser(args.out_dir)
     path = common.experiment_path(args.name)  # None: no experiment of that name ('../train')
     module = common.experiment_module(args.name) if path else None
     if args.diagnose:
@@ -132,15 +174,11 @@ def main(argv=None):
                 if '\nTREND = ' in p.read_text()
             )
         )
-    quick = common.results_path('quick', args.name, 'json')
-    if not quick.exists():
-        raise ConfigError(f'no {quick}: run python {path.relative_to(ROOT)} --quick first')
     spec, t0 = module.TREND, time.time()
+    points = list(enumerate(spec['sizes'].values()))
+    quick = checked(args.name, 'quick', points, args.out_dir)
     flags = spec.get('flags', FLAGS)
-    runs = [
-        point(args.name, i, keys, args.out_dir, flags)
-        for i, keys in enumerate(spec['sizes'].values())
-    ]
+    runs = [point(args.name, i, keys, args.out_dir, flags) for i, keys in points]
     sizes = list(spec['sizes'])
     trend = dict(
         axis=spec['axis'],
@@ -163,17 +201,11 @@ def main(argv=None):
 def rewrite(name, module, mode, **found):
     """Adds `found` (a trend or a diagnosis) to the mode's results, judges every claim again on them
     and rewrites the JSON and the .md's claims section -> the judged claims."""
-    path = common.results_path(mode, name, 'json')
-    results = {**json.loads(path.read_text()), **found}
+    path, md = (common.results_path(mode, name, ext) for ext in ('json', 'md'))
+    results = {**common.read_results(path), **found}  # whole: checked before the sizes ran
     results = claims.judged(results, claims.of_mode(module.CLAIMS, mode), hasattr(module, 'REGIME'))
-    md = common.results_path(mode, name, 'md')
-    text = md.read_text()
+    text = common.read_text(md)
     old = claims.section_of(text)
-    if old is None:
-        raise ConfigError(
-            f'{md} has no claims section: rerun python '
-            f'{common.experiment_path(name).relative_to(ROOT)} --{mode}'
-        )
     common.write_text(path, json.dumps(results, indent=1, default=str) + '\n')
     common.write_text(md, text.replace(old, claims.claims_section(results)))
     print(claims.claims_text(results))
@@ -193,19 +225,18 @@ def diagnose(args, module):
                 if '\nDIAGNOSIS = ' in p.read_text()
             )
         )
-    regime = common.results_path('regime', name, 'json')
-    if not regime.exists():
-        raise ConfigError(
-            f'no {regime}: run python {common.experiment_path(name).relative_to(ROOT)} --regime '
-            'first'
-        )
     spec = module.DIAGNOSIS
+    # the regime's own point ({}) is one run for every axis
+    where = {
+        axis: [(f'{axis}/{i}' if keys else 'regime', keys) for i, keys in enumerate(sizes.values())]
+        for axis, sizes in spec['axes'].items()
+    }
+    regime = checked(name, 'regime', sum(where.values(), []), args.out_dir)
     flags = [f'--seeds={DIAGNOSIS_SEEDS}', '--no-search', *spec.get('flags', [])]
     axes = {}
     for axis, sizes in spec['axes'].items():
-        runs = [  # the regime's own point ({}) is one run for every axis
-            point(name, f'{axis}/{i}' if keys else 'regime', keys, args.out_dir, flags, 'regime')
-            for i, keys in enumerate(sizes.values())
+        runs = [
+            point(name, index, keys, args.out_dir, flags, 'regime') for index, keys in where[axis]
         ]
         axes[axis] = dict(
             axis=axis,
@@ -227,6 +258,7 @@ def diagnose(args, module):
 
 
 if __name__ == '__main__':
+    common.stop_on_signal()  # Ctrl-C: one line, and the size running ends too
     try:
         main()
     except ConfigError as e:  # bad input: one line, exit status 2
