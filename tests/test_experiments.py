@@ -1347,3 +1347,22 @@ def test_harness_run_as_a_file_says_what_to_run(path, tmp_path):
     )
     assert done.returncode == 2
     assert_one_line(done.stderr, 'python experiments/<paper>/<name>.py')
+
+
+def test_every_trend_and_diagnosis_size_is_keys_an_experiment_takes():
+    """Each size of a TREND and of a DIAGNOSIS axis is --at keys (trend.py passes them so): keys of
+    every run that train.py knows, found wrong here rather than after an hour of other sizes; a
+    DIAGNOSIS axis holds the regime's own point ({}) first and a size toward the paper."""
+    from experiments.harness import common
+
+    checked = 0
+    for path in REPRODUCTIONS:
+        experiment = module(path.stem)
+        sizes = list(getattr(experiment, 'TREND', {}).get('sizes', {}).values())
+        for axis in getattr(experiment, 'DIAGNOSIS', {}).get('axes', {}).values():
+            assert list(axis.values())[0] == {} and len(axis) > 1, (path.stem, axis)
+            sizes += list(axis.values())
+        for keys in sizes:
+            common.checked_at(dict(keys))
+            checked += 1
+    assert checked >= 30, checked
