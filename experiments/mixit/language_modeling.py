@@ -197,6 +197,23 @@ def regime_keys(n_embd):
     return text_keys(n_embd, math.ceil(tokens / (BATCH['regime'] * QUICK_MODEL['block_size'])))
 
 
+# trend.py --diagnose: "Frozen-QK comes close to standard, MixiT is notably worse" fails in the
+# regime on every seed (Frozen-QK 0.73-0.99 nats per byte above standard, MixiT 0.11-0.39 above
+# Frozen-QK). Frozen-QK's fixed random scores there have heads of 8 dimensions, the paper's 64 (8
+# heads at width 512). Moved toward the paper one axis at a time, 2 seeds a point, each at the
+# regime's tokens per parameter: the head width (2 heads of 16, 1 of 32, each with Table 8's softmax
+# scale), the width (48: 2.2 times the steps). About 7 minutes a point at width 32 (6 runs of the
+# regime's 1.1 min), 26 at width 48: 46 in all.
+DIAGNOSIS = dict(
+    axes={
+        'head width': {
+            '8': {},
+            '16': dict(n_head=2, attn_scale=papers.paper_scale(32, 2, PAPER_WIDTH)),
+            '32': dict(n_head=1, attn_scale=papers.paper_scale(32, 1, PAPER_WIDTH)),
+        },
+        'width': {'32': {}, '48': regime_keys(48)},
+    }
+)
 # the corpora, then the variants (the table's rows)
 PROTOCOL = {
     'full': dict(
