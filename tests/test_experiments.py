@@ -579,7 +579,7 @@ def test_trend_bad_input_is_one_line():
 
 
 # a README row: file (a link), what it reproduces, verdict (mode, date), claims held / failed /
-# unresolved, time, results
+# open, time, results
 ROW = re.compile(
     r'\| \[(\w+)\.py\]\(experiments/(\w+)/\1\.py\) \| [^|]+ '
     r'\| \*\*(' + '|'.join(VERDICTS) + r')\*\* \(([^;|()]+; )?(full|regime|quick), '

@@ -1469,8 +1469,8 @@ def test_wandb_missing_is_refused_before_anything_is_written(base, tmp_path, mon
         ),
         (
             'experiments/tools/compare_runs.py {run} --out={d}/file/figure.png',
-            r'cannot write to .*/file \(a file stands where a '
-            r'folder goes\): set --out to a folder',
+            r'cannot write to .*/file/figure.png \(Not a directory\): set --out to a file in a '
+            r'folder you can write',
         ),
         ('data/text/prepare.py --input= --encoding=bytes', '--input= names no file'),
         (

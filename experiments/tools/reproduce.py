@@ -3,7 +3,7 @@ Every reproduction at once, and the README's tables from their results. No verdi
 experiment declares its CLAIMS before it runs (harness/claims.py), its results JSON
 (experiments/results/) holds the numbers they test, and this file judges the claims on those
 numbers. It writes the README's tables between their markers, one short row a file (verdict, claims
-held / failed / unresolved, time, links), and each claim's text and evidence in the claims section
+held / failed / open, time, links), and each claim's text and evidence in the claims section
 of the experiment's results .md.
 
     --readme    rewrite the README's reproduction tables and the results .md's claims sections
@@ -92,7 +92,7 @@ MARKERS = (
     '<!-- end of reproductions {} -->',
 )
 HEAD = [
-    '| file | reproduces | verdict | claims held / failed / unresolved | time | results |',
+    '| file | reproduces | verdict | claims held / failed / open | time | results |',
     '|---|---|---|---|---|---|',
 ]
 
@@ -129,7 +129,7 @@ def claims_section(name, mode, folder=RESULTS):
 
 def row(name, reproduces, folder=RESULTS):
     """A README row: the file, what it reproduces, the verdict judged here (with mode and date), the
-    claims held / failed / unresolved (split or not measured), the wall time and the results'
+    claims held / failed / open (split, unresolved or not measured), the wall time and the results'
     files."""
     script = common.experiment_path(name).relative_to(common.ROOT).as_posix()
     link = f'[{name}.py]({script})'
