@@ -219,13 +219,17 @@ def load_checkpoint(path):
     """A checkpoint, for resume, --sample and the experiments.
 
     weights_only: run folders are shared, and a pickle can run any code when it is loaded, so only
-    tensors and plain values are read; then the checksum is checked."""
-    if not Path(path).is_file():  # a FIFO or a device would block or never end
+    tensors and plain values are read; then the checksum is checked. A link is not followed: it
+    would read another folder's file as this run's (own_file)."""
+    own_file(Path(path))
+    try:  # a FIFO or a device would block or never end
+        with open_regular(path) as f:
+            ckpt = torch.load(f, map_location='cpu', weights_only=True)
+    except OSError as e:
         raise ConfigError(
-            f'{path} is not a regular file: delete it, or restore the checkpoint from a copy'
-        )
-    try:
-        ckpt = torch.load(path, map_location='cpu', weights_only=True)
+            f'cannot read {path} ({e.strerror or e}): delete it, or restore the checkpoint from a '
+            'copy'
+        ) from None
     except Exception as e:  # torch.load raises many types for a damaged file
         if 'Weights only load failed' in str(e):
             raise ConfigError(

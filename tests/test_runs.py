@@ -861,7 +861,17 @@ CASES = [
         'a checkpoint that is a FIFO',
         lambda d: done(d, '--resume'),
         lambda d: ((d / 'out/done/ckpt.pt').unlink(), os.mkfifo(d / 'out/done/ckpt.pt')),
-        'is not a regular file',
+        r'ckpt.pt \(not a regular file but a FIFO or a device\)',
+    ),
+    (
+        "a checkpoint that is a link to another folder's, sampled",
+        lambda d: done(d, '--sample', '--prompt=1+1='),
+        lambda d: (
+            (d / 'elsewhere').mkdir(),
+            (d / 'out/done/ckpt.pt').rename(d / 'elsewhere/ckpt.pt'),
+            (d / 'out/done/ckpt.pt').symlink_to(d / 'elsewhere/ckpt.pt'),
+        ),
+        r'ckpt.pt is a symbolic link, and a run is read from its own files only',
     ),
     # a model that reads the future
     (
