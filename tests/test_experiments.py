@@ -1366,3 +1366,18 @@ def test_every_trend_and_diagnosis_size_is_keys_an_experiment_takes():
             common.checked_at(dict(keys))
             checked += 1
     assert checked >= 30, checked
+
+
+def test_a_regime_size_is_the_fewest_steps_that_keep_the_regime():
+    """common.regime_size: at its steps the run has at least the examples per trained parameter
+    asked for, and one step fewer it has less (induction_heads_map's width-128 size, counted on the
+    standard model as its REGIME counts)."""
+    from experiments.harness import common
+
+    heads_map = module('induction_heads_map')
+    target = heads_map.REGIME['full'][0]['paper']
+    size = heads_map.DIAGNOSIS['axes']['width']['128']
+    run = {**common.config(heads_map.PROTOCOL['regime']), **size}
+    for steps, enough in ((size['max_iters'], True), (size['max_iters'] - 1, False)):
+        assert (heads_map.per_param({**run, 'max_iters': steps}) >= target) == enough, steps
+    assert size['max_iters'] > 3 * heads_map.PROTOCOL['regime']['keys']['max_iters']

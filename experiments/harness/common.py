@@ -44,6 +44,7 @@ import errno
 import hashlib
 import importlib
 import json
+import math
 import os
 import platform
 import shlex
@@ -387,6 +388,19 @@ def trained_params(config):
     with torch.device('meta'):
         model = GPT(GPTConfig(**model_args_of(cfg, *task_shape(cfg))))
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def regime_size(protocol, keys, per_param, counted=None):
+    """A diagnosis's size (trend.py --diagnose's --at keys): `keys` over the run of a regime
+    `protocol`, with the fewest steps (one evaluation, at the end) that keep `per_param` examples
+    per trained parameter of its model (of variant `counted`'s, where the regime counts another
+    model's)."""
+    run = {**config(protocol), **keys}
+    trained = trained_params({**run, **({'variant': counted} if counted else {})})
+    steps = math.ceil(
+        per_param * trained / (run['batch_size'] * run.get('gradient_accumulation_steps', 1)) - 1e-9
+    )
+    return {**keys, 'max_iters': steps, 'eval_interval': steps}
 
 
 def examples_per_param(config):

@@ -161,6 +161,37 @@ REGIME = {
     ]
     for mode, p in PROTOCOL.items()
 }
+# trend.py --diagnose: the layer-1 previous-token head fails in the regime (48.10%, 46.64-48.87% on
+# the seeds, against more than half of its attention), moved toward the paper one axis at a time, 2
+# seeds a point, each in the paper's regime (common.regime_size) with m_max at the paper's keys per
+# head dimension and Table 8's softmax scale: the head width (one head of 64 at width 64, m_max 8;
+# the paper's heads are 256 wide), the width (128, 2 heads of 64, m_max 8: 3.3 times the steps).
+# About 2.5 minutes a point at width 64 (the regime's 3 runs took 3.8), 25 at width 128: 30 in all.
+DIAGNOSIS = dict(
+    axes={
+        axis: {
+            base: {},
+            size: common.regime_size(
+                PROTOCOL['regime'],
+                dict(
+                    n_embd=n_embd,
+                    n_head=n_head,
+                    m_max=(m := papers.retrieval_m_max(30, n_embd, n_head)),
+                    block_size=2 * m + 3,
+                    attn_scale=papers.paper_scale(
+                        n_embd, n_head, papers.RETRIEVAL['full']['n_embd']
+                    ),
+                ),
+                REGIME['full'][0]['paper'],
+                'standard',
+            ),
+        }
+        for axis, base, size, n_embd, n_head in (
+            ('head width', '32', '64', 64, 1),
+            ('width', '64', '128', 128, 2),
+        )
+    }
+)
 # Figure 3's statements, by the rules of harness/claims.py: "solves" is claims.solves (above 95%); a
 # head "attends to" a token when that token takes more than half of its attention (claims.ATTENDS),
 # more than all the others together; uniform causal attention gives the previous token about
