@@ -921,9 +921,13 @@ def read_safetensors(path):
             t.get(k) if isinstance(t, dict) else None for k in ('dtype', 'shape', 'data_offsets')
         )
         if not (isinstance(dtype, str) and dtype in SAFETENSORS):
-            raise bad(f'tensor {name!r} has dtype {dtype!r}, not one of {", ".join(SAFETENSORS)}')
+            raise bad(
+                f'tensor {name!r:.60} has dtype {dtype!r:.60}, not one of {", ".join(SAFETENSORS)}'
+            )
         if not (isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)):
-            raise bad(f'tensor {name!r} has shape {shape!r}, not a list of non-negative integers')
+            raise bad(
+                f'tensor {name!r:.60} has shape {shape!r:.60}, not a list of non-negative integers'
+            )
         if not (
             isinstance(span, list)
             and len(span) == 2
@@ -931,13 +935,13 @@ def read_safetensors(path):
             and 0 <= span[0] <= span[1] <= len(data)
         ):
             raise bad(
-                f'tensor {name!r} has data_offsets {span!r}, not [begin, end] within the '
+                f'tensor {name!r:.60} has data_offsets {span!r:.60}, not [begin, end] within the '
                 f'{len(data)} bytes of data'
             )
         count, (begin, end) = math.prod(shape), span
         if end - begin != count * SAFETENSORS[dtype].itemsize:
             raise bad(
-                f'tensor {name!r} of shape {shape} in {dtype} is '
+                f'tensor {name!r:.60} of shape {shape!s:.60} in {dtype} is '
                 f'{count * SAFETENSORS[dtype].itemsize} bytes, its data_offsets {span} hold '
                 f'{end - begin}'
             )
@@ -951,9 +955,11 @@ def read_safetensors(path):
     at, last = 0, None
     for begin, end, name in sorted(spans):
         if begin < at:
-            raise bad(f'tensors {last!r} and {name!r} overlap (bytes {begin} to {at})')
+            raise bad(f'tensors {last!r:.60} and {name!r:.60} overlap (bytes {begin} to {at})')
         if begin > at:
-            raise bad(f'bytes {at} to {begin} of the data, before tensor {name!r}, are no tensor')
+            raise bad(
+                f'bytes {at} to {begin} of the data, before tensor {name!r:.60}, are no tensor'
+            )
         at, last = end, name
     if at != len(data):
         raise bad(f'bytes {at} to {len(data)} of the data, after tensor {last!r}, are no tensor')
@@ -973,15 +979,15 @@ def check_gpt2_config(config, where):
             raise ValueError(f"{where} lacks GPT-2's {key!r}: {fix}")
         if not (type(config[key]) is int and config[key] > 0):
             raise ValueError(
-                f'{where} has {key}={json.dumps(config[key], default=repr)}, not a positive '
+                f'{where} has {key}={json.dumps(config[key], default=repr):.60}, not a positive '
                 f'integer: {fix}'
             )
     for key, builds in {**GPT2_SETTINGS, 'n_inner': (None, 4 * config['n_embd'])}.items():
         value = config.get(key, builds[0])
         if not any(type(value) is type(b) and value == b for b in builds):
             raise ValueError(
-                f'{where} sets {key}={json.dumps(value, default=repr)}, which this GPT-2 does not '
-                f'build (only {" or ".join(json.dumps(b) for b in builds)}): {fix}'
+                f'{where} sets {key}={json.dumps(value, default=repr):.60}, which this GPT-2 does '
+                f'not build (only {" or ".join(json.dumps(b) for b in builds)}): {fix}'
             )
 
 
@@ -994,7 +1000,7 @@ def check_gpt2_weights(weights, where):
     for name, w in weights.items():
         if not (isinstance(name, str) and isinstance(w, torch.Tensor)):
             raise ValueError(
-                f'{where} holds {name!r} ({type(w).__name__}), not a tensor named by a string: '
+                f'{where} holds {name!r:.60} ({type(w).__name__}), not a tensor named by a string: '
                 f'{fix}'
             )
         if w.is_floating_point() and not torch.isfinite(w).all():

@@ -505,7 +505,8 @@ def launch():
         )
     value = {}
     for k in ('RANK', 'LOCAL_RANK', 'WORLD_SIZE', 'LOCAL_WORLD_SIZE', 'MASTER_PORT'):
-        text = os.environ.get(k, '1')
+        # LOCAL_WORLD_SIZE left out (a launch by a cluster's script): every process on one machine
+        text = os.environ.get(k, os.environ['WORLD_SIZE'])
         if not re.fullmatch(r'\d+', text.strip()):
             raise ConfigError(f'{k}={text!r} is not a whole number: start the run with torchrun')
         value[k] = int(text)
@@ -535,12 +536,18 @@ def meet(backend, rank, world, timeout):
     }
     try:
         dist.init_process_group(backend=backend, timeout=datetime.timedelta(seconds=timeout))
-    except dist.DistError:
+    except dist.DistError as e:
+        where = f'{os.environ["MASTER_ADDR"]}:{os.environ["MASTER_PORT"]}'
+        why = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
+        if 'time' not in why.lower():  # a port in use, an address that does not resolve
+            raise ConfigError(
+                f'process {rank} of {world} cannot meet the others at {where} ({why}): start the '
+                'run with torchrun (torchrun --nproc_per_node=N train.py ...)'
+            ) from None
         raise ConfigError(
-            f'process {rank} of {world} waited {timeout} s for the others at '
-            f'{os.environ["MASTER_ADDR"]}:{os.environ["MASTER_PORT"]} and not all came: start '
-            'every process of the run (torchrun --nproc_per_node=N train.py ...), or raise '
-            'ddp_timeout'
+            f'process {rank} of {world} waited {timeout} s for the others at {where} and not all '
+            'came: start every process of the run (torchrun --nproc_per_node=N train.py ...), or '
+            'raise ddp_timeout'
         ) from None
     finally:
         for s, handler in held.items():
@@ -580,6 +587,9 @@ def device_memory(device):
         if not hasattr(os, 'sysconf'):
             return None
         free = os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+    else:  # and what this process holds, which it reuses (keep_freed_memory; an earlier run's heap)
+        with open('/proc/self/statm') as f:
+            free += int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
     return free // int(os.environ.get('LOCAL_WORLD_SIZE', 1))
 
 

@@ -142,6 +142,9 @@ def default_splits(module, args, rng, meta):
 
 # the temporary files and folders this process may be writing (end_on_signal removes them)
 TEMPORARIES = set()
+# the signals that stop a command line (end_on_signal; the experiments' tools add SIGHUP:
+# common.stop_on_signal), which commit holds until its files are all in place
+STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def temporary(path):
@@ -263,7 +266,7 @@ def check_out_dir(out, task, overwrite):
     made = read_json(meta, f'it is not {task} data: {fix}').get('task')
     if made != task:
         raise ValueError(
-            f'{meta} is not the meta.json of {task} data (it says task {made!r}): {fix}'
+            f'{meta} is not the meta.json of {task} data (it says task {made!r:.60}): {fix}'
         )
 
 
@@ -319,11 +322,7 @@ def commit(new, out):
     # monitor, OpenBLAS's workers), and Python runs the handler here all the same. Only the main
     # thread can set them.
     main = threading.current_thread() is threading.main_thread()
-    old = (
-        {s: signal.signal(s, lambda s, _: held.append(s)) for s in (signal.SIGINT, signal.SIGTERM)}
-        if main
-        else {}
-    )
+    old = {s: signal.signal(s, lambda s, _: held.append(s)) for s in STOPS} if main else {}
     try:
         for f in sorted(Path(new).iterdir(), key=lambda f: (f.name == 'meta.json', f.name)):
             os.replace(f, Path(out) / f.name)

@@ -119,7 +119,6 @@ def command_line_process():
 
 # the process groups of the processes this one waits for now (run_process)
 CHILDREN = []
-STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def run_process(command, capture_output=False, **popen):
@@ -170,7 +169,7 @@ def stop_on_signal(note=lambda: ''):
             os.write(2, f'\n{said}'.encode())
         end(sig, frame)
 
-    for s in STOPS:
+    for s in synthetic.STOPS:
         if signal.getsignal(s) is not signal.SIG_IGN:
             signal.signal(s, stop)
 
@@ -241,7 +240,12 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
     # with --plan: each run's keys, corpora read
     args.plan_runs, args.plan_corpora, args.t0 = ([], set(), time.time())
     script = Path(sys.argv[0]).resolve()
-    if argv is None and experiment_path(script.stem) == script:  # the command line's experiment
+    # the command line's experiment (not a worker it starts: throughput.py --worker)
+    if (
+        argv is None
+        and experiment_path(script.stem) == script
+        and not getattr(args, 'worker', None)
+    ):
         check_outputs(args, script.stem)
         if args.plan and not trains(script):  # no train.py run to list: its plan, none of the work
             write_plan(args, script.stem)
@@ -270,7 +274,7 @@ def check_outputs(args, name):
     for path in [*published, published[0].with_suffix('.png')]:
         check_writable(path, RESULTS_FIX)
     if published[0].exists():
-        read_results(published[0])
+        read_results(published[0], fix='git checkout it, or delete it to run the experiment again')
     if published[1].exists():
         read_text(published[1])
 
