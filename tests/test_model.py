@@ -24,6 +24,7 @@ from model import (
     unfused_names,
     universal_dim,
 )
+from test_train import INIT_FROM_RUN, write_safetensors
 
 SMALL = dict(vocab_size=50, block_size=16, n_layer=2, n_head=4, n_embd=32)
 
@@ -688,9 +689,8 @@ GPT2_CONFIG = dict(
 
 def gpt2_folder(folder, **changed):
     """A valid folder of GPT-2's files (config.json, model.safetensors; over what is there), a few
-    of its tensors (`changed` replaces some), written as tests/test_train.py's gpt2_files writes
-    them: the header's length (8 bytes, little-endian), a JSON header, the data. wte's bytes are 0
-    to 128, wpe's 128 to 256, ln_f.bias's 256 to 272."""
+    of its tensors (`changed` replaces some), written by tests/test_train.py's write_safetensors:
+    wte's bytes are 0 to 128, wpe's 128 to 256, ln_f.bias's 256 to 272."""
     g = torch.Generator().manual_seed(0)
     tensors = {
         'transformer.wte.weight': torch.randn(8, 4, generator=g),
@@ -700,16 +700,7 @@ def gpt2_folder(folder, **changed):
     }
     folder.mkdir(exist_ok=True)
     (folder / 'config.json').write_text(json.dumps(GPT2_CONFIG))
-    header, data, at = {'__metadata__': {'format': 'pt'}}, [], 0
-    for name, t in tensors.items():
-        b = t.numpy().tobytes()
-        header[name] = dict(dtype='F32', shape=list(t.shape), data_offsets=[at, at + len(b)])
-        data.append(b)
-        at += len(b)
-    head = json.dumps(header).encode()
-    (folder / 'model.safetensors').write_bytes(
-        len(head).to_bytes(8, 'little') + head + b''.join(data)
-    )
+    write_safetensors(folder / 'model.safetensors', tensors)
     return tensors
 
 
@@ -909,13 +900,7 @@ def test_init_from_refuses_what_is_not_gpt2_in_one_line(tmp_path, case):
     setup(tmp_path / 'gpt2')
     before = sorted(os.listdir(tmp_path / 'gpt2'))
     argv = dict(
-        task='dyck',
-        format='text',
-        length=8,
-        n_train=100,
-        n_test=20,
-        max_iters=1,
-        progress=False,
+        INIT_FROM_RUN,
         out_dir=tmp_path / 'out',
         data_dir=tmp_path / 'data',
         init_from=tmp_path / 'gpt2',

@@ -714,19 +714,21 @@ def gpt2_files(folder, fmt='safetensors', seed=0):
     if fmt == 'bin':
         torch.save(sd, folder / 'pytorch_model.bin')
     else:
-        # safetensors, by its specification: a header's length (8 bytes, little-endian), a JSON
-        # header, the data
-        header, data, at = {'__metadata__': {'format': 'pt'}}, [], 0
-        for name, t in sd.items():
-            b = t.contiguous().numpy().tobytes()
-            header[name] = dict(dtype='F32', shape=list(t.shape), data_offsets=[at, at + len(b)])
-            data.append(b)
-            at += len(b)
-        head = json.dumps(header).encode()
-        (folder / 'model.safetensors').write_bytes(
-            len(head).to_bytes(8, 'little') + head + b''.join(data)
-        )
+        write_safetensors(folder / 'model.safetensors', sd)
     return sd
+
+
+def write_safetensors(path, tensors):
+    """float32 `tensors` as a .safetensors file, by its specification: a header's length (8 bytes,
+    little-endian), a JSON header, the data, the tensors in order."""
+    header, data, at = {'__metadata__': {'format': 'pt'}}, [], 0
+    for name, t in tensors.items():
+        b = t.contiguous().numpy().tobytes()
+        header[name] = dict(dtype='F32', shape=list(t.shape), data_offsets=[at, at + len(b)])
+        data.append(b)
+        at += len(b)
+    head = json.dumps(header).encode()
+    Path(path).write_bytes(len(head).to_bytes(8, 'little') + head + b''.join(data))
 
 
 def gpt2_reference(sd, idx):
@@ -868,6 +870,12 @@ def test_init_from_trains_frozen_parts_frozen_at_gpt2s_values(tmp_path, monkeypa
     )
 
 
+# a one-step run on a tiny task: what --init_from's checks run on
+INIT_FROM_RUN = dict(
+    task='dyck', format='text', length=8, n_train=100, n_test=20, max_iters=1, progress=False
+)
+
+
 def test_init_from_refuses_what_cannot_load(tmp_path, monkeypatch):
     gpt2_files(tmp_path / 'gpt2')
     (tmp_path / 'empty').mkdir()
@@ -876,13 +884,7 @@ def test_init_from_refuses_what_cannot_load(tmp_path, monkeypatch):
         (tmp_path / 'gpt2' / 'config.json').read_text()
     )
     base = dict(
-        task='dyck',
-        format='text',
-        length=8,
-        n_train=100,
-        n_test=20,
-        max_iters=1,
-        progress=False,
+        INIT_FROM_RUN,
         out_dir=str(tmp_path / 'out'),
         data_dir=str(tmp_path / 'data'),
         init_from=str(tmp_path / 'gpt2'),
