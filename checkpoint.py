@@ -73,18 +73,33 @@ def differing(a, b, ignored=()):
     return [k for k in {**a, **b} if k not in ignored and a.get(k) != b.get(k)]
 
 
-def run_dir(cfg, label, not_named):
+NAME_CHARS = 64  # the most characters of keys a run folder's name shows; its hash tells them all
+
+
+def named_keys(keys):
+    """-> (the keys a run folder's name shows, those it leaves out): whole 'key=value's in their
+    order, the first always, the others while the name's keys fit in NAME_CHARS characters."""
+    shown = keys[:1]
+    for key in keys[1:]:
+        if len(','.join(shown + [key])) > NAME_CHARS:
+            break
+        shown.append(key)
+    return shown, keys[len(shown) :]
+
+
+def run_dir(cfg, keys, not_named):
     """out_dir/run_name, or a name of the config's own: 'dyck-standard,seed=1-3f2a9c01'.
 
-    That name is the task, then `label` (the variant and the keys not at their default) as far as it
-    fits, then a hash of every key outside not_named, so that runs of different configs never share
-    a folder."""
+    That name is the task, then `keys` (the variant and the keys not at their default, 'key=value'
+    each) as far as they fit (named_keys), with ',+Nmore' where N keys are left out, then a hash of
+    every key outside not_named, so that runs of different configs never share a folder, whichever
+    keys their names show."""
     if cfg['run_name']:
         return Path(cfg['out_dir']) / cfg['run_name']
-    readable = re.sub(r'[^\w.,=+-]', '_', label)
-    readable = (
-        readable if len(readable) <= 64 else readable[:64].rsplit(',', 1)[0]
-    )  # whole keys; the hash tells
+    shown, left_out = named_keys(keys)
+    readable = re.sub(r'[^\w.,=+-]', '_', ','.join(shown)) + (
+        f',+{len(left_out)}more' if left_out else ''
+    )
     named = json.dumps({k: v for k, v in cfg.items() if k not in not_named}, sort_keys=True)
     return (
         Path(cfg['out_dir'])

@@ -227,7 +227,8 @@ def universal_layout(H, L, d, k, looped=False):
     slot, then the H key slots), a leaf owns d.
     Looped: every prefix s owns 2Hk + d columns (query slots, key slots, a leaf slot), s being the
     path still to walk: each layer moves block s to block s[1:] along head s[0], and only block ()
-    is read (our derivation; the seed's Theorem 3.2 lost its formulas)."""
+    is read (our derivation: the formulas of Theorem 3.2 of "Fixed Universal Transformers" are lost
+    in our copy of the paper)."""
     blocks, at = {}, 0
     for depth in range(L + 1):
         for p in itertools.product(range(H), repeat=depth):
@@ -363,7 +364,7 @@ def unfused_names(name):
 
 
 class Attention(nn.Module):
-    """Causal softmax attention with RoPE on q/k (seed Sec. 2).
+    """Causal softmax attention with RoPE on q/k ("Is Random Attention Sufficient?", Sec. 2).
 
     identity_query drops W_Q: the query of head h is its slice of the input (W_Q = I,
     wk-wv-probably-all-you-need), with the smaller default scale 1/(2 sqrt(hd)).
@@ -415,9 +416,10 @@ class Attention(nn.Module):
 
 
 class MixiT(nn.Module):
-    """MixiT (seed Sec. 2, Eq. 2.3): no W_Q, W_K and no softmax; each head mixes its values with a
-    fixed, input-independent random matrix A = I + C*(M - rowmean_causal(M)), drawn once from
-    (seed, layer) and kept as a persistent buffer, so it is in every checkpoint and never trained.
+    """MixiT ("Is Random Attention Sufficient?", Sec. 2, Eq. 2.3): no W_Q, W_K and no softmax;
+    each head mixes its values with a fixed, input-independent random matrix
+    A = I + C*(M - rowmean_causal(M)), drawn once from (seed, layer) and kept as a persistent
+    buffer, so it is in every checkpoint and never trained.
 
     By default it is the MixiT of the authors' code (modeling_llama.py, shaped_attention='mixing'),
     which made the papers' numbers: each head draws its own std of M, and head 0 is a fixed "sink".

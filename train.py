@@ -4,10 +4,12 @@ Trains any variant of model.py on any task, on a CPU, a GPU, or many GPUs:
     python train.py                                # the default run (DEFAULT_RUN): under a minute
     python train.py --task=retrieval --variant=frozen_qk --m_max=10
     torchrun --standalone --nproc_per_node=4 train.py --task=khop --variant=mixit
+    python train.py experiments/config/mixit_table3_addition.py   # a paper's run: key = value lines
     python train.py out/<run>/config.json          # run again from a saved config
     python train.py --resume --run_name=<run> --max_iters=2000    # continue a run, extended
     python data/text/prepare.py --input=book.txt && python train.py --task=text
     python train.py --task=text --sample --prompt='Once upon'     # text from the run's ckpt.pt
+    python train.py --sample out/<run> --prompt='Once upon' --temperature=0.8   # from its folder
     python train.py --help                         # every key, its default and meaning
 
 and from Python: `from train import train; metrics = train(dict(task=..., variant=...))`.
@@ -15,8 +17,10 @@ and from Python: `from train import train; metrics = train(dict(task=..., varian
 The keys are the config block below, every GPTConfig field of model.py (given ones override the
 variant's) and the settings of the task (data/<task>/prepare.py; its `seed` is `data_seed` here).
 Training is a deterministic function of the config: step s's examples are a function of (seed, s)
-(data/loader.py), so N processes compute what one process with N-fold gradient accumulation
-computes, and a resumed run ends with an uninterrupted one's weights.
+(data/loader.py), and a step trains on batch_size x gradient_accumulation_steps of them however many
+processes share it (whole micro-batches each, or pieces of each: loader.layout), so N processes
+compute what one process computes (to float32 rounding where they split micro-batches), and a
+resumed run ends with an uninterrupted one's weights.
 
 The file reads top to bottom as nanoGPT's: the config block, the one place that checks it
 (resolve), devices and processes, then train(): config, torchrun/DDP, data, model, resume, the
@@ -53,6 +57,7 @@ from data.loader import (
     ConfigError,
     batches,
     generate_missing,
+    layout,
     load_data,
     prompt_codec,
     read_json,
@@ -66,7 +71,8 @@ _before_config = set(globals())
 # ------------------------------------------------------------------------------------------------
 # config
 # run: written to out_dir/<run_name>/ (config.json, log.jsonl, ckpt.pt); run_name '' names the
-# folder '<task>-<variant>,<keys not at their default>-<hash of the config>'
+# folder '<task>-<variant>,<keys not at their default>-<hash of the config>', its keys cut after
+# 64 characters with ',+<N>more' (the run's first line names them)
 out_dir = 'out'  # runs are written to out_dir/<run_name>/
 run_name = ''  # name of the run's folder; '' = named after the task, variant and changed keys
 resume = False  # continue the run from its ckpt.pt; only RESUMABLE keys may change
@@ -92,8 +98,8 @@ bias = False  # biases on the attention and MLP linears
 init_from = ''  # start from GPT-2's weights; '' = no
 # optimization
 max_iters = 600  # optimizer steps
-batch_size = 64  # examples per micro-batch per process
-gradient_accumulation_steps = 1  # micro-batches per optimizer step, over all processes
+batch_size = 64  # examples per micro-batch (a step: batch_size x gradient_accumulation_steps)
+gradient_accumulation_steps = 1  # micro-batches per optimizer step, shared by all processes
 learning_rate = 3e-3  # peak learning rate
 # lr_schedule: nanoGPT's cosine, or the linear decay of HF's trainer, which the authors used
 lr_schedule = 'cosine'  # after the warm-up: 'cosine' or 'linear' to min_lr
@@ -104,10 +110,11 @@ weight_decay = 0.1  # AdamW weight decay of >= 2-D weights
 beta1 = 0.9  # AdamW beta1
 beta2 = 0.95  # AdamW beta2
 grad_clip = 1.0  # clip the global gradient norm to this; 0 = off
-# evaluation and logging
+# evaluation and logging: eval_batch_size is a ceiling, the largest batch up to it whose logits fit
+# the device's memory is used (fitting_model; evaluate's numbers do not depend on it)
 eval_interval = 200  # evaluate, log and save ckpt.pt every this many steps and at the end
 eval_examples = 0  # held-out examples (a corpus: windows) per evaluation; 0 = the whole split
-eval_batch_size = 512  # examples per evaluation batch
+eval_batch_size = 512  # examples per evaluation batch, at most: lowered to what the memory holds
 log_interval = 10  # steps between progress-bar updates (the only host-device sync)
 progress = True  # show a tqdm progress bar
 # system
@@ -115,7 +122,8 @@ device = 'auto'  # 'auto' = cuda > mps > cpu; or 'cpu', 'cuda', 'cuda:1', 'mps'
 dtype = 'auto'  # 'auto' = bfloat16 autocast on a GPU, float32 on CPU; or float32, float16
 compile = None  # torch.compile the model; None = on CUDA only
 ddp_timeout = 600  # seconds a torchrun process waits for the others, to meet and at each collective
-# sampling: the run's keys plus --sample print text from its ckpt.pt instead of training
+# sampling: --sample with the run's folder (python train.py --sample out/<run>), or its keys, prints
+# text from its ckpt.pt instead of training
 sample = False  # generate from out_dir/<run_name>/ckpt.pt instead of training
 prompt = ''  # text to continue; '' = the end-of-text token (a corpus; a task needs one)
 num_samples = 3  # independent continuations
@@ -211,21 +219,42 @@ AT_LEAST = dict(
 
 
 def parse_args(argv):
-    """['config.json', '--key=value', '--flag'] -> overrides. Values are Python literals, else
-    strings; a key whose default is a string takes the text as typed (--prompt=75 is the prompt
-    '75')."""
+    """['FILE', '--key=value', '--flag'] -> overrides, a later one over an earlier one. FILE: a
+    config file of `key = value` lines (nanoGPT's: experiments/config/; read, never run:
+    read_config), a config.json that train.py wrote, or a run's folder (out/<run>: its config.json,
+    out_dir and run_name the folder itself, for --sample and --resume). Flags' values are Python
+    literals, else strings; a key whose default is a string takes the text as typed (--prompt=75 is
+    the prompt '75')."""
     text_keys = {k for k, v in {**DEFAULTS, **MODEL_DEFAULTS}.items() if isinstance(v, str)}
-    overrides = {}
+    overrides, lines = {}, []  # lines: (file, line, key, value) of the config files' keys
     for arg in argv:
         if not arg.startswith('--'):
-            if not arg.endswith('.json') or not os.path.exists(arg):
+            path = Path(arg)
+            if path.is_dir() and not (path / 'config.json').exists():
                 raise ConfigError(
-                    f"'{arg}' is neither --key=value nor an existing .json config file"
+                    f"'{arg}' is a folder without config.json, not a run's: give a run's folder "
+                    '(out/<run>), a config file or --key=value flags'
                 )
-            saved = read_json(arg, 'give a config.json that train.py wrote, or --key=value flags')
-            overrides.update(
-                {k: v for k, v in saved.items() if k != 'overwrite'}
-            )  # replacing a run: typed, not read
+            if arg.endswith('.py') and os.path.exists(arg):
+                keys = read_config(arg)
+                lines += [(arg, line, k, v) for k, (v, line) in keys.items()]
+                overrides.update({k: v for k, (v, line) in keys.items()})
+                continue
+            if not path.is_dir() and (not arg.endswith('.json') or not os.path.exists(arg)):
+                raise ConfigError(
+                    f"'{arg}' is neither --key=value nor an existing config file (.py, .json) or "
+                    "run's folder (python train.py --help)"
+                )
+            saved = read_json(
+                path / 'config.json' if path.is_dir() else arg,
+                'give a config.json that train.py wrote, or --key=value flags',
+            )
+            # what the command does (replace a run, sample from it): typed, never read from a file
+            overrides.update({k: v for k, v in saved.items() if k not in ('overwrite', 'sample')})
+            if path.is_dir():  # the folder itself, wherever it is now and whatever its name
+                folder = Path(os.path.normpath(arg))
+                folder = Path(os.path.abspath(arg)) if folder.name in ('', '..') else folder
+                overrides.update(out_dir=str(folder.parent), run_name=folder.name)
             continue
         key, eq, value = arg[2:].partition('=')
         try:
@@ -234,7 +263,60 @@ def parse_args(argv):
             )  # a bare --flag
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             overrides[key] = value
+    # each key of a config file known and of its type, said at its line: for the run's task, the
+    # last given (an unknown task is resolve's to name)
+    task = overrides.get('task', DEFAULT_RUN['task'])
+    if lines and isinstance(task, str) and task in synthetic.tasks():
+        known = {**MODEL_DEFAULTS, **DEFAULTS, **task_keys(task_module(task))}
+        for path, line, key, value in lines:
+            try:
+                check_keys({key: value}, known)
+            except ConfigError as e:
+                raise ConfigError(f'{path}, line {line}: {e}') from None
     return overrides
+
+
+def read_config(path):
+    """A config file as nanoGPT's configurator reads one (python train.py config/x.py), but read,
+    never run: `key = value` lines whose values are Python literals (numbers, strings, True, False,
+    None), with comments and a docstring; no import, call, name or expression, so a file cannot do
+    anything but set keys. -> {key: (value, line)}; anything else is one line naming the file and
+    line."""
+    fix = (
+        'a config file is read, never run: key = value lines whose values are literals (numbers, '
+        'strings, True, False, None: 40, not 5 * 8), as in experiments/config/'
+    )
+    try:
+        with synthetic.open_regular(path, 'r', encoding='utf-8-sig') as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(
+            f'cannot read {path} ({getattr(e, "strerror", None) or type(e).__name__}): {fix}'
+        ) from None
+    try:
+        tree = ast.parse(text, path)
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as e:
+        why = getattr(e, 'msg', None) or type(e).__name__
+        raise ConfigError(f'{path}, line {getattr(e, "lineno", None) or 1}: {why}: {fix}') from None
+    keys = {}
+    for i, node in enumerate(tree.body):
+        if i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            if isinstance(node.value.value, str):  # the docstring
+                continue
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and not any(isinstance(n, ast.Call) for n in ast.walk(node.value))  # set()
+        ):
+            try:
+                keys[node.targets[0].id] = (ast.literal_eval(node.value), node.lineno)
+                continue
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                pass
+        shown = (ast.get_source_segment(text, node) or '').splitlines()[0][:60]
+        raise ConfigError(f'{path}, line {node.lineno}: {shown!r} is not a key = value line: {fix}')
+    return keys
 
 
 def check_keys(overrides, known=None):
@@ -353,7 +435,8 @@ def help_text(task_name):
         comments(Path(__file__).resolve().parent / 'model.py'),
     )
     lines = [
-        'usage: python train.py [config.json] [--key=value ...]   (or torchrun ... train.py ...)',
+        'usage: python train.py [CONFIG.py | config.json | out/<run>] [--key=value ...]   '
+        '(or torchrun ... train.py ...)',
         '',
     ]
 
@@ -392,16 +475,21 @@ def model_label(cfg):
     )
 
 
-def run_dir_of(cfg):
-    """The run's folder: out_dir/run_name, else named after the task, the variant and the keys not
-    at the task's defaults, with a hash of the config (checkpoint.run_dir)."""
-    label = model_label(cfg)  # the variant and the model keys given
+def name_keys(cfg):
+    """What a run's folder is named after: the variant, the model keys given and the keys not at
+    the task's defaults, 'key=value' each."""
     base = {**DEFAULTS, **task_keys(task_module(cfg['task']))}
     unnamed = NOT_NAMED + ('task', 'variant', 'data_dir')
     changed = [
         f'{k}={v}' for k, v in cfg.items() if k in base and k not in unnamed and v != base[k]
     ]
-    return checkpoint.run_dir(cfg, ','.join([label, *changed]), NOT_NAMED)
+    return model_label(cfg).split(',') + changed  # no model key's value holds a comma
+
+
+def run_dir_of(cfg):
+    """The run's folder: out_dir/run_name, else named after the task and name_keys as far as they
+    fit, with a hash of the config (checkpoint.run_dir)."""
+    return checkpoint.run_dir(cfg, name_keys(cfg), NOT_NAMED)
 
 
 def find_run(overrides, action):
@@ -439,6 +527,40 @@ def pick_device(name):
             f'{"s" if available != 1 else ""}: use device=auto or cpu'
         )
     return name
+
+
+# where the kernel says which logical CPUs share a physical core (Linux)
+CPU_TOPOLOGY = '/sys/devices/system/cpu/cpu{}/topology'
+
+
+def cpu_threads():
+    """torch's intra-op threads for a CPU run: the physical cores this process may use (its
+    affinity; two hyperthreads of one core count once) over the processes torchrun started on this
+    machine, at least 1; None where OMP_NUM_THREADS sets them (torch has read it; torchrun sets
+    it to 1 for several processes where it is unset). torch's own default is every CPU of the
+    affinity, in each process: two processes launched by hand on 2 cores run 2 threads each,
+    which oversubscribe the cores (a thread waits for a descheduled one at every parallel region).
+    The count is a function of the affinity and the topology only, never of the machine's load: a
+    run's numbers must not change with what else runs, and the thread count can change the order
+    of a kernel's sums."""
+    if 'OMP_NUM_THREADS' in os.environ:
+        return None
+    cpus = os.sched_getaffinity(0) if hasattr(os, 'sched_getaffinity') else range(os.cpu_count())
+    try:
+        cores = len(
+            {
+                tuple(
+                    (Path(CPU_TOPOLOGY.format(n)) / f).read_text().strip()
+                    for f in ('physical_package_id', 'core_id')
+                )
+                for n in cpus
+            }
+        )
+    except OSError:  # no topology (not Linux, or hidden): each CPU a core
+        cores = len(cpus)
+    # a launch without LOCAL_WORLD_SIZE puts every process on one machine (launch)
+    here = int(os.environ.get('LOCAL_WORLD_SIZE', os.environ.get('WORLD_SIZE', 1)))
+    return max(1, cores // here)
 
 
 def compute_dtype(cfg, device_type):
@@ -611,7 +733,8 @@ def fitting_model(model_args, cfg, T, device):
     with what would fit. Counted: fp32 weights and buffers, each trained weight's gradient and two
     AdamW moments, and per training example the activations kept for the backward pass (about 16
     widths and two attention maps a layer and position) and the logits with their gradient; per
-    evaluation example (no_grad) one layer's and the logits with their float32 copy."""
+    evaluation example (no_grad) one layer's and the logits with their float32 copy. -> (the model,
+    the evaluation's batch: the largest up to eval_batch_size that fits)."""
 
     def cost(
         **changed,
@@ -645,20 +768,20 @@ def fitting_model(model_args, cfg, T, device):
     passing = (
         4 * T * (16 * c.n_embd + 2 * c.n_head * T + 2 * outputs)
     )  # evaluation, no_grad: one layer's at a time
-    evals = min(
-        cfg['eval_batch_size'], cfg['eval_examples'] or cfg['eval_batch_size']
-    )  # the largest it evaluates
-    for what, per, n, key in (
-        ('a batch', kept, cfg['batch_size'], 'batch_size'),
-        ('an evaluation batch', passing, evals, 'eval_batch_size'),
-    ):
-        check_fits(
-            weights + per * n,
-            device,
-            f'the weights and {what} of {n:,} examples',
-            lambda have: f'about {(have - weights) // per:,} examples fit: lower {key}',
-        )
-    return GPT(c).to(device)
+    check_fits(
+        weights + kept * cfg['batch_size'],
+        device,
+        f'the weights and a batch of {cfg["batch_size"]:,} examples',
+        lambda have: f'about {(have - weights) // kept:,} examples fit: lower batch_size',
+    )
+    # evaluation: eval_batch_size is a ceiling, the largest batch up to it that fits is used (a
+    # 50,257-token head's logits are 200 kB a position), since the numbers evaluate() gives do not
+    # depend on it. One example always fits once a training batch does: it keeps more (kept >=
+    # passing)
+    most = min(cfg['eval_batch_size'], cfg['eval_examples'] or cfg['eval_batch_size'])
+    have = device_memory(device)
+    evals = max(1, min(most, (have - weights) // passing)) if have else most
+    return GPT(c).to(device), evals
 
 
 def prompt_batch(c, ids, n, new, device):
@@ -687,6 +810,32 @@ def prompt_batch(c, ids, n, new, device):
 
 # ------------------------------------------------------------------------------------------------
 # training
+
+
+def gpt2_of(cfg):
+    """--init_from's GPT-2: its config.json and weights (model.gpt2_files), for data in GPT-2's
+    tokens. Its embedding reads a token id as GPT-2's BPE numbers it, so a task of its own tokens (a
+    synthetic one) or a corpus in the byte-level stand-in (encoding='bytes', 257 tokens: data/
+    corpus.py) would train from the embeddings of other tokens. The config's encoding is its data's
+    meta.json's: load_data refuses data made with other settings. Checked before anything is
+    written, synthetic data included."""
+    encoding = cfg.get('encoding') if 'encoding' in task_keys(task_module(cfg['task'])) else None
+    if encoding is None:
+        raise ConfigError(
+            f"init_from starts from GPT-2's weights, which read GPT-2's tokens, and {cfg['task']} "
+            "has tokens of its own: drop init_from, or train on text in GPT-2's tokens (python "
+            'data/text/prepare.py --input=FILE --encoding=gpt2, then --task=text)'
+        )
+    if encoding != 'gpt2':
+        raise ConfigError(
+            f"init_from starts from GPT-2's weights, which read GPT-2's tokens, and encoding="
+            f"{encoding!r} is another tokenizer's: prepare the data in GPT-2's (python "
+            f'data/{cfg["task"]}/prepare.py --encoding=gpt2 ...) and drop --encoding'
+        )
+    try:
+        return gpt2_files(cfg['init_from'])
+    except ValueError as e:  # what is not GPT-2's files, in one line naming the file
+        raise ConfigError(str(e)) from None
 
 
 def model_args_of(cfg, meta, T, gpt2=None):
@@ -747,30 +896,27 @@ def evaluate(model, x, y, batch_size, ctx, rank=0, world=1, exact=True):
     """Over the whole split (each rank a contiguous shard, sums reduced): mean cross-entropy per
     scored token (a corpus's log perplexity), accuracy per scored token (the papers' metric), tokens
     read/s, and with `exact` the share of examples with every scored token right (a task's; a
-    corpus's windows have no such answer)."""
+    corpus's windows have no such answer). The numbers do not depend on batch_size (fitting_model
+    may lower it): each example's loss is summed on its own, in float64, and the examples' sums
+    once, in one order; the counts are whole numbers."""
     model.eval()
     t0 = time.time()
-    sums = torch.zeros(5, dtype=torch.float64, device=x.device)
     lo, hi = len(x) * rank // world, len(x) * (rank + 1) // world
+    losses = torch.zeros(hi - lo, dtype=torch.float64, device=x.device)  # each example's
+    counts = torch.zeros(3, dtype=torch.float64, device=x.device)  # correct, scored, whole
     for i in range(lo, hi, batch_size):
         xb, yb = x[i : min(i + batch_size, hi)], y[i : min(i + batch_size, hi)]
         with ctx:
             logits, _ = model(xb, yb)
         scored = yb != -1
         correct = (logits.argmax(-1) == yb) & scored
-        loss_sum = F.cross_entropy(
-            logits.float().flatten(0, 1), yb.flatten(), ignore_index=-1, reduction='sum'
+        per_token = F.cross_entropy(
+            logits.float().flatten(0, 1), yb.flatten(), ignore_index=-1, reduction='none'
         )
+        losses[i - lo : i - lo + len(xb)] = per_token.view(yb.shape).double().sum(-1)
         whole = (correct == scored).all(-1)  # every scored token of the example right
-        sums += torch.stack(
-            [
-                loss_sum.double(),
-                correct.sum().double(),
-                scored.sum().double(),
-                whole.sum().double(),
-                torch.tensor(len(xb), dtype=torch.float64, device=x.device),
-            ]
-        )
+        counts += torch.stack([correct.sum(), scored.sum(), whole.sum()]).double()
+    sums = torch.cat([losses.sum().view(1), counts, counts.new_tensor([hi - lo])])
     if world > 1:
         dist.all_reduce(sums)
     model.train()
@@ -848,11 +994,13 @@ def train(config=None):
     )
     run_dir = path.parent if path else run_dir_of(cfg)
 
-    # the device and torchrun's processes: each runs a slice of every step's micro-batches on its
-    # own GPU or its share of the CPU; gradient_accumulation_steps counts the micro-batches of all
-    # processes together
+    # the device and torchrun's processes: each runs its share of every step's batch (batch_size x
+    # gradient_accumulation_steps examples, whatever the number of processes) on its own GPU or its
+    # share of the CPU: whole micro-batches, or pieces of each where the processes outnumber them
+    # (loader.layout; a split that does not divide is refused on every process, before they meet)
     rank, world = launch()
     ddp = torchrun()
+    local_steps, _, pieces = layout(cfg['batch_size'], cfg['gradient_accumulation_steps'], world)
     device = pick_device(cfg['device'])
     if ddp and device.startswith('cuda'):
         device = f'cuda:{os.environ["LOCAL_RANK"]}'
@@ -860,21 +1008,21 @@ def train(config=None):
     own_group = ddp and not dist.is_initialized()  # a caller's process group is the caller's to end
     if own_group:
         meet('nccl' if device.startswith('cuda') else 'gloo', rank, world, cfg['ddp_timeout'])
-    gas = cfg['gradient_accumulation_steps']
-    if gas % world:
-        raise ConfigError(
-            f'gradient_accumulation_steps={gas} must be a multiple of the {world} processes'
-        )
     master, device_type = rank == 0, device.split(':')[0]
     if device_type == 'cpu':
         keep_freed_memory()
-    global_batch, local_steps = cfg['batch_size'] * gas, gas // world
+        count = cpu_threads()  # its share of the physical cores, unless OMP_NUM_THREADS says
+        if count:
+            torch.set_num_threads(count)
+    global_batch = cfg['batch_size'] * cfg['gradient_accumulation_steps']
 
     # the data and the model. What may fail on some processes only (their machine's files, device
     # and memory) is checked together, so that every process stops with the first failure
     # (checkpoint.together)
-    # rank 0 generates a synthetic task's missing files; the others wait for them
+    # GPT-2's files and tokens first (a new run with init_from), then rank 0 generates a synthetic
+    # task's missing files; the others wait for them
     with together(ddp):
+        gpt2 = gpt2_of(cfg) if cfg['init_from'] and not ckpt else None
         if master:
             generate_missing(cfg)
     with together(ddp):
@@ -882,11 +1030,10 @@ def train(config=None):
         meta, train_data, (x_val, y_val), T = load_data(cfg, generate=False)
         if ckpt:
             checkpoint.same_data(ckpt, meta)
-        # GPT-2's files, shape and weights (model.py) or this code's init; a ValueError is bad input
+        # GPT-2's shape and weights (model.py) or this code's init; a ValueError is bad input
         try:
-            gpt2 = gpt2_files(cfg['init_from']) if cfg['init_from'] and not ckpt else None
             model_args = ckpt['model_args'] if ckpt else model_args_of(cfg, meta, T, gpt2)
-            raw_model = fitting_model(model_args, cfg, T, device)
+            raw_model, eval_batch = fitting_model(model_args, cfg, T, device)
             own, unused = raw_model.load_gpt2(gpt2[1]) if gpt2 else ((), ())
         except ValueError as e:
             raise ConfigError(str(e)) from None
@@ -921,7 +1068,9 @@ def train(config=None):
     )  # a corpus's token stream; else fixed-length examples
     split = 'validation' if cfg['val_frac'] else cfg['eval_split'] or meta['eval_split']
     if master:
-        print(describe(cfg, raw_model, train_data, T, f'{device} {dtype}', world, run_dir))
+        n = torch.get_num_threads()
+        threads = f', {n} thread{"s" * (n != 1)}' if device_type == 'cpu' else ''
+        print(describe(cfg, raw_model, train_data, T, f'{device} {dtype}{threads}', world, run_dir))
         if gpt2:
             print(
                 f"GPT-2's weights from {cfg['init_from']}; "
@@ -943,13 +1092,18 @@ def train(config=None):
             # the progress bar's steps and the evaluations: the only host-device syncs
             logged = evaluated or (step + 1) % cfg['log_interval'] == 0
             losses = []
-            for micro, (xb, yb) in enumerate(batch(step)):
-                if cfg['dropout'] > 0:
-                    seed_dropout(cfg['seed'], step, rank * local_steps + micro)
+            for micro, (xb, yb, weight) in enumerate(batch(step)):
+                if cfg['dropout'] > 0:  # the micro-batch over all processes, and its piece
+                    group, piece = divmod(rank, pieces)
+                    seed_dropout(cfg['seed'], step, group * local_steps + micro, piece)
                 if ddp:  # all-reduce the gradients once, on the last micro-batch
                     model.require_backward_grad_sync = micro == local_steps - 1
                 with ctx:
                     logits, loss = model(xb, yb)
+                    if weight is not None:  # a piece of a micro-batch (loader.batches): its share
+                        # of the micro-batch's mean loss; one with no scored target (a mean of
+                        # NaN) adds 0 and a zero gradient
+                        loss = torch.where(weight > 0, loss, 0.0) * weight
                     loss = loss / local_steps
                 # the logits (B, T, vocab) are not kept through the backward pass: only their
                 # argmax, when logging
@@ -975,25 +1129,26 @@ def train(config=None):
                     raise run.non_finite(step)
                 progress.log(step, train_loss, predicted, yb)
             if evaluated:
-                ev = evaluate(
-                    model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world, not corpus
-                )
+                ev = evaluate(model, x_val, y_val, eval_batch, ctx, rank, world, not corpus)
                 if not math.isfinite(ev['val_loss']):  # never overwrite good weights with bad
                     raise run.non_finite(step)
                 tokens, elapsed_s = step * global_batch * T, time.time() - t_start
                 metrics = dict(step=step, tokens=tokens, train_loss=train_loss, **ev)
                 metrics.update(eval_split=split, lr=lr, elapsed_s=elapsed_s)
                 run.record(metrics, raw_model, optimizer, scaler)
+        # nothing left to train (max_iters=0, or a resumed run at its last step): the weights as
+        # they are evaluated. A fresh run records it as any evaluation, its log line (which
+        # compare_runs reads) and a ckpt.pt of the initial weights (to --resume or --sample); a
+        # resumed run has both for this step already, and its ckpt.pt stays as it is
+        if metrics is None:
+            ev = evaluate(model, x_val, y_val, eval_batch, ctx, rank, world, not corpus)
+            metrics = dict(step=step, tokens=step * global_batch * T, train_loss=train_loss, **ev)
+            metrics.update(eval_split=split, elapsed_s=time.time() - t_start)
+            if not ckpt:
+                run.record(metrics, raw_model, optimizer, scaler)
         progress.bar.close()
 
-    # the end: with nothing left to train, the checkpoint's weights are evaluated; the last line
-    # says the result
-    if metrics is None:
-        metrics = dict(
-            step=step,
-            train_loss=train_loss,
-            **evaluate(model, x_val, y_val, cfg['eval_batch_size'], ctx, rank, world, not corpus),
-        )
+    # the end: the last line says the result
     wall = time.time() - t_start
     metrics.update(
         task=cfg['task'],
@@ -1026,17 +1181,24 @@ def describe(cfg, model, train_data, T, where, world, run_dir):
         data = f'{len(train_data):,} training tokens'
     else:
         data = f'{len(train_data[0]):,} training examples'
+    # the keys a name of the config's own leaves out (checkpoint.named_keys), which its hash tells
+    own_name = not cfg['run_name'] and run_dir == run_dir_of(cfg)
+    left_out = checkpoint.named_keys(name_keys(cfg))[1] if own_name else []
     return (
         f'{cfg["task"]} / {model_label(cfg)}: {model.get_num_params():,} trained of '
         f'{model.get_num_params(False):,} parameters, {data}, length {T}, {where}, '
         f'{world} process(es), in {run_dir}'
+        + (f' (its name leaves out {", ".join(left_out)})' if left_out else '')
     )
 
 
-def seed_dropout(seed, step, micro):
+def seed_dropout(seed, step, micro, piece=0):
     """Dropout masks as a function of (seed, step, micro-batch over all processes), as every batch
-    is: a resumed run, or one of N processes, draws what an uninterrupted single process draws."""
-    torch.manual_seed(zlib.crc32(f'{seed}:{step}:{micro}'.encode()))
+    is: a resumed run, or one of N processes running whole micro-batches, draws what an
+    uninterrupted single process draws. A piece of a micro-batch split between processes draws its
+    own masks (the same distribution; not one process's masks, which are drawn for the whole
+    micro-batch at once)."""
+    torch.manual_seed(zlib.crc32(f'{seed}:{step}:{micro}{f":{piece}" if piece else ""}'.encode()))
 
 
 # ------------------------------------------------------------------------------------------------

@@ -6,12 +6,13 @@ held-out split, and a prompt in a task's tokens (--sample).
 A batch is a function of (seed, step) only: examples by a fresh permutation per epoch, windows of a
 token stream at offsets drawn from a generator seeded by (seed, step) (nanoGPT's get_batch, made
 reproducible), or, online, fresh examples from the task's generator (held-out inputs redrawn). So N
-processes compute exactly what one process with N-fold gradient accumulation computes, and a
-resumed run sees the batches an uninterrupted one would.
+processes draw the batch one process draws, each training its share of it (batches), and a resumed
+run sees the batches an uninterrupted one would.
 """
 
 import difflib
 import json
+import math
 import zipfile
 import zlib
 from functools import lru_cache
@@ -477,26 +478,61 @@ def get_batch(train, step, global_batch, T, seed):
     return x[idx], y[idx]
 
 
+def layout(batch_size, accumulation, world):
+    """How a step's `accumulation` micro-batches of batch_size examples (its global batch, the same
+    for any number of processes) are shared by `world` processes: -> (micro-batches each process
+    runs, examples in each, pieces per micro-batch). Where world divides accumulation each process
+    runs accumulation/world whole micro-batches; else, with g = gcd(accumulation, world), the
+    processes form g groups of k = world/g, each group runs accumulation/g micro-batches and each of
+    its processes a piece of batch_size/k examples of every one (so k must divide batch_size)."""
+    g = math.gcd(accumulation, world)
+    k = world // g
+    if batch_size % k:
+        sizes = [b for b in (batch_size // k * k, batch_size // k * k + k) if b]
+        raise ConfigError(
+            f'batch_size={batch_size} does not split between the {k} processes that share each '
+            f'micro-batch (gradient_accumulation_steps={accumulation} over {world} processes): '
+            f'use batch_size={" or ".join(map(str, sizes))}, or '
+            f'gradient_accumulation_steps={-(-accumulation // world) * world} '
+            f'(a multiple of {world})'
+        )
+    return accumulation // g, batch_size // k, k
+
+
 def batches(cfg, train, T, device, rank=0, world=1, vocab_size=2**16):
-    """-> batch(step): this process's micro-batches [(x, y), ...] of optimizer step `step`, on the
-    device. The examples of a task live on the device (cut there); a stream's windows and online
-    examples are made on the host while the GPU still runs the last step, and only this rank's rows
-    are copied. The windows of a train.bin too large to check whole when loaded are checked against
-    vocab_size as they are drawn."""
+    """-> batch(step): this process's micro-batches [(x, y, weight), ...] of optimizer step `step`,
+    on the device, as `layout` shares them. Every process draws the step's whole batch and keeps its
+    rows. weight is None for a whole micro-batch; for a piece of one it is (targets scored in the
+    piece / targets scored in the micro-batch) * pieces, counted from the whole batch without
+    communication, so that DDP's average of the pieces' gradients of their mean losses (model.py:
+    the mean over the scored targets, y != -1, also for a classifier's one target an example) is
+    the gradient of the whole micro-batch's mean loss, as one process computes it. The examples of
+    a task live on the device (cut there); a stream's windows and online examples are made on the
+    host while the GPU still runs the last step, and only this rank's rows are copied. The windows
+    of a train.bin too large to check whole when loaded are checked against vocab_size as they are
+    drawn."""
     unchecked = isinstance(train, np.memmap) and len(train) > CHECKED_WHOLE
     if cfg['online']:
         train = online_batches(cfg)
     elif not isinstance(train, np.memmap):
         train = tuple(t.to(device) for t in train)
-    B, local = cfg['batch_size'], cfg['gradient_accumulation_steps'] // world
-    global_batch, mine = B * local * world, slice(rank * local * B, (rank + 1) * local * B)
+    B, accumulation = cfg['batch_size'], cfg['gradient_accumulation_steps']
+    local, size, k = layout(B, accumulation, world)
+    group, piece = divmod(rank, k)  # the micro-batches of group `group`, piece `piece` of each
+    mine = slice(group * local, (group + 1) * local)
 
     def batch(step):
-        x, y = get_batch(train, step, global_batch, T, cfg['seed'])
+        x, y = get_batch(train, step, B * accumulation, T, cfg['seed'])
         if unchecked:
             check_tokens(torch.cat((x, y)).reshape(-1), vocab_size, train.filename)
-        x, y = to_device(x[mine], device), to_device(y[mine], device)
-        return [(x[i * B : (i + 1) * B], y[i * B : (i + 1) * B]) for i in range(local)]
+        # (micro-batch, piece, example, position): this process's piece of its group's micro-batches
+        rows = [t.reshape(accumulation, k, size, -1)[mine, piece] for t in (x, y)]
+        xs, ys = (to_device(t.contiguous(), device) for t in rows)
+        if k == 1:
+            return [(xs[i], ys[i], None) for i in range(local)]
+        scored = (y != -1).reshape(accumulation, k, -1).sum(-1)  # (micro-batch, piece)
+        weight = to_device((scored / scored.sum(1, keepdim=True) * k)[mine, piece], device)
+        return [(xs[i], ys[i], weight[i]) for i in range(local)]
 
     return batch
 

@@ -20,7 +20,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENTS = ROOT / 'experiments'
 # the folders of experiments/ that hold no reproduction
-NOT_PAPERS = ('harness', 'tools', 'results')
+NOT_PAPERS = ('harness', 'tools', 'results', 'config')
 REPRODUCTIONS = sorted(p for p in EXPERIMENTS.glob('*/*.py') if p.parent.name not in NOT_PAPERS)
 TOOLS = sorted((EXPERIMENTS / 'tools').glob('*.py'))
 HARNESS = sorted((EXPERIMENTS / 'harness').glob('*.py'))
@@ -81,8 +81,11 @@ def test_experiment_runs(tmp_path, path):
     assert report['claims'] and report['verdict'] in VERDICTS, (
         'every reproduction declares and judges its claims'
     )
-    assert report['command'].startswith(f'python experiments/{path.parent.name}/{name}.py --smoke')
+    # the command as given, after the thread count it ran with (OMP_NUM_THREADS, where set)
+    command = re.sub(r'^OMP_NUM_THREADS=\S* ', '', report['command'])
+    assert command.startswith(f'python experiments/{path.parent.name}/{name}.py --smoke')
     assert not (EXPERIMENTS / 'results' / f'{name}-smoke.md').exists()
+    assert not (tmp_path / 'results').exists(), '--smoke writes no results, in OUT_DIR either'
 
 
 def imported_names(path):
@@ -461,6 +464,7 @@ def test_at_keys_reach_every_run_and_only_out_dir(tmp_path):
     assert common.train_keys(args, dict(task='dyck', max_iters=5))['max_iters'] == 7
     assert common.results_path('quick', 'depth', 'json', point=args.point) is None
     assert common.results_path('quick', 'depth', 'json').name == 'depth-quick.json'
+    assert common.results_folder(args) == tmp_path / 'results'
     # the TREND's quick size itself: no keys, OUT_DIR
     quick_size = common.parse_args('', argv=['--quick', '--at='])
     assert (
@@ -499,24 +503,37 @@ def test_bad_at_is_one_line_before_anything_runs(at, own, says, tmp_path, capsys
     assert not list(tmp_path.iterdir())
 
 
-def test_trend_writes_the_quick_results(tmp_path, monkeypatch):
-    """trend.py runs each size (here faked) and writes the trend into the quick results: the JSON
-    holds each size's values, every claim is judged at each size in the JSON and the .md, and the
-    plot is written."""
+def folder_digest(folder):
+    """A digest of every file's path and bytes under `folder`: equal before and after, the folder
+    is byte for byte as it was."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path, data in snapshot(folder).items():
+        digest.update(f'{path.relative_to(folder)}\0{len(data)}\0'.encode())
+        digest.update(data.encode() if isinstance(data, str) else data)
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize('record', [False, True], ids=['OUT_DIR', 'record'])
+def test_trend_writes_the_quick_results(record, tmp_path, monkeypatch):
+    """trend.py runs each size (here faked) and writes the trend into the quick results, those of
+    OUT_DIR/results/ (experiments/results/ with --record, here a stand-in): the JSON holds each
+    size's values, every claim is judged at each size in the JSON and the .md, and the plot is
+    written; the tracked results are as they were."""
     trend = module('trend')
-    monkeypatch.setattr(
-        trend.common,
-        'results_path',
-        lambda mode, name, ext, folder=None, at=None: tmp_path / f'{name}-{mode}.{ext}',
-    )
+    tracked = folder_digest(EXPERIMENTS / 'results')
+    monkeypatch.setattr(trend.common, 'RESULTS', tmp_path / 'recorded')
+    folder = tmp_path / ('recorded' if record else 'results')
+    folder.mkdir()
     claims, depth = trend.claims, module('depth')
     values = {q: [0.99, 0.98] for c in depth.CLAIMS['quick'] for q in c['of']}
     info = dict(
         name='depth', values=values, claims=[claims.judge(c, values) for c in depth.CLAIMS['quick']]
     )
     info['verdict'] = claims.verdict(info['claims'])
-    (tmp_path / 'depth-quick.json').write_text(json.dumps(info))
-    (tmp_path / 'depth-quick.md').write_text(
+    (folder / 'depth-quick.json').write_text(json.dumps(info))
+    (folder / 'depth-quick.md').write_text(
         f'# Table 5\n\n{claims.claims_section(info)}\n\n## History\nold\n'
     )
     ran = []
@@ -529,18 +546,25 @@ def test_trend_writes_the_quick_results(tmp_path, monkeypatch):
     )
     sizes = {'a': {}, 'b': {'max_iters': 2}, 'c': {'max_iters': 4}}
     monkeypatch.setattr(depth, 'TREND', dict(axis='steps', sizes=sizes), raising=False)
-    trend.main(['depth', f'--out_dir={tmp_path}'])
+    trend.main(['depth', f'--out_dir={tmp_path}', *(['--record'] if record else [])])
     assert ran == [{}, {'max_iters': 2}, {'max_iters': 4}]
-    written = json.loads((tmp_path / 'depth-quick.json').read_text())
+    written = json.loads((folder / 'depth-quick.json').read_text())
     assert written['trend']['sizes'] == ['a', 'b', 'c'] and all(
         c['trend'] for c in written['claims']
     )
-    md = (tmp_path / 'depth-quick.md').read_text()
+    md = (folder / 'depth-quick.md').read_text()
     assert 'trend over steps' in md and md.endswith('## History\nold\n')
     assert claims.section_of(md) == claims.claims_section(written), (
         'the claims section rewritten, once'
     )
-    assert (tmp_path / 'depth-quick-trend.png').exists()
+    assert sorted(p.name for p in folder.iterdir()) == [
+        'depth-quick-trend.png',
+        'depth-quick.json',
+        'depth-quick.md',
+    ]
+    other = tmp_path / ('results' if record else 'recorded')
+    assert not other.exists(), 'the other folder is neither read nor written'
+    assert folder_digest(EXPERIMENTS / 'results') == tracked
 
 
 def test_trend_plot_has_a_panel_per_measured_claim(tmp_path):
@@ -714,8 +738,9 @@ def test_reproduce_runs_what_is_not_current(tmp_path, monkeypatch):
     assert reproduce.run_all('quick', ['--device=cpu']) == ['depth']
     assert [Path(cmd[1]).stem for cmd in ran] == ['induction', 'depth'] and ran[0][2:] == [
         '--quick',
+        '--record',
         '--device=cpu',
-    ]
+    ], 'each run records its results in the folder the README reads'
     assert not reproduce.current('depth', 'quick') and reproduce.current('covariance_sde', 'quick')
 
 
@@ -772,7 +797,8 @@ def test_check_finds_claims_committed_after_their_results(tmp_path):
 def test_a_diagnosis_says_which_axis_closes_the_gap():
     """claims.diagnosed: a claim that does not hold, judged at each size of each axis the regime
     protocol moves toward the paper; an axis closes the gap where the claim holds at its last size,
-    and a claim that holds is not diagnosed."""
+    an axis of another task's claim (measuring none of this one's quantities) is left out, and a
+    claim that holds is not diagnosed."""
     claims = module('claims')
     solves = claims.solves('MixiT solves Dyck-1', 'dyck: mixit')
     diagnosis = dict(
@@ -791,10 +817,17 @@ def test_a_diagnosis_says_which_axis_closes_the_gap():
                     '128': {'dyck: mixit': [0.73, 0.76]},
                 },
             ),
+            'addition depth': dict(
+                axis='addition depth',
+                sizes=['2', '4'],
+                values={'2': {'addition: mixit': [0.8, 0.8]}, '4': {'addition: mixit': [1, 1]}},
+            ),
         }
     )
     judged = claims.judge(solves, {'dyck: mixit': [0.7, 0.72]}, diagnosis=diagnosis)
     assert judged['outcome'] == 'fails'
+    assert list(judged['diagnosis']) == ['heads', 'width']
+    assert 'addition depth' not in judged['evidence']
     assert [p['outcome'] for p in judged['diagnosis']['heads']] == ['fails', 'holds']
     assert 'moving heads: ✗ 16' in judged['evidence']
     assert judged['evidence'].count('closes the gap') == 1  # heads; width: no steady direction
@@ -825,21 +858,46 @@ def test_every_training_experiment_records_its_regime(path):
             assert r['ours'] >= r['paper'], f'{path.stem} --{mode}: {r} is below the regime'
 
 
+# memorization_capacity's regime values, three seeds (its results of 2026-11-26, rounded): the fully
+# trained model stores the most bits per parameter, MixiT 0.54 below Frozen-QK (not similar)
+MEMORIZATION_REGIME = {
+    'standard': [0.961, 0.963, 0.961],
+    'frozen_mlp': [0.264, 0.268, 0.262],
+    'frozen_qk': [0.755, 0.740, 0.751],
+    'mixit': [0.587, 0.586, 0.570],
+    'standard, bits/param': [2.816, 2.822, 2.817],
+    'frozen_mlp, bits/param': [1.450, 1.472, 1.439],
+    'frozen_qk, bits/param': [2.401, 2.352, 2.389],
+    'mixit, bits/param': [1.859, 1.858, 1.808],
+}
+
+
 def test_trend_diagnose_writes_the_diagnosis_into_the_regime_results(tmp_path, monkeypatch):
     """trend.py --diagnose runs each size of each DIAGNOSIS axis from the regime protocol (here
     stood in for by their values) and writes the diagnosis into the regime results, where the claim
-    that fails says which axis closes the gap; the verdict keeps the results' standing."""
-    import shutil
-
-    trend, common = module('trend'), module('common')
-    for ext in ('json', 'md'):
-        shutil.copy(EXPERIMENTS / 'results' / f'memorization_capacity-regime.{ext}', tmp_path)
-    monkeypatch.setattr(
-        common,
-        'results_path',
-        lambda mode, name, ext, folder=None, point=False: tmp_path / f'{name}-{mode}.{ext}',
+    that fails says which axis closes the gap; the verdict keeps the results' standing. The regime
+    results are the report of a run without --record (common.report, in-process): in
+    OUT_DIR/results/, where trend.py without --record reads and rewrites them, the tracked results
+    untouched."""
+    trend, common, mem = module('trend'), module('common'), module('memorization_capacity')
+    tracked = folder_digest(EXPERIMENTS / 'results')
+    args = common.parse_args('', argv=['--regime', f'--out_dir={tmp_path}'])
+    common.report(
+        args,
+        'memorization_capacity',
+        'Table 4',
+        ['variant'],
+        [{'variant': 'standard'}],
+        values=MEMORIZATION_REGIME,
+        claims=mem.CLAIMS,
+        regime=mem.REGIME['regime'],
     )
-    regime = json.loads((tmp_path / 'memorization_capacity-regime.json').read_text())
+    assert sorted(p.name for p in (tmp_path / 'results').iterdir()) == [
+        'memorization_capacity-regime.json',
+        'memorization_capacity-regime.md',
+    ]
+    regime = json.loads((tmp_path / 'results' / 'memorization_capacity-regime.json').read_text())
+    assert regime['verdict'] == 'Partly'
     ran = []
 
     def point(name, index, keys, out_dir, flags, mode):  # the sizes' values, without training
@@ -848,10 +906,30 @@ def test_trend_diagnose_writes_the_diagnosis_into_the_regime_results(tmp_path, m
         return dict(values=close if keys else regime['values'], wall_s=1.0)
 
     monkeypatch.setattr(trend, 'point', point)
+    # an axis of flags of its own ('flags_of') has its own regime point; one of the same flags
+    # shares it
+    width = mem.DIAGNOSIS['axes']['width']
+    axes = {'width': width, 'width again': width, 'other width': width}
+    spec = dict(mem.DIAGNOSIS, axes=axes, flags_of={'other width': ['--x']})
+    monkeypatch.setattr(mem, 'DIAGNOSIS', spec)
+    trend.main(['memorization_capacity', '--diagnose', f'--out_dir={tmp_path}'])
+    assert [i for i, _, _, _ in ran] == [
+        'regime',
+        'width/1',
+        'regime',
+        'width again/1',
+        'regime1',
+        'other width/1',
+    ]
+    assert all(m == 'regime' for _, _, m, _ in ran)
+    assert ran[0][3][:2] == [f'--seeds={trend.DIAGNOSIS_SEEDS}', '--no-search']
+    assert ran[4][3] == [f'--seeds={trend.DIAGNOSIS_SEEDS}', '--no-search', '--x']
+    assert ran[0][3] == ran[2][3] != ran[4][3]
+    monkeypatch.setattr(mem, 'DIAGNOSIS', dict(mem.DIAGNOSIS, axes={'width': width}))
+    ran.clear()
     trend.main(['memorization_capacity', '--diagnose', f'--out_dir={tmp_path}'])
     assert [(i, m) for i, _, m, _ in ran] == [('regime', 'regime'), ('width/1', 'regime')]
-    assert ran[0][3][:2] == [f'--seeds={trend.DIAGNOSIS_SEEDS}', '--no-search']
-    written = json.loads((tmp_path / 'memorization_capacity-regime.json').read_text())
+    written = json.loads((tmp_path / 'results' / 'memorization_capacity-regime.json').read_text())
     assert list(written['diagnosis']['axes']) == ['width']
     similar = next(c for c in written['claims'] if c['test'] == 'close')
     assert similar['outcome'] == 'fails' and 'moving width' in similar['evidence']
@@ -861,8 +939,9 @@ def test_trend_diagnose_writes_the_diagnosis_into_the_regime_results(tmp_path, m
     assert written['verdict'] == 'Partly' and written['standing'] == []
     assert (
         'Diagnosis (experiments/tools/trend.py --diagnose'
-        in (tmp_path / 'memorization_capacity-regime.md').read_text()
+        in (tmp_path / 'results' / 'memorization_capacity-regime.md').read_text()
     )
+    assert folder_digest(EXPERIMENTS / 'results') == tracked
 
 
 # ----------------------------------------------------------------------------- every entry point:
@@ -1183,49 +1262,69 @@ def test_compare_runs_uses_paths_as_given(tmp_path, monkeypatch, capsys):
     assert (tmp_path / 'home' / 'cmp.png').exists() and not (tmp_path / '~').exists()
 
 
-def trend_results(t, text=None):
-    """The quick results and .md of depth in t (trend.py's test above), or `text` as its JSON."""
+def trend_results(folder, text=None):
+    """The quick results and .md of depth in `folder` (trend.py's test above), or `text` as its
+    JSON."""
     claims, depth = module('claims'), module('depth')
     values = {q: [0.99, 0.98] for c in depth.CLAIMS['quick'] for q in c['of']}
     info = dict(name='depth', values=values, claims=[])
-    (t / 'depth-quick.json').write_text(text if text is not None else json.dumps(info))
-    (t / 'depth-quick.md').write_text(
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / 'depth-quick.json').write_text(text if text is not None else json.dumps(info))
+    (folder / 'depth-quick.md').write_text(
         f'# Table 5\n\n{claims.claims_section({**info, "verdict": "x"})}\n'
     )
 
 
+# trend.py's refusals below: each makes its case in t, the test's folder -> trend.py's flags; t/out
+# is OUT_DIR, t/recorded the stand-in for experiments/results/ (--record)
+
+
+def results_damaged(text):
+    return lambda t: trend_results(t / 'out' / 'results', text) or [f'--out_dir={t / "out"}']
+
+
 def point_damaged(t):
-    trend_results(t)
+    trend_results(t / 'out' / 'results')
     point = module('trend').point_path('depth', 1, t / 'out')
     point.parent.mkdir(parents=True)
     point.write_text('{"source": ')
-    return t / 'out'
+    return [f'--out_dir={t / "out"}']
 
 
 def md_a_folder(t):
-    trend_results(t)
-    (t / 'depth-quick.md').unlink()
-    (t / 'depth-quick.md').mkdir()
-    return t / 'out'
+    trend_results(t / 'out' / 'results')
+    (t / 'out' / 'results' / 'depth-quick.md').unlink()
+    (t / 'out' / 'results' / 'depth-quick.md').mkdir()
+    return [f'--out_dir={t / "out"}']
 
 
 def out_under_a_file(t):
-    trend_results(t)
+    trend_results(t / 'recorded')
     (t / 'file').write_text('')
-    return t / 'file' / 'out'
+    return [f'--out_dir={t / "file" / "out"}', '--record']
 
 
 @pytest.mark.parametrize(
     'make, says',
     [
-        (lambda t: trend_results(t, '[1, 2]') or t, 'depth-quick.json is damaged (a JSON list)'),
-        (
-            lambda t: trend_results(t, '{"name": "depth"}') or t,
-            "depth-quick.json is damaged (no 'values')",
-        ),
+        (results_damaged('[1, 2]'), 'depth-quick.json is damaged (a JSON list)'),
+        (results_damaged('{"name": "depth"}'), "depth-quick.json is damaged (no 'values')"),
         (point_damaged, f'{Path("trend", "depth", "1", "depth.json")} is damaged'),
         (md_a_folder, 'depth-quick.md'),
         (out_under_a_file, 'Not a directory'),
+        # the results another folder holds are not read: OUT_DIR's, or with --record the README's
+        (
+            lambda t: trend_results(t / 'recorded') or [f'--out_dir={t / "out"}'],
+            f'{Path("out", "results", "depth-quick.json")}: run python '
+            'experiments/mixit/depth.py --quick --out_dir=',
+        ),
+        (
+            lambda t: (
+                trend_results(t / 'out' / 'results') or [f'--out_dir={t / "out"}', '--record']
+            ),
+            f'{Path("recorded", "depth-quick.json")}: run python experiments/mixit/depth.py '
+            '--quick --record first',
+        ),
     ],
     ids=[
         'results a list',
@@ -1233,37 +1332,32 @@ def out_under_a_file(t):
         'a size damaged',
         'md a folder',
         'out_dir under a file',
+        'results recorded only',
+        'results in OUT_DIR only',
     ],
 )
 def test_trend_refuses_before_any_size_runs(make, says, tmp_path, monkeypatch):
     """trend.py's bad input (a results file edited by hand, a size's results damaged, a path it
-    cannot write) is one line before any size runs, and nothing in its folder changed."""
+    cannot write, results of another folder) is one line before any size runs, and nothing in its
+    folder changed."""
     trend = module('trend')
     ran = []
     monkeypatch.setattr(trend.common, 'run_process', lambda cmd, **kw: ran.append(cmd))
     monkeypatch.setattr(trend, 'point', lambda *a: ran.append(a) or {})
-    monkeypatch.setattr(
-        trend.common,
-        'results_path',
-        lambda mode, name, ext, folder=None, point=False: tmp_path / f'{name}-{mode}.{ext}',
-    )
-    out_dir = make(tmp_path)
+    monkeypatch.setattr(trend.common, 'RESULTS', tmp_path / 'recorded')
+    flags = make(tmp_path)
     before = snapshot(tmp_path)
     with pytest.raises(trend.ConfigError) as e:
-        trend.main(['depth', f'--out_dir={out_dir}'])
+        trend.main(['depth', *flags])
     assert says in str(e.value) and '\n' not in str(e.value)
     assert ran == [] and snapshot(tmp_path) == before
 
 
 def test_trend_expands_home_in_out_dir(tmp_path, monkeypatch):
-    """--out_dir=~/x: the sizes run in the home folder's x, as the experiments read their own."""
+    """--out_dir=~/x: the sizes run in the home folder's x, as the experiments read their own, and
+    the results are read there (~/x/results/)."""
     trend = module('trend')
-    monkeypatch.setattr(
-        trend.common,
-        'results_path',
-        lambda mode, name, ext, folder=None, point=False: tmp_path / f'{name}-{mode}.{ext}',
-    )
-    trend_results(tmp_path)
+    trend_results(tmp_path / 'home' / 'x' / 'results')
     ran = []
     monkeypatch.setattr(
         trend,
@@ -1274,6 +1368,10 @@ def test_trend_expands_home_in_out_dir(tmp_path, monkeypatch):
     monkeypatch.setenv('HOME', str(tmp_path / 'home'))
     trend.main(['depth', '--out_dir=~/x'])
     assert ran and set(ran) == {str(tmp_path / 'home' / 'x')}
+    assert 'trend' in json.loads(
+        (tmp_path / 'home' / 'x' / 'results' / 'depth-quick.json').read_text()
+    )
+    assert not (tmp_path / '~').exists()
 
 
 def experiment(name, *argv, cwd, env=None):
@@ -1294,20 +1392,50 @@ def experiment(name, *argv, cwd, env=None):
         # the report's paths, found before any work: under a file, a folder in the JSON's place
         ('covariance_sde', ['--smoke', '--out_dir=file/x'], 'file/x/covariance_sde.json (Not a'),
         ('covariance_sde', ['--smoke', '--out_dir=d'], 'd/covariance_sde.json (a folder stands'),
-        # a flag obeyed or refused: --configs names the mode's configurations
+        # the results in OUT_DIR/results/ (no --record): a file where that folder goes, a damaged
+        # JSON there (no checkout to restore it from)
+        (
+            'universal_construction',
+            ['--out_dir=r'],
+            'r/results/universal_construction.json (Not a directory): set --out_dir to a folder',
+        ),
+        (
+            'universal_construction',
+            ['--out_dir=bad'],
+            'universal_construction.json is damaged (Expecting value): delete it to run the '
+            'experiment again',
+        ),
+        # a flag obeyed or refused: --configs names the mode's configurations; --record, what
+        # --smoke never writes
         (
             'throughput',
             ['--smoke', '--configs=lm'],
             'name only configurations of the smoke protocol',
         ),
+        (
+            'covariance_sde',
+            ['--smoke', '--record'],
+            '--record with --smoke or --at records nothing',
+        ),
     ],
-    ids=['out_dir under a file', 'report a folder', 'configs not of the mode'],
+    ids=[
+        'out_dir under a file',
+        'report a folder',
+        'results folder a file',
+        'results damaged',
+        'configs not of the mode',
+        'record smoke',
+    ],
 )
 def test_experiment_refuses_before_the_work(name, argv, says, tmp_path):
     """An experiment's bad input: one line, exit 2, before any work (nothing written), and the
     results untouched."""
     (tmp_path / 'file').write_text('')
     (tmp_path / 'd' / 'covariance_sde.json').mkdir(parents=True)
+    (tmp_path / 'r').mkdir()
+    (tmp_path / 'r' / 'results').write_text('')
+    (tmp_path / 'bad' / 'results').mkdir(parents=True)
+    (tmp_path / 'bad' / 'results' / 'universal_construction.json').write_text('[')
     results, before = EXPERIMENTS / 'results', snapshot(tmp_path)
     published = snapshot(results)
     done = experiment(name, *argv, '--device=cpu', cwd=tmp_path)
@@ -1337,6 +1465,68 @@ def test_experiment_paths_and_plan(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert [p.name for p in (tmp_path / 'p').iterdir()] == ['covariance_sde-plan.json']
     assert json.loads((tmp_path / 'p' / 'covariance_sde-plan.json').read_text())['runs'] == []
+
+
+def test_a_run_writes_its_results_in_out_dir_not_the_checkout(tmp_path):
+    """A reproduction run by hand (universal_construction, seconds) writes its results JSON and .md
+    under OUT_DIR/results/, named as in experiments/results/, and leaves the tracked results (which
+    the README's tables and --check read) byte for byte as they were."""
+    tracked = folder_digest(EXPERIMENTS / 'results')
+    done = experiment('universal_construction', f'--out_dir={tmp_path}', '--device=cpu', cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert folder_digest(EXPERIMENTS / 'results') == tracked
+    results = tmp_path / 'results'
+    assert sorted(p.name for p in results.iterdir()) == [
+        'universal_construction.json',
+        'universal_construction.md',
+    ]
+    assert f'and {results / "universal_construction.json"} and' in done.stdout
+    written = json.loads((results / 'universal_construction.json').read_text())
+    assert written['name'] == 'universal_construction' and written['mode'] == 'full'
+    assert written == json.loads((tmp_path / 'universal_construction.json').read_text())
+    # what reads the recorded results reads these alike (same names, same content)
+    reproduce = module('reproduce')
+    assert reproduce.load('universal_construction', 'full', results)['values'] == written['values']
+    assert reproduce.claims_section('universal_construction', 'full', results)
+
+
+@pytest.mark.parametrize('record', [False, True], ids=['OUT_DIR', 'record'])
+def test_record_writes_the_results_the_readme_reads(record, tmp_path, monkeypatch):
+    """common.report and save_figure (in-process, the experiments' own calls) write the results
+    JSON, .md and figure under OUT_DIR/results/, or with --record in experiments/results/ (here a
+    stand-in: a test never writes the tracked folder), and nothing in the other; check_outputs
+    checks the folder written."""
+    import matplotlib
+
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    common = module('common')
+    tracked = folder_digest(EXPERIMENTS / 'results')
+    monkeypatch.setattr(common, 'RESULTS', tmp_path / 'recorded')
+    out = tmp_path / 'out'
+    args = common.parse_args(
+        '', argv=['--quick', f'--out_dir={out}', *(['--record'] if record else [])]
+    )
+    folder = tmp_path / 'recorded' if record else out / 'results'
+    assert common.results_folder(args) == folder
+    folder.mkdir(parents=True)
+    (folder / 'covariance_sde-quick.md').mkdir()  # a folder where the .md goes
+    with pytest.raises(common.ConfigError, match='covariance_sde-quick.md') as e:
+        common.check_outputs(args, 'covariance_sde')
+    assert ('--record' in str(e.value)) == record, 'the fix names what chose the folder'
+    (folder / 'covariance_sde-quick.md').rmdir()
+    common.check_outputs(args, 'covariance_sde')
+    paths = common.save_figure(args, 'covariance_sde', plt.figure())
+    assert paths == [out / 'covariance_sde.png', folder / 'covariance_sde-quick.png']
+    common.report(args, 'covariance_sde', 'T', ['a'], [{'a': 1}], values={'x': [1.0]})
+    assert sorted(p.name for p in folder.iterdir()) == [
+        'covariance_sde-quick.json',
+        'covariance_sde-quick.md',
+        'covariance_sde-quick.png',
+    ]
+    assert not (out / 'results' if record else tmp_path / 'recorded').exists()
+    assert folder_digest(EXPERIMENTS / 'results') == tracked
 
 
 @pytest.mark.parametrize('path', HARNESS, ids=name_of)
@@ -1381,3 +1571,170 @@ def test_a_regime_size_is_the_fewest_steps_that_keep_the_regime():
     for steps, enough in ((size['max_iters'], True), (size['max_iters'] - 1, False)):
         assert (heads_map.per_param({**run, 'max_iters': steps}) >= target) == enough, steps
     assert size['max_iters'] > 3 * heads_map.PROTOCOL['regime']['keys']['max_iters']
+
+
+def overlaps(a, b):
+    """Whether two window extents share area (touching edges do not)."""
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def test_trend_plot_is_readable(tmp_path):
+    """trend.plot on five claims: at most 3 panels a row, every panel's axes labelled (the claim's
+    unit: a 'pct' quantity drawn in percent, 100 times its seeds' mean; a number as it is, named by
+    its label or the results' title), its bound in the legend, and a legend of at least 7 pt that
+    covers no panel."""
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    trend = module('trend')
+    sizes = ['100', '1,000', '10,000']
+    values = {
+        s: {
+            'a: x': [0.5 + 0.1 * i, 0.6 + 0.1 * i],
+            'b: x': [0.2 * i],
+            'random: covariance': [1.0 + i],
+            'mixit: covariance': [2.0 * i],
+            'text: standard': [3.0 - i],
+        }
+        for i, s in enumerate(sizes)
+    }
+    judged = [
+        dict(says='a solves x ' * 12, test='above', bound=0.95, of=['a: x']),
+        dict(says='a above b', test='descending', of=['a: x', 'b: x'], fmt='pct'),
+        dict(
+            says='covariance rises',
+            test='ascending',
+            of=['random: covariance', 'mixit: covariance'],
+            fmt='num',
+        ),
+        dict(says='about 2', test='within', target=2.0, tol=0.5, of=['text: standard'], fmt='num'),
+        dict(says='b solves x', test='above', bound=0.95, of=['b: x']),
+    ]
+    fig = trend.plot(
+        dict(axis='training steps', sizes=sizes, values=values),
+        judged,
+        tmp_path / 'trend.png',
+        'Table 2: a table (log perplexity)',
+    )
+    assert (tmp_path / 'trend.png').read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
+    assert len(fig.axes) == 5 and {ax.get_subplotspec().get_geometry()[:2] for ax in fig.axes} == {
+        (2, 3)
+    }, 'five panels: 3 a row'
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)  # the layout, as savefig drew it
+    panels = [ax.get_window_extent(renderer) for ax in fig.axes]
+    for ax, claim in zip(fig.axes, judged):
+        assert ax.get_xlabel() == 'training steps' and ax.get_ylabel()
+        scale = 100 if claim.get('fmt', 'pct') == 'pct' else 1
+        assert ('(%)' in ax.get_ylabel()) == (scale == 100)
+        lines = {line.get_label(): line for line in ax.get_lines()}
+        for q in claim['of']:
+            means = [np.mean(values[s][q]) for s in sizes]
+            np.testing.assert_allclose(lines[q].get_ydata(), scale * np.array(means))
+        legend = ax.get_legend()
+        assert min(t.get_fontsize() for t in legend.get_texts()) >= 7
+        assert not any(overlaps(legend.get_window_extent(renderer), p) for p in panels)
+        if 'bound' in claim:
+            assert 'every seed above 95%' in [t.get_text() for t in legend.get_texts()]
+    assert fig.axes[2].get_ylabel() == 'covariance', 'the metric its quantities share'
+    assert fig.axes[3].get_ylabel() == 'log perplexity (nats)', "the results' title's"
+
+
+def test_trend_plot_option_draws_from_the_results_only(tmp_path, capsys):
+    """trend.py NAME --plot draws NAME-quick-trend.png from the trend its quick results hold: no
+    size runs, the results stay as they were; results without a trend are one line."""
+    trend = module('trend')
+    results = tmp_path / 'results'
+    results.mkdir()
+    trend_results(results)
+    json_path = results / 'depth-quick.json'
+    with pytest.raises(trend.ConfigError, match='holds no trend: run python experiments/tools/'):
+        trend.main(['depth', '--plot', f'--out_dir={tmp_path}'])
+    info = json.loads(json_path.read_text())
+    q = module('depth').CLAIMS['quick'][0]['of'][0]
+    info['claims'] = [dict(says='it solves', test='above', bound=0.95, of=[q])]
+    info['trend'] = dict(axis='steps', sizes=['a', 'b'], values={'a': {q: [0.5]}, 'b': {q: [0.9]}})
+    json_path.write_text(json.dumps(info))
+    before = {p.name: p.read_bytes() for p in results.iterdir()}
+    trend.main(['depth', '--plot', f'--out_dir={tmp_path}'])
+    png = results / 'depth-quick-trend.png'
+    assert png.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n' and str(png) in capsys.readouterr().out
+    assert {p.name: p.read_bytes() for p in results.iterdir() if p != png} == before
+    assert not (tmp_path / 'trend').exists(), 'no size ran'
+
+
+def test_compare_runs_figure_is_readable():
+    """compare_runs' figure: at most 3 panels a row, every axis labelled with its unit, one legend
+    of at least 7 pt below the panels, over none of them."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    tool = module('compare_runs')
+    log = [dict(step=s, tokens=64 * s, val_loss=1 / s, val_acc=1 - 1 / s) for s in (10, 20, 30)]
+    runs = [dict(label=f'variant={v}', log=log) for v in ('standard', 'mixit')]
+    fig = tool.figure(runs, '2 runs')
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)  # the layout, as savefig draws it
+    assert all(ax.get_subplotspec().get_geometry()[1] <= 3 for ax in fig.axes)
+    for ax in fig.axes:
+        assert '(' in ax.get_xlabel() and ax.get_ylabel().endswith(')'), 'a unit in parentheses'
+    (legend,) = fig.legends
+    assert min(t.get_fontsize() for t in legend.get_texts()) >= 7
+    assert not any(
+        overlaps(legend.get_window_extent(renderer), ax.get_window_extent(renderer))
+        for ax in fig.axes
+    )
+
+
+def test_mixit_figures_are_readable():
+    """covariance_sde's and induction_heads_map's figures on synthetic inputs of main()'s shapes:
+    at most 3 panels a row, every panel that shows data labelled on both axes, each legend of at
+    least 7 pt over no panel, and the heat maps, drawn as given, beside a colorbar of the
+    attention weight that covers neither."""
+    import numpy as np
+
+    cov, heads_map = module('covariance_sde'), module('induction_heads_map')
+    g = torch.Generator().manual_seed(0)
+    taus = [k / 4 for k in range(5)]
+
+    def phis(k):  # k covariances of 4 tokens, h^T h / n at n = 8
+        h = torch.randn(k, 8, 4, generator=g)
+        return h.transpose(1, 2) @ h / 8
+
+    sde = {t: phis(50) for t in taus}
+    chains = {n: {t: phis(20) for t in taus} for n in (8, 16)}
+    collapse = {label: (taus, [0.5 + 0.1 * t for t in taus]) for label in (cov.SHAPED, cov.SOFTMAX)}
+    maps = torch.rand(2, 1, 3, 12, 12, generator=g).tril()
+    maps = maps / maps.sum(-1, keepdim=True)
+    x, q, heads = torch.arange(12), 9, [(2, 'previous-token head'), (0, 'retrieving head')]
+    figures = [
+        cov.plot(taus, chains, sde, collapse, 16),
+        heads_map.plot(maps, x, q, heads),
+    ]
+    for fig in figures:
+        fig.canvas.draw()  # the layout, as savefig draws it
+        bars = {i.colorbar.ax for ax in fig.axes for i in ax.images if i.colorbar}
+        panels = [
+            ax
+            for ax in fig.axes
+            if ax not in bars and (ax.lines or ax.patches or ax.collections or ax.images)
+        ]
+        boxes = [ax.get_window_extent() for ax in panels]
+        assert panels and all(ax.get_subplotspec().get_geometry()[1] <= 3 for ax in panels)
+        for ax in panels:
+            assert ax.get_xlabel() and ax.get_ylabel(), ax.get_title()
+        legends = [*fig.legends, *(ax.get_legend() for ax in panels if ax.get_legend())]
+        for legend in legends:
+            assert min(t.get_fontsize() for t in legend.get_texts()) >= 7
+            assert not any(overlaps(legend.get_window_extent(), box) for box in boxes)
+        if fig is figures[0]:
+            assert len(panels) == len(legends) == 3, 'each panel its legend'
+    images = [ax.images[0] for ax in figures[1].axes[:2]]
+    for layer, (image, (head, _)) in enumerate(zip(images, heads)):
+        np.testing.assert_array_equal(image.get_array(), maps[layer, 0, head, : q + 1, : q + 1])
+    # one colorbar for both panels or one each: every map on the 0-1 scale of a bar
+    bars = [i.colorbar for i in images if i.colorbar]
+    assert bars and all('attention' in bar.ax.get_ylabel() for bar in bars)
+    assert {i.get_clim() for i in images} == {bar.mappable.get_clim() for bar in bars} == {(0, 1)}
+    for bar in bars:
+        extent = bar.ax.get_window_extent()
+        assert not any(overlaps(extent, i.axes.get_window_extent()) for i in images)

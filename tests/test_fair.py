@@ -167,3 +167,41 @@ def test_plan_lists_the_runs_and_scores_none(tmp_path, monkeypatch):
     args.plan_runs.clear()
     fair.fair(args, 'x', dict(task='memorization', size=4, learning_rate=3e-3), 'memorization')
     assert len(args.plan_runs) == 5, "memorization's seed 0 is its first search run: listed once"
+
+
+def test_earlier_tasks_merge_from_the_folder_the_run_writes(tmp_path, monkeypatch):
+    """--tasks pieces merge in the folder the run writes its results (common.results_folder):
+    OUT_DIR/results/ without --record, experiments/results/ (here a stand-in) with it, never the
+    other; a piece of other code is not merged, and this run's own task keeps its comparison."""
+    import json
+
+    monkeypatch.setattr(common, 'RESULTS', tmp_path / 'recorded')
+    piece = dict(
+        grid=[dict(point={'learning_rate': 0.01}, validation=0.5)],
+        chosen={'learning_rate': 0.01},
+        seeds=[{'val_acc': 0.9}],
+    )
+
+    def write(folder, source):  # an earlier --tasks run's results: two tasks' comparisons
+        folder.mkdir(parents=True, exist_ok=True)
+        fairs = {'addition: standard': piece, 'mine': piece}
+        results = dict(source=source, wall_s=60.0, fair=fairs)
+        (folder / 'algorithmic-quick.json').write_text(json.dumps(results))
+
+    def merged(*flags):  # -> (the comparisons after the merge, the wall time added)
+        args = fair.parse_args('', argv=['--quick', f'--out_dir={tmp_path / "out"}', *flags])
+        fairs, t0 = {'mine': 'this run'}, args.t0
+        fair.earlier_tasks(args, 'algorithmic', fairs)
+        return fairs, t0 - args.t0
+
+    merged_piece = dict(grid=[({'learning_rate': 0.01}, 0.5)], chosen={'learning_rate': 0.01})
+    merged_piece['runs'] = [{'val_acc': 0.9}]
+    done = ({'mine': 'this run', 'addition: standard': merged_piece}, 60.0)
+    digest = common.source_digest('algorithmic')
+    write(tmp_path / 'out' / 'results', digest)
+    assert merged() == done
+    assert merged('--record') == ({'mine': 'this run'}, 0), 'the recorded folder holds none'
+    write(tmp_path / 'recorded', digest)
+    assert merged('--record') == done
+    write(tmp_path / 'out' / 'results', 'other code')
+    assert merged() == ({'mine': 'this run'}, 0)

@@ -314,13 +314,6 @@ CASES = [
         r'about [\d,]+ examples fit: lower batch_size',
     ),
     (
-        'an evaluation batch of 10^10',
-        lambda d: flags(d, eval_batch_size=10**10),
-        None,  # 10^9 would fit (no_grad)
-        r'the weights and an evaluation batch of 10,000,000,000 examples would take .* GiB: '
-        r'about [\d,]+ examples fit: lower eval_batch_size',
-    ),
-    (
         'zero mixit_std',
         lambda d: flags(d, variant='mixit', mixit_std=0.0),
         None,
@@ -1766,3 +1759,219 @@ def test_a_port_in_use_is_named_not_blamed_on_the_peers(tmp_path):
     assert re.match(
         rf'error: process 0 of 2 cannot meet the others at 127.0.0.1:{port} \(', p.stderr
     )
+
+
+# ------------------------------------ what a nanoGPT user does on day one: torchrun, threads, names
+
+
+@pytest.mark.parametrize(
+    'batch_size, accumulation, world', [(6, 1, 2), (6, 2, 4), (4, 3, 2), (6, 4, 6), (3, 4, 2)]
+)
+def test_processes_share_a_step_as_one_process_runs_it(batch_size, accumulation, world):
+    """Each process's micro-batches (whole ones, or a piece of each where the processes outnumber
+    the micro-batches: loader.layout) tile the batch one process trains on, in its order; and the
+    average over the processes (DDP's) of their pieces' mean losses, each as train.py weighs it
+    (where(weight > 0, loss, 0) * weight / micro-batches per process), is one process's loss: the
+    mean over the micro-batches of each one's mean over its scored targets. A piece that scores
+    nothing adds 0 (and a micro-batch that scores nothing is NaN, as one process's). Against a
+    brute-force sum, with examples that score 0 to 5 targets."""
+    from data import loader
+
+    g = torch.Generator().manual_seed(0)
+    x = torch.randint(0, 9, (50, 5), generator=g)
+    y = torch.where(torch.rand(50, 5, generator=g) < 0.5, x, -1)
+    local, size, pieces = loader.layout(batch_size, accumulation, world)
+    y[loader.batch_indices(50, 0, batch_size * accumulation, 0)[:size]] = -1  # step 0: a piece
+
+    def mean_loss(xb, yb):  # a loss per position, as a model's; model.py's mean over the scored
+        return ((xb * 7 + torch.arange(5)) % 5).double()[yb != -1].mean()  # (NaN where none)
+
+    cfg = dict(online=False, batch_size=batch_size, gradient_accumulation_steps=accumulation)
+    cfg['seed'] = 0
+    one = loader.batches(cfg, (x, y), 5, 'cpu')
+    ranks = [loader.batches(cfg, (x, y), 5, 'cpu', rank, world) for rank in range(world)]
+    empty = finite = 0
+    for step in range(20):
+        whole = one(step)
+        assert [len(xb) for xb, _, _ in whole] == [batch_size] * accumulation
+        mine = [r(step) for r in ranks]
+        assert all(len(m) == local and all(len(xb) == size for xb, _, _ in m) for m in mine)
+        # rank = group * pieces + piece; group q runs micro-batches q*local .. q*local + local - 1
+        for m, (xb, yb, _) in enumerate(whole):
+            q, i = divmod(m, local)
+            parts = [mine[q * pieces + j][i] for j in range(pieces)]
+            assert torch.equal(torch.cat([p[0] for p in parts]), xb)
+            assert torch.equal(torch.cat([p[1] for p in parts]), yb)
+            assert all(w is None for _, _, w in parts) == (pieces == 1)
+            empty += sum((p[1] == -1).all().item() for p in parts) if pieces > 1 else 0
+        target = sum(mean_loss(xb, yb) for xb, yb, _ in whole) / accumulation
+        ddp = 0
+        for m in mine:
+            for xb, yb, w in m:
+                loss = mean_loss(xb, yb)
+                ddp += (loss if w is None else torch.where(w > 0, loss, 0.0) * w) / local
+        assert torch.allclose(ddp / world, target, rtol=1e-6, atol=0, equal_nan=True), step
+        finite += target.isfinite().item()
+    assert (empty or pieces == 1) and finite > 10, 'the case tests nothing'
+
+
+def test_a_split_that_does_not_divide_names_what_would():
+    with pytest.raises(train_module.ConfigError) as e:
+        train_module.layout(5, 1, 2)
+    assert str(e.value).endswith(
+        'use batch_size=4 or 6, or gradient_accumulation_steps=2 (a multiple of 2)'
+    )
+    assert str(e.value).startswith('batch_size=5 does not split between the 2 processes')
+    assert train_module.layout(5, 2, 2) == (1, 5, 1) and train_module.layout(6, 2, 4) == (1, 3, 2)
+    assert train_module.layout(6, 3, 2) == (3, 3, 2) and train_module.layout(8, 2, 8) == (1, 2, 4)
+
+
+@pytest.mark.skipif(sys.platform != 'linux', reason='torchrun with gloo is exercised on Linux')
+def test_torchrun_with_the_default_accumulation_trains_what_one_process_trains(tmp_path):
+    """`torchrun --nproc_per_node=2` with the default gradient_accumulation_steps=1 (it was
+    refused): each process trains half of every micro-batch, its mean loss weighted by its share of
+    the micro-batch's scored targets, and the run ends with one process's weights, held-out numbers
+    and logged train loss, to float32 rounding: not bit for bit, as the halves' gradients are
+    summed in another order and a weight (scored in the half / scored in the micro-batch * 2) is
+    rounded (within 1e-6 here; halves weighted 1, 0 where they score nothing, end 5e-4 apart).
+    Addition in the text format scores 3 or 4 targets an example, and the first step's first half
+    scores none (its y made -1 here): it adds 0, not NaN. A batch_size the processes cannot halve
+    is one line from them."""
+    from data import loader
+    from data.synthetic import load_split
+
+    keys = {**TINY, 'format': 'text', 'out_dir': str(tmp_path / 'out')}
+    keys.update(data_dir=str(tmp_path / 'data'), max_iters=4, eval_interval=4, log_interval=1)
+    keys['device'] = 'cpu'
+    train_module.generate_missing(train_module.resolve(keys))
+    half = loader.batch_indices(TINY['n_train'], 0, TINY['batch_size'], 0)[:8].numpy()
+    npz(lambda x, y: (x, np.where(np.isin(np.arange(len(y)), half)[:, None], -1, y)))(tmp_path)
+    scored = (load_split(tmp_path / 'data', 'train')[1] != -1).sum(1)
+    assert set(scored[half]) == {0} and len(set(scored)) == 3  # 0 (made), 3 and 4 targets
+    train({**keys, 'run_name': 'one'})
+    p = torchrun_two(*[f'--{k}={v}' for k, v in {**keys, 'run_name': 'two'}.items()])
+    assert p.returncode == 0, p.stderr[-3000:]
+    a, b = (load_checkpoint(tmp_path / 'out' / r / 'ckpt.pt')['model'] for r in ('one', 'two'))
+    for k in a:
+        torch.testing.assert_close(a[k], b[k], rtol=0, atol=1e-6)
+    la, lb = (json.loads((tmp_path / 'out' / r / 'log.jsonl').read_text()) for r in ('one', 'two'))
+    assert la['train_loss'] == pytest.approx(lb['train_loss'], abs=1e-6)
+    assert la['val_loss'] == pytest.approx(lb['val_loss'], abs=1e-6)
+    bad = torchrun_two(*flags(tmp_path, batch_size=5, run_name='bad'))
+    ours = [line for line in bad.stderr.splitlines() if line.startswith('error: ')]
+    assert bad.returncode != 0 and len(ours) == 1, bad.stderr
+    assert ours[0].endswith(
+        'use batch_size=4 or 6, or gradient_accumulation_steps=2 (a multiple of 2)'
+    )
+    assert not (tmp_path / 'out' / 'bad').exists()
+
+
+def torchrun_two(*argv, timeout=300):
+    """`torchrun --standalone --nproc_per_node=2 train.py argv`, as a user types it (gloo on the
+    CPU; torchrun sets OMP_NUM_THREADS=1 itself); -> the finished process."""
+    clean = {k: v for k, v in os.environ.items() if k not in train_module.LAUNCH}
+    command = [sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nproc_per_node=2']
+    return subprocess.run(
+        [*command, 'train.py', *map(str, argv)],
+        cwd=ROOT,
+        env={**clean, 'OMP_NUM_THREADS': '1'},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_a_cpu_run_takes_a_thread_per_physical_core_of_its_own(tmp_path, monkeypatch):
+    """cpu_threads: the distinct (package, core) of the CPUs this process may use, over the
+    processes torchrun started on this machine, at least 1; the affinity's count where a CPU's
+    topology cannot be read; nothing where OMP_NUM_THREADS is set. Against a count by hand of a
+    machine made up: 2 packages of 3 cores of 2 hyperthreads."""
+    topology = {n: (n // 6, n % 6 // 2) for n in range(12)}  # cpu -> (package, core)
+    for n, (package, core) in topology.items():
+        (tmp_path / f'cpu{n}').mkdir()
+        (tmp_path / f'cpu{n}' / 'physical_package_id').write_text(f'{package}\n')
+        (tmp_path / f'cpu{n}' / 'core_id').write_text(f'{core}\n')
+    monkeypatch.setattr(train_module, 'CPU_TOPOLOGY', str(tmp_path / 'cpu{}'))
+    for k in ('OMP_NUM_THREADS', 'LOCAL_WORLD_SIZE', 'WORLD_SIZE'):
+        monkeypatch.delenv(k, raising=False)
+    for cpus in ({0}, {0, 1}, {0, 2, 4}, {1, 2, 3, 6, 7}, set(range(12))):
+        monkeypatch.setattr(os, 'sched_getaffinity', lambda pid, cpus=cpus: cpus)
+        cores = len({topology[n] for n in cpus})
+        for here in (None, '1', '2', '4'):
+            if here:
+                monkeypatch.setenv('LOCAL_WORLD_SIZE', here)
+            assert train_module.cpu_threads() == max(1, cores // int(here or 1)), (cpus, here)
+        monkeypatch.delenv('LOCAL_WORLD_SIZE')
+    monkeypatch.setenv('WORLD_SIZE', '2')  # a launch without LOCAL_WORLD_SIZE: all on one machine
+    assert train_module.cpu_threads() == 3
+    monkeypatch.delenv('WORLD_SIZE')
+    (tmp_path / 'cpu7' / 'core_id').unlink()  # a topology the kernel does not show
+    monkeypatch.setattr(os, 'sched_getaffinity', lambda pid: {6, 7, 8})
+    assert train_module.cpu_threads() == 3
+    monkeypatch.setenv('OMP_NUM_THREADS', '5')
+    assert train_module.cpu_threads() is None
+
+
+def test_a_run_of_no_steps_logs_its_evaluation_and_a_resume_at_its_end_writes_nothing(
+    tmp_path, capsys
+):
+    """--max_iters=0 evaluates the initial weights and records it as any evaluation: a log line of
+    step 0, which compare_runs reads, and a ckpt.pt of step 0. A resumed run with nothing left to
+    train evaluates its weights, which already have their line and checkpoint: both stay byte for
+    byte (its config.json takes the keys changed, as any resume's). The first line says the
+    threads."""
+    argv = flags(tmp_path, run_name='r', max_iters=0)
+    p = subprocess.run(
+        [sys.executable, 'train.py', *map(str, argv)], cwd=ROOT, capture_output=True, text=True
+    )
+    assert p.returncode == 0, p.stderr
+    assert re.search(r', cpu float32, 1 thread, 1 process', p.stdout), p.stdout
+    folder = tmp_path / 'out' / 'r'
+    log = [json.loads(line) for line in (folder / 'log.jsonl').read_text().splitlines()]
+    assert [line['step'] for line in log] == [0] and log[0]['tokens'] == 0
+    assert load_checkpoint(folder / 'ckpt.pt')['step'] == 0
+    tool = subprocess.run(
+        [sys.executable, 'experiments/tools/compare_runs.py', folder, f'--out={tmp_path}/c.png'],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert tool.returncode == 0, tool.stderr
+    row = next(line for line in tool.stdout.splitlines() if line.startswith('| r |'))
+    assert row.split('|')[2].strip() == '0' and f'{log[0]["val_acc"]:.2%}' in row
+    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data')}
+    train({**keys, 'run_name': 'done'})
+    files = [tmp_path / 'out' / 'done' / name for name in ('ckpt.pt', 'log.jsonl')]
+    before = [f.read_bytes() for f in files]
+    for more in ({}, {'eval_examples': 50}, {'eval_split': 'train'}):
+        metrics = train({**keys, 'run_name': 'done', 'resume': True, **more})
+        assert metrics['step'] == TINY['max_iters'] and [f.read_bytes() for f in files] == before
+
+
+def test_a_folder_name_that_leaves_keys_out_says_so(tmp_path, capsys):
+    """A run named after its config shows its keys as far as 64 characters hold them, then how many
+    it leaves out (',+Nmore'), which the run's first line names; the hash tells configs apart that
+    differ only in a key left out. A short name is as it was."""
+    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data')}
+    many = dict(learning_rate=1e-3, min_lr=1e-4, beta2=0.99, grad_clip=0.5, weight_decay=0.01)
+    many['max_iters'] = 0
+    cfg = train_module.resolve({**keys, **many})
+    every = train_module.name_keys(cfg)
+    name = train_module.run_dir_of(cfg).name
+    shown = name[len('addition-') : name.rindex('-')].split(',')
+    assert shown[-1] == f'+{len(every) - len(shown) + 1}more' and len(shown) > 2
+    assert shown[:-1] == every[: len(shown) - 1] and len(','.join(shown[:-1])) <= 64
+    assert len(','.join(every[: len(shown)])) > 64  # the next key would not fit
+    names = {
+        train_module.run_dir_of(train_module.resolve({**keys, **many, key: value})).name
+        for key, value in (('grad_clip', 0.5), ('grad_clip', 0.25), ('weight_decay', 0.02))
+    }
+    assert len(names) == 3 and all(n.startswith(name[: name.rindex('-')]) for n in names)
+    short = train_module.resolve({'out_dir': keys['out_dir'], 'seed': 1})  # DEFAULT_RUN's keys
+    assert train_module.run_dir_of(short).name.rsplit('-', 1)[0] == 'dyck-' + ','.join(
+        train_module.name_keys(short)
+    )
+    train({**keys, **many})
+    first = next(line for line in capsys.readouterr().out.splitlines() if 'trained of' in line)
+    left_out = every[len(shown) - 1 :]
+    assert first.endswith(f'{name} (its name leaves out {", ".join(left_out)})'), first

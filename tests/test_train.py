@@ -664,7 +664,8 @@ def test_resume_may_change_the_schedule(tmp_path):
 
 # --------------------------------------------------------------------- --init_from: GPT-2's weights
 
-GPT2 = dict(n_layer=2, n_head=2, n_embd=16, vocab_size=300, n_positions=64)
+# GPT-2's vocabulary, so that data in GPT-2's tokens (gpt2_text) trains from it
+GPT2 = dict(n_layer=2, n_head=2, n_embd=16, vocab_size=50257, n_positions=64)
 
 
 def gpt2_files(folder, fmt='safetensors', seed=0):
@@ -823,17 +824,13 @@ def test_init_from_trains_frozen_parts_frozen_at_gpt2s_values(tmp_path, monkeypa
     moved. Through a stand-in of transformers too (what 'gpt2' by name reads when it is installed
     and online)."""
     sd = gpt2_files(tmp_path / 'gpt2')
+    gpt2_text(tmp_path / 'data', monkeypatch)
     keys = dict(
-        task='dyck',
-        format='text',
-        length=8,
-        n_train=200,
-        n_test=50,
+        INIT_FROM_RUN,
         variant='frozen_qk',
         max_iters=3,
         eval_interval=3,
         batch_size=8,
-        progress=False,
         out_dir=str(tmp_path / 'out'),
         data_dir=str(tmp_path / 'data'),
         init_from=str(tmp_path / 'gpt2'),
@@ -845,7 +842,7 @@ def test_init_from_trains_frozen_parts_frozen_at_gpt2s_values(tmp_path, monkeypa
         ckpt['model']['h.0.attn.qk_proj.weight'], c_attn[:, :32].T
     )  # W_Q, W_K: one frozen linear
     assert not torch.equal(ckpt['model']['h.0.attn.v_proj.weight'], c_attn[:, 32:].T), 'trained'
-    assert ckpt['model_args']['n_layer'] == 2 and ckpt['model_args']['vocab_size'] == 300
+    assert ckpt['model_args']['n_layer'] == 2 and ckpt['model_args']['vocab_size'] == 50257
 
     class GPT2LMHeadModel:  # transformers' interface, as far as gpt2_weights uses it
         @classmethod
@@ -865,19 +862,40 @@ def test_init_from_trains_frozen_parts_frozen_at_gpt2s_values(tmp_path, monkeypa
     )
     by_name = train({**keys, 'init_from': 'gpt2', 'run_name': 'hub'})
     assert by_name['val_loss'] == pytest.approx(
-        json.loads(next((tmp_path / 'out').glob('dyck-*/log.jsonl')).read_text())['val_loss'],
+        json.loads(next((tmp_path / 'out').glob('text-*/log.jsonl')).read_text())['val_loss'],
         abs=1e-6,
     )
 
 
-# a one-step run on a tiny task: what --init_from's checks run on
+# a one-step run on a tiny corpus in GPT-2's tokens (gpt2_text): what --init_from's checks run on
 INIT_FROM_RUN = dict(
-    task='dyck', format='text', length=8, n_train=100, n_test=20, max_iters=1, progress=False
+    task='text', block_size=32, batch_size=4, eval_examples=4, max_iters=1, progress=False
 )
+
+
+def gpt2_text(folder, monkeypatch):
+    """A small 'text' corpus in GPT-2's tokens, as data/text/prepare.py writes it (data/corpus.py's
+    prepare, meta.json's encoding 'gpt2'), through a stand-in of tiktoken's GPT-2 encoding, whose
+    files need the network: each byte its own id, in GPT-2's 50,257 tokens with its end-of-text."""
+    import tiktoken
+    from data import corpus
+
+    stand_in = tiktoken.Encoding(
+        name='gpt2',
+        pat_str=r'[\s\S]{1,256}',
+        mergeable_ranks={bytes([i]): i for i in range(256)},
+        special_tokens={'<|endoftext|>': 50256},
+    )
+    source = folder.parent / 'gpt2_text.txt'
+    source.write_text(''.join(f'line {i}: a quick brown fox jumps\n' for i in range(500)))
+    with monkeypatch.context() as m:
+        m.setattr(corpus, 'get_encoding', lambda name: stand_in)
+        corpus.prepare('text', dict(encoding='gpt2'), str(source), folder)
 
 
 def test_init_from_refuses_what_cannot_load(tmp_path, monkeypatch):
     gpt2_files(tmp_path / 'gpt2')
+    gpt2_text(tmp_path / 'data', monkeypatch)
     (tmp_path / 'empty').mkdir()
     (tmp_path / 'config_only').mkdir()
     (tmp_path / 'config_only' / 'config.json').write_text(
@@ -902,3 +920,212 @@ def test_init_from_refuses_what_cannot_load(tmp_path, monkeypatch):
         with pytest.raises(ConfigError, match=re.escape(says)):
             train({**base, **keys})
     assert not (tmp_path / 'out').exists(), 'nothing written'
+
+
+# ------------------------------------------------------- config files, run folders, eval batches
+
+CONFIGS = ROOT / 'experiments' / 'config'
+
+
+def config_source(path):
+    """-> (experiment, point) of a config file's docstring line `experiment: NAME, key=value, ...`
+    (a value a|b: the file's, then those --variant=b trains with the same keys), or ('DEFAULT_RUN',
+    {}) for `experiment: train.DEFAULT_RUN`."""
+    import ast
+
+    doc = ast.get_docstring(ast.parse(path.read_text())) or ''
+    lines = [line for line in doc.splitlines() if line.startswith('experiment:')]
+    assert len(lines) == 1, f'{path.name}: one docstring line "experiment: ..." says its run'
+    name, *pairs = re.split(r',\s*(?=\w+=)', lines[0].removeprefix('experiment:').strip())
+    if name == 'train.DEFAULT_RUN':
+        return 'DEFAULT_RUN', {}
+    return name, dict(pair.split('=', 1) for pair in pairs)
+
+
+def test_config_files_are_their_protocols_keys():
+    """Every file of experiments/config/ resolves, and its keys are exactly those its experiment's
+    full protocol trains at the row its docstring names (common.config, and the batch as the
+    experiment splits it: BATCH['full'] sequences in micro-batches of the file's batch_size), or
+    train.DEFAULT_RUN; a variant named after `|` trains with the same keys. Tables 1-3 of the MixiT
+    paper have a file for every row and variant."""
+    import argparse
+
+    from experiments.harness import common
+
+    covered = set()
+    for path in sorted(CONFIGS.glob('*.py')):
+        keys = train_module.parse_args([str(path)])
+        train_module.resolve(keys)
+        name, point = config_source(path)
+        if name == 'DEFAULT_RUN':
+            assert keys == train_module.DEFAULT_RUN, path.name
+            continue
+        module = common.experiment_module(name)
+        for i, variant in enumerate(point['variant'].split('|')):
+            expected = common.config(module.PROTOCOL['full'], **{**point, 'variant': variant})
+            if hasattr(module, 'BATCH'):
+                micro = argparse.Namespace(mode='full', micro_batch=keys.get('batch_size'))
+                expected.update(common.batch_keys(micro, module.BATCH['full']))
+            given = keys if i == 0 else {**keys, 'variant': expected['variant']}
+            assert given == expected, f'{path.name} is not {name} {point} at variant {variant}'
+            covered.add((name, point.get('task'), variant))
+    for name in ('algorithmic', 'induction', 'language_modeling'):
+        sweep = common.experiment_module(name).PROTOCOL['full']['sweep']
+        for task in sweep['task']:
+            for variant in sweep['variant']:
+                assert (name, task, variant) in covered, (
+                    f'no config file for {name} {task} {variant}'
+                )
+
+
+@pytest.mark.parametrize(
+    'text, line, shown',
+    [
+        ('"""a docstring"""\nimport os\n', 2, 'import os'),
+        ('# a comment\nmax_iters = int(5)\n', 2, 'max_iters = int(5)'),
+        ('max_iters = 5\nlearning_rate = max_iters\n', 2, 'learning_rate = max_iters'),
+        ('max_iters = 5 * 8\n', 1, 'max_iters = 5 * 8'),
+        ('max_iters += 1\n', 1, 'max_iters += 1'),
+        ('batch_size = set()\n', 1, 'batch_size = set()'),
+        ("out_dir = __import__('os').mkdir('made')\n", 1, 'out_dir = __import__'),
+        ('n_layer = 2\nlerning_rate = 0.1\n', 2, "did you mean 'learning_rate'"),
+        ("task = 'addition'\ndigits = 'two'\n", 2, "digits='two' should be of type int"),
+        ('max_iters = (\n', 1, 'never closed'),
+    ],
+)
+def test_config_file_refuses_what_is_not_a_literal_in_one_line(
+    tmp_path, monkeypatch, text, line, shown
+):
+    """A config file is read, never run: anything but `key = literal` lines, or a key the run does
+    not have, is one line naming the file and the line, and nothing in it runs."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'c.py').write_text(text)
+    with pytest.raises(ConfigError) as e:
+        train_module.parse_args(['c.py'])
+    assert str(e.value).startswith(f'c.py, line {line}: ') and '\n' not in str(e.value)
+    assert shown in str(e.value) and not (tmp_path / 'made').exists()
+
+
+def test_config_file_then_flags_in_order(tmp_path):
+    """As nanoGPT's configurator: a later argument wins, a flag after the file over its key."""
+    default = str(CONFIGS / 'default.py')
+    assert train_module.parse_args([default, '--max_iters=2'])['max_iters'] == 2
+    assert train_module.parse_args(['--max_iters=2', default])['max_iters'] == 500
+
+
+def test_default_config_file_trains_through_main(tmp_path, capsys):
+    """python train.py experiments/config/default.py --max_iters=2: the default run's keys, tiny,
+    end to end through the command line's main."""
+    train_module.main(
+        [
+            str(CONFIGS / 'default.py'),
+            '--max_iters=2',
+            '--eval_interval=2',
+            '--n_train=100',
+            '--n_test=20',
+            '--batch_size=8',
+            '--n_embd=16',
+            '--progress=False',
+            f'--out_dir={tmp_path / "out"}',
+            f'--data_dir={tmp_path / "data"}',
+        ]
+    )
+    assert capsys.readouterr().out.strip().splitlines()[-1].startswith('dyck / standard: held-out')
+    (saved,) = (tmp_path / 'out').glob('*/config.json')
+    cfg = json.loads(saved.read_text())
+    assert {k: cfg[k] for k in train_module.DEFAULT_RUN} == {
+        **train_module.DEFAULT_RUN,
+        'max_iters': 2,
+    }
+
+
+def test_sample_from_a_run_folder(tmp_path, capsys):
+    """--sample out/<run>: the run's folder gives its config.json and is itself the run found, so
+    the texts are those of its config.json, also once the folder is moved and renamed (where its
+    config.json's out_dir no longer leads). A folder without config.json, and a path that is
+    nothing, are one line."""
+    run(tmp_path, run_name='s')
+    folder = tmp_path / 'out' / 's'
+    flags = ['--sample', '--prompt=12+', '--num_samples=2', '--max_new_tokens=4']
+
+    def texts(path):
+        return train_module.sample_text(train_module.parse_args([flags[0], str(path), *flags[1:]]))
+
+    by_config = texts(folder / 'config.json')
+    assert texts(folder) == by_config and all(t.startswith('12+') for t in by_config)
+    moved = tmp_path / 'elsewhere' / 'cut'
+    moved.parent.mkdir()
+    folder.rename(moved)
+    assert texts(moved) == by_config
+    capsys.readouterr()  # the training's lines
+    train_module.main([flags[0], str(moved), *flags[1:]])
+    assert capsys.readouterr().out.strip() == '\n---------------\n'.join(by_config)
+    for bad, says in (
+        (tmp_path / 'elsewhere', 'is a folder without config.json'),
+        (tmp_path / 'nothing', 'is neither --key=value nor an existing'),
+    ):
+        with pytest.raises(SystemExit) as e:
+            train_module.main(['--sample', str(bad)])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err.startswith('error: ') and err.count('\n') == 1
+        assert says in err
+
+
+def test_init_from_refuses_data_not_in_gpt2s_tokens(tmp_path, monkeypatch, capsys):
+    """GPT-2's weights read GPT-2's token ids: a synthetic task (tokens of its own), a corpus in the
+    byte-level stand-in (encoding='bytes'), or data_dir's byte-level data is refused in one line
+    before anything is written, synthetic data included; the message says how to re-encode."""
+    from data import corpus
+
+    gpt2_files(tmp_path / 'gpt2')
+    source = tmp_path / 'book.txt'
+    source.write_text('a few lines\n' * 400)
+    corpus.prepare('text', dict(encoding='bytes'), str(source), tmp_path / 'bytes')
+    base = dict(INIT_FROM_RUN, out_dir=str(tmp_path / 'out'), init_from=str(tmp_path / 'gpt2'))
+    for keys, says in (
+        (dict(task='dyck', data_dir=str(tmp_path / 'dyck')), 'dyck has tokens of its own'),
+        (
+            dict(encoding='bytes', data_dir=str(tmp_path / 'bytes')),
+            "encoding='bytes' is another tokenizer's: prepare the data in GPT-2's (python "
+            'data/text/prepare.py --encoding=gpt2',
+        ),
+        (dict(data_dir=str(tmp_path / 'bytes')), "made with encoding='bytes'"),
+    ):
+        with pytest.raises(SystemExit) as e:
+            train_module.main([f'--{k}={v}' for k, v in {**base, **keys}.items()])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err.count('\n') == 1 and says in err, err
+    assert not (tmp_path / 'out').exists() and not (tmp_path / 'dyck').exists()
+
+
+def test_eval_batch_is_a_ceiling_that_fits_the_memory(tmp_path, monkeypatch):
+    """A 50,257-token head whose default evaluation batch (512) the memory cannot hold evaluates
+    with the largest batch that fits, and its numbers are exactly those of the whole split in one
+    batch and of a small explicit eval_batch_size: evaluate's sums do not depend on the batch."""
+    batches = []
+    evaluate = train_module.evaluate
+
+    def spy(model, x, y, batch_size, *args):
+        batches.append(batch_size)
+        return evaluate(model, x, y, batch_size, *args)
+
+    monkeypatch.setattr(train_module, 'evaluate', spy)
+    big = dict(vocab_size=50257, n_test=100, eval_batch_size=512)
+    whole = run(tmp_path, run_name='whole', **big)  # this machine's memory: 100 in one batch
+    small = run(tmp_path, run_name='small', **{**big, 'eval_batch_size': 7})
+    assert batches == [512, 512, 7, 7]
+    # a device holding the weights and optimizer state and about 40 evaluation examples: the
+    # logits (and their float32 copy) of T positions over the vocabulary each
+    ckpt = torch.load(tmp_path / 'out' / 'whole' / 'ckpt.pt', weights_only=True)
+    params = sum(v.numel() for v in ckpt['model'].values())
+    T, V = ckpt['model_args']['block_size'], ckpt['model_args']['vocab_size']
+    monkeypatch.setattr(train_module, 'device_memory', lambda device: 16 * params + 40 * 8 * T * V)
+    fitted = run(tmp_path, run_name='fitted', **big)
+    assert 16 <= batches[-1] < 100 and batches[-1] == batches[-2]  # several batches, >= batch_size
+    logs = {
+        name: (tmp_path / 'out' / name / 'log.jsonl').read_text().splitlines()
+        for name in ('whole', 'small', 'fitted')
+    }
+    for key in ('val_loss', 'val_acc', 'val_exact'):
+        assert whole[key] == small[key] == fitted[key], key
+        assert len({tuple(json.loads(line)[key] for line in log) for log in logs.values()}) == 1

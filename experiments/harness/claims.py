@@ -261,8 +261,13 @@ def trended(claim, trend):
 def diagnosed(claim, diagnosis):
     """A claim that does not hold, along each axis of a DIAGNOSIS (trend.py --diagnose: the regime
     protocol moved toward the paper one axis at a time, on its seeds), cited in its evidence: which
-    axis closes the gap, and which does not."""
-    found = {axis: along(claim, trend) for axis, trend in diagnosis['axes'].items()}
+    axis closes the gap, and which does not. An axis that measures none of the claim's quantities
+    (another task's, diagnosed in the same file) is left out."""
+    found = {
+        axis: along(claim, trend)
+        for axis, trend in diagnosis['axes'].items()
+        if any(q in values for q in claim['of'] for values in trend['values'].values())
+    }
     return dict(
         diagnosis={axis: points for axis, (points, _) in found.items()},
         evidence=claim['evidence']

@@ -2,7 +2,8 @@
 The harness every experiment shares: its command line (the paper's protocol by default, --quick for
 a CPU, --smoke for the tests), the train.py keys of a run (where it writes, where its data lives),
 training through train.py, and the report: our numbers beside the paper's and the claims judged, in
-experiments/results/<name>[-quick].json and .md.
+<name>[-mode].json and .md under OUT_DIR/results/, or with --record under experiments/results/, the
+folder the README's tables read (results_folder: a run leaves the checkout as it was unless asked).
 
 What the papers and the authors' code set is in papers.py; the fair comparison of variants (search,
 seeds, sweeps) in fair.py, which reports through this file. Every experiment that trains through
@@ -78,8 +79,10 @@ from train import parse_args as train_args
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository root
 EXPERIMENTS = ROOT / 'experiments'
+# the results the README's tables read (experiments/tools/reproduce.py): written with --record only
 RESULTS = EXPERIMENTS / 'results'
-NOT_EXPERIMENTS = ('harness', 'results')  # the folders of experiments/ that hold no runnable file
+# the folders of experiments/ that hold no reproduction (config/: train.py's config files)
+NOT_EXPERIMENTS = ('harness', 'results', 'config')
 
 
 def experiment_path(name):
@@ -191,7 +194,15 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
         '--smoke', action='store_true', help='a few steps of everything: checks that the file runs'
     )
     parser.add_argument(
-        '--out_dir', default=str(ROOT / 'out'), help='runs go to OUT_DIR/<name>/, the JSON beside'
+        '--out_dir',
+        default=str(ROOT / 'out'),
+        help='runs go to OUT_DIR/<name>/, the JSON beside, the results in OUT_DIR/results/',
+    )
+    parser.add_argument(
+        '--record',
+        action='store_true',
+        help="also record the results in experiments/results/, which the README's tables read "
+        '(experiments/tools/reproduce.py passes it); without it they go to OUT_DIR/results/',
     )
     parser.add_argument(
         '--data_dir',
@@ -235,6 +246,8 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
     args.mode = (
         'smoke' if args.smoke else 'quick' if args.quick else 'regime' if args.regime else 'full'
     )
+    if args.record and (args.mode == 'smoke' or args.point):
+        parser.error('--record with --smoke or --at records nothing (OUT_DIR only): drop --record')
     # every task's files
     args.data_root = Path(args.data_dir) if args.data_dir else synthetic.DATA_ROOT
     # with --plan: each run's keys, corpora read
@@ -268,13 +281,17 @@ def check_outputs(args, name):
         return check_writable(out / f'{name}-plan.json', fix)
     for ext in ('json', 'png'):
         check_writable(out / f'{name}.{ext}', fix)
-    published = [results_path(args.mode, name, ext, point=args.point) for ext in ('json', 'md')]
+    published = [
+        results_path(args.mode, name, ext, results_folder(args), args.point)
+        for ext in ('json', 'md')
+    ]
     if published[0] is None:  # --smoke, --at: OUT_DIR only
         return
     for path in [*published, published[0].with_suffix('.png')]:
-        check_writable(path, RESULTS_FIX)
+        check_writable(path, RESULTS_FIX if args.record else fix)
     if published[0].exists():
-        read_results(published[0], fix='git checkout it, or delete it to run the experiment again')
+        again = 'delete it to run the experiment again'
+        read_results(published[0], fix=f'git checkout it, or {again}' if args.record else again)
     if published[1].exists():
         read_text(published[1])
 
@@ -564,10 +581,10 @@ def write_text(path, text):  # whole or not at all: a temporary name, then a ren
     synthetic.atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
-# where results cannot be written
+# where recorded results (--record) cannot be written
 RESULTS_FIX = (
-    'results are written in the checkout: make it writable, or run with --smoke or --at (which '
-    'write to OUT_DIR only)'
+    'results are recorded in the checkout with --record: make it writable, or run without --record '
+    '(results go to OUT_DIR/results/)'
 )
 # the keys of a results JSON that its readers read (report writes them all), and their types
 RESULTS_KEYS = dict(
@@ -638,23 +655,35 @@ def read_results(path, needs=(), fix='git checkout it, or rerun its experiment')
     return results
 
 
-def results_path(mode, name, ext, folder=RESULTS, point=False):
-    """folder/<name>[-quick].<ext>, where results are committed; None for --smoke and a TREND's size
-    (--at)."""
+def results_folder(args):
+    """Where a run's results go (report, save_figure, check_outputs, fair.earlier_tasks, trend.py):
+    with --record, RESULTS, the folder the README's tables read (reproduce.py passes it); else
+    OUT_DIR/results/, the same files under the same names, so that a run leaves the checkout's
+    tracked results (and the test that compares them with the README) as they were."""
+    return RESULTS if args.record else Path(args.out_dir) / 'results'
+
+
+def results_path(mode, name, ext, folder=None, point=False):
+    """folder/<name>[-mode].<ext> (folder: results_folder's; default RESULTS, the README's); None
+    for --smoke and a TREND's size (--at)."""
     return (
         None
         if mode == 'smoke' or point
-        else folder / f'{name}{"" if mode == "full" else "-" + mode}.{ext}'
+        else Path(folder or RESULTS) / f'{name}{"" if mode == "full" else "-" + mode}.{ext}'
     )
 
 
 def save_figure(args, name, fig, dpi=120):
-    """Writes a figure, whole or not at all, to OUT_DIR/<name>.png and beside the results; closes
-    it. -> the paths."""
+    """Writes a figure, whole or not at all, to OUT_DIR/<name>.png and beside the results
+    (results_folder); closes it. -> the paths."""
     import matplotlib.pyplot as plt
 
     # --plan: none
-    published = None if args.plan else results_path(args.mode, name, 'png', point=args.point)
+    published = (
+        None
+        if args.plan
+        else results_path(args.mode, name, 'png', results_folder(args), args.point)
+    )
     paths = [p for p in (Path(args.out_dir) / f'{name}.png', published) if p]
     for path in paths:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -667,11 +696,12 @@ def report(
     args, name, title, columns, rows, notes='', extra=None, values=None, claims=(), regime=None
 ):
     """Prints the table and the verdict, and writes OUT_DIR/<name>.json and, but for --smoke and
-    --at, results_path's .json and .md (keeping trend.py's trend if of this code, and the .md's '##
-    History'). `values`: {label: [one number per seed]}, which `claims` (the experiment's CLAIMS,
-    declared before the run: claims.of_mode picks the mode's) test, and the trend's too. `regime`:
-    an experiment that trains, its REGIME[mode] (the training regime beside the paper's,
-    harness/claims.py's standing). With --plan: write_plan (an experiment that measures without
+    --at, the results' .json and .md in results_folder (OUT_DIR/results/; experiments/results/ with
+    --record), keeping trend.py's trend if of this code, and the .md's '## History'. `values`:
+    {label: [one number per seed]}, which `claims` (the experiment's CLAIMS, declared before the
+    run: claims.of_mode picks the mode's) test, and the trend's too. `regime`: an experiment that
+    trains, its REGIME[mode] (the training regime beside the paper's, harness/claims.py's
+    standing). With --plan: write_plan (an experiment that measures without
     train.py lists no run; run from its command line, parse_args wrote it before any work). The
     results' JSON and .md move in together."""
     if args.plan:
@@ -702,7 +732,8 @@ def report(
         **(extra or {}),
     )
     out, published, md = [Path(args.out_dir) / f'{name}.json'] + [
-        results_path(args.mode, name, ext, point=args.point) for ext in ('json', 'md')
+        results_path(args.mode, name, ext, results_folder(args), args.point)
+        for ext in ('json', 'md')
     ]
     old = read_results(published) if published and published.exists() else {}
     for kept in ('trend', 'diagnosis'):  # trend.py's, run on this code: kept

@@ -47,8 +47,10 @@ def tasks_flag(parser):
 
 def earlier_tasks(args, name, fairs):
     """With --tasks: the other tasks' comparisons, from this mode's results of the same code (a
-    protocol run a task at a time), added to `fairs`, and their wall time to this run's."""
-    path = common.results_path(args.mode, name, 'json', point=args.point)
+    protocol run a task at a time) in the folder this run writes (common.results_folder:
+    OUT_DIR/results/, experiments/results/ with --record), added to `fairs`, and their wall time to
+    this run's."""
+    path = common.results_path(args.mode, name, 'json', common.results_folder(args), args.point)
     old = common.read_results(path) if path and path.exists() else {}
     if old.get('source') != common.source_digest(name):
         return

@@ -230,12 +230,14 @@ def mean_offdiag_corr(phi, absolute=False):
 
 
 def plot(taus, chains, sde, collapse, n_collapse):
+    """Three panels, each legend below its panel's axis label, over no data."""
     import matplotlib
 
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
+    from matplotlib.transforms import offset_copy
 
-    fig, (ax0, ax1, ax2) = plt.subplots(1, 3, figsize=(16, 4.6))
+    fig, (ax0, ax1, ax2) = plt.subplots(1, 3, figsize=(16, 6.0), layout='constrained')
     colors = plt.cm.viridis(np.linspace(0, 0.85, len(chains)))
     for q, style in (('Phi_11', '-'), ('Phi_12', '--')):
         mean = np.array([quantities(sde[t])[q].mean().item() for t in taus])
@@ -251,11 +253,11 @@ def plot(taus, chains, sde, collapse, n_collapse):
                 ls=style,
                 lw=1,
                 capsize=2,
-                label=f'n={n} {q}' if q == 'Phi_11' else None,
+                label=f'n = d = {n}: seeds, mean +- sd' if q == 'Phi_11' else None,
             )
     ax0.set(
         xlabel='tau = layer / n',
-        ylabel='Phi entry',
+        ylabel='covariance entry Phi = h^T h / n',
         title='shaped MixiT: mean +- sd over seeds vs SDE (2.4)',
     )
     bins = np.linspace(-1, 1, 41)
@@ -278,21 +280,34 @@ def plot(taus, chains, sde, collapse, n_collapse):
             label=f'n = d = {n}',
         )
     ax1.set(
-        xlabel='rho_12 at tau',
-        ylabel='density',
+        xlabel=f'correlation rho_12 at tau = {taus[-1]:g}',
+        ylabel='probability density (per unit of rho_12)',
         title=f'correlation of two tokens at tau = {taus[-1]:g}',
     )
     for label, (t, values) in collapse.items():
         ax2.plot(t, values, label=label)
     ax2.set(
-        xlabel='layer / n',
+        xlabel='tau = layer / n',
         ylabel='mean off-diagonal correlation',
         ylim=(-0.05, 1.05),
         title=f'rank collapse, width {n_collapse}',
     )
-    for ax in (ax0, ax1, ax2):
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+    # below the tick labels and the axis label (about 34 pt), never over the data
+    for ax, ncol, title in (
+        (ax0, 2, 'solid: Phi_11, dashed: Phi_12'),
+        (ax1, 3, None),
+        (ax2, 1, None),
+    ):
+        ax.legend(
+            loc='upper center',
+            bbox_to_anchor=(0.5, 0),
+            bbox_transform=offset_copy(ax.transAxes, fig=fig, y=-34, units='points'),
+            ncol=ncol,
+            fontsize=8,
+            title=title,
+            title_fontsize=8,
+            frameon=False,
+        )
     return fig
 
 

@@ -69,8 +69,8 @@ at every size. Time: 3 runs, the plan's 1.8e13 FLOPs at the rate retrieval_vs_le
 at (62 GFLOP/s, the same model), about 5 min, and the maps seconds. --smoke: the full protocol's
 settings, tiny.
 
-Writes OUT_DIR/induction_heads_map.png and, but for --smoke,
-experiments/results/induction_heads_map[-mode].png.
+Writes OUT_DIR/induction_heads_map.png and, but for --smoke, the same in OUT_DIR/results/ as
+induction_heads_map[-mode].png (experiments/results/ with --record).
 """
 
 import sys
@@ -267,20 +267,22 @@ def scores(maps, x, y, query_offset=0):
 
 
 def plot(maps, x, q, heads):
+    """Two heat maps on one 0-1 scale, their shared colorbar beside them."""
     labels = [str(t) for t in x[: q + 1].tolist()]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.8))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 5.2), layout='constrained')
     for layer, (ax, (head, what)) in enumerate(zip(axes, heads)):
         a = maps[layer, 0, head, : q + 1, : q + 1]
-        ax.imshow(a, cmap='viridis', vmin=0, vmax=1)
+        image = ax.imshow(a, cmap='viridis', vmin=0, vmax=1)
         ax.set_xticks(range(q + 1), labels, rotation=90, fontsize=6)
         ax.set_yticks(range(q + 1), labels, fontsize=6)
         ax.set(
-            xlabel='attended token',
-            ylabel='attending token',
+            xlabel='attended token (token id)',
+            ylabel='attending token (token id)',
             title=f'layer {layer + 1}, head {head}: {what}',
         )
+    # one colorbar: both panels share vmin=0, vmax=1
+    fig.colorbar(image, ax=axes, label='attention weight (0-1)', shrink=0.8)
     fig.suptitle('Frozen-QK on retrieval: attention of one held-out sequence (last row: the query)')
-    fig.tight_layout()
     return fig
 
 

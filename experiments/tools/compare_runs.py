@@ -135,6 +135,16 @@ def table(runs):
     return common.markdown(COLUMNS, rows)
 
 
+# each axis's label, its unit in parentheses: train.py's val_loss (the mean cross-entropy, natural
+# log) and val_acc, per scored token of the held-out split
+AXES = {
+    'val_loss': 'held-out loss (nats per token)',
+    'val_acc': 'held-out accuracy (%)',
+    'step': 'training steps (optimizer updates)',
+    'tokens': 'tokens trained on (k: thousand, M: million)',
+}
+
+
 def figure(runs, title):
     """The 2x2 panels and, below them, one legend of every run; the figure grows with the legend, so
     that long labels (runs that differ in many keys) are wrapped and shown whole instead of cut
@@ -182,8 +192,9 @@ def figure(runs, title):
             ax.yaxis.set_major_formatter(PercentFormatter(1.0))
         if x == 'tokens':
             ax.xaxis.set_major_formatter(EngFormatter(sep=''))  # 400k, 1.2M: no offset text to read
-        ax.set_ylabel({'val_loss': 'held-out loss', 'val_acc': 'held-out accuracy'}[y])
-        ax.set_xlabel({'step': 'steps', 'tokens': 'tokens trained on'}[x])
+        log = ax.get_yscale() == 'log'
+        ax.set_ylabel(AXES[y][:-1] + ', log scale)' if log else AXES[y])
+        ax.set_xlabel(AXES[x])
         ax.grid(True, which='major', alpha=0.3)
     handles = [Line2D([], [], marker='o', markersize=3, linewidth=1.5, **style) for style in styles]
     fig.legend(handles, names, loc='lower center', ncol=ncol, frameon=False, fontsize=11)

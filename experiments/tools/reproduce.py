@@ -1,16 +1,20 @@
 """
 Every reproduction at once, and the README's tables from their results. No verdict is typed: each
-experiment declares its CLAIMS before it runs (harness/claims.py), its results JSON
-(experiments/results/) holds the numbers they test, and this file judges the claims on those
-numbers. It writes the README's tables between their markers, one short row a file (verdict, claims
-held / failed / open, time, links), and each claim's text and evidence in the claims section
-of the experiment's results .md.
+experiment declares its CLAIMS before it runs (harness/claims.py), its results JSON recorded in
+experiments/results/ holds the numbers they test, and this file judges the claims on those numbers.
+It writes the README's tables between their markers, one short row a file (verdict, claims held /
+failed / open, time, links), and each claim's text and evidence in the claims section of the
+experiment's results .md.
+
+Only a run with --record writes experiments/results/ (an experiment run by hand writes its results
+under its OUT_DIR/results/ and leaves the tracked ones, and --check, as they were): every experiment
+this file runs gets --record; --readme and --check read experiments/results/.
 
     --readme    rewrite the README's reproduction tables and the results .md's claims sections
     --check     fail if the README or a results .md differs from them, or a commit changed an
                 experiment's claims with its results
-    --quick     run every --quick protocol (the preview) in turn, skipping those whose results
-                are current (resumable); then --readme
+    --quick     run every --quick protocol (the preview) in turn with --record, skipping those
+                whose recorded results are current (resumable); then --readme
     --regime    the same with every --regime protocol (the paper's regime at a CPU's size: up to
                 an hour each on 2 cores)
     (none)      the same with the full protocols (GPUs, corpora prepared); arguments after `--`
@@ -81,6 +85,7 @@ PAPERS = {
     ],
 }
 EXPERIMENTS = [name for files in PAPERS.values() for name, _ in files]
+# the recorded results (common.RESULTS): what the runs here write (--record) and the tables read
 RESULTS = common.RESULTS
 # the experiments run here whose results the README does not show yet (main writes it at the end)
 UNSHOWN = []
@@ -273,14 +278,15 @@ def runnable(mode):
 
 def run_all(mode, passed, names=None):
     """Runs each experiment of `names` (default: runnable's) not current in `mode`, in EXPERIMENTS'
-    order, each in a process group of its own (common.run_process) -> the names that failed."""
+    order, each with --record (its results into experiments/results/, which the tables read) and in
+    a process group of its own (common.run_process) -> the names that failed."""
     runs = names or runnable(mode)
     todo, failed = [n for n in runs if not current(n, mode)], []
     print(f'{len(runs) - len(todo)} of {len(runs)} results are current; running {len(todo)}')
     for name in (bar := tqdm(todo, unit='experiment')):
         bar.set_description(name)
         t0 = time.time()
-        proc = common.run_process(command(name, mode, *passed), cwd=ROOT)
+        proc = common.run_process(command(name, mode, '--record', *passed), cwd=ROOT)
         UNSHOWN.append(name)
         tqdm.write(
             f'{name}: {"failed" if proc.returncode else "done"} in {(time.time() - t0) / 60:.1f} '

@@ -11,24 +11,33 @@ train.py keys that make it ({} for --quick's own):
 --at=KEY=VALUE ...` (one seed and the protocol's own settings at every size, the quick one included,
 so that the sizes differ in nothing else; a search at each would triple the cost; a TREND's 'flags'
 replace these), into OUT_DIR/trend/NAME/<i>/, skipping a size already run on this code. It then
-writes the trend into experiments/results/NAME-quick.json (the axis, sizes and keys, each size's
-values, the code's digest, date and wall time), judges every claim at every size (claims.judge: each
-size's outcome and margin, and whether the margin grows toward the paper's claim), rewrites the
-claims in NAME-quick.md, and plots each claim's quantities along the axis (NAME-quick-trend.png).
-A trend is cited beside the verdict, never makes it.
+writes the trend into the quick results, NAME-quick.json under OUT_DIR/results/ (where `NAME.py
+--quick` wrote them), or with --record under experiments/results/, which the README's tables read
+(where `NAME.py --quick --record` did): the axis, sizes and keys, each size's values, the code's
+digest, date and wall time. It judges every claim at every size (claims.judge: each size's outcome
+and margin, and whether the margin grows toward the paper's claim), rewrites the claims in
+NAME-quick.md, and plots each claim's quantities along the axis (NAME-quick-trend.png), all in that
+folder. A trend is cited beside the verdict, never makes it.
+
+--plot only draws NAME-quick-trend.png again, from the trend and claims its quick results hold
+(experiments/results/ with --record), running nothing.
 
 --diagnose runs an experiment's DIAGNOSIS instead: its --regime protocol moved toward the paper one
 axis at a time (heads, width, depth, budget, data size: where it departs), DIAGNOSIS_SEEDS seeds a
 point and the protocol's own settings, each axis a dict of sizes as above, the first the regime's
-own ({}); 'flags' go to every run (a task of several: --tasks=dyck):
+own ({}); 'flags' go to every run (a task of several: --tasks=dyck), and 'flags_of' gives an axis
+flags of its own in their place (another task's claim, diagnosed in the same file):
 
-    DIAGNOSIS = dict(flags=['--tasks=dyck'],
-                     axes={'heads': {'16': {}, '64': dict(n_head=64)},
-                           'width': {'32': {}, '128': dict(n_embd=128)}})
+    DIAGNOSIS = dict(flags=['--tasks=addition'],
+                     axes={'heads': {'16': {}, '8': dict(n_head=8)},
+                           'Dyck-1 heads': {'16': {}, '8': dict(n_head=8)}},
+                     flags_of={'Dyck-1 heads': ['--tasks=dyck']})
 
-It writes them into experiments/results/NAME-regime.json, where every claim that does not hold
-cites, per axis, its outcome and margin at each size and whether moving that axis closes the gap
-(claims.diagnosed).
+The regime's own point runs once for every axis of the same flags.
+
+It writes them into NAME-regime.json in the same folder (OUT_DIR/results/, experiments/results/
+with --record), where every claim that does not hold cites, per axis, its outcome and margin at each
+size and whether moving that axis closes the gap (claims.diagnosed).
 """
 
 import json
@@ -51,6 +60,8 @@ FLAGS = ['--seeds=1', '--no-search']
 DIAGNOSIS_SEEDS = 2
 # what this file reads of a size's results
 POINT_NEEDS = ('source', 'values', 'wall_s')
+# --out_dir's default, the experiments' own
+OUT_DIR = str(ROOT / 'out')
 
 
 def point_path(name, index, out_dir):  # a size's results, in its own folder
@@ -90,23 +101,32 @@ def point(name, index, keys, out_dir, flags=FLAGS, mode='quick'):
     return common.read_results(path, POINT_NEEDS)
 
 
-def checked(name, mode, points, out_dir):
-    """Before any size runs: the mode's results, which the sizes are added to, are whole (the JSON
-    as an experiment writes it, the .md with its claims section) and can be rewritten, and each
-    size's results already there are whole and the others can be written. -> the JSON."""
-    path, md = (common.results_path(mode, name, ext) for ext in ('json', 'md'))
+def where(args):
+    """-> (the flag that names this command's results folder, what makes a file there writable): for
+    the commands a message tells the user to run."""
+    flag = ' --record' if args.record else f' --out_dir={args.out_dir}' * (args.out_dir != OUT_DIR)
+    fix = 'make the checkout writable' if args.record else 'set --out_dir to a folder you can write'
+    return flag, fix
+
+
+def checked(args, mode, points):
+    """Before any size runs: the mode's results in common.results_folder (OUT_DIR/results/;
+    experiments/results/ with --record), which the sizes are added to, are whole (the JSON as an
+    experiment writes it, the .md with its claims section) and can be rewritten, and each size's
+    results already there are whole and the others can be written. -> the JSON."""
+    name, out_dir = args.name, args.out_dir
+    folder = common.results_folder(args)
+    path, md = (common.results_path(mode, name, ext, folder) for ext in ('json', 'md'))
+    # the experiment's command line that writes the results read here
+    flag, fix = where(args)
+    run = f'python {common.experiment_path(name).relative_to(ROOT)} --{mode}{flag}'
     if not path.exists():
-        raise ConfigError(
-            f'no {path}: run python {common.experiment_path(name).relative_to(ROOT)} --{mode} first'
-        )
+        raise ConfigError(f'no {path}: run {run} first')
     common.read_results(path, ('name', 'values'))
     if claims.section_of(common.read_text(md) if md.exists() else '') is None:
-        raise ConfigError(
-            f'{md} has no claims section: rerun python '
-            f'{common.experiment_path(name).relative_to(ROOT)} --{mode}'
-        )
+        raise ConfigError(f'{md} has no claims section: rerun {run}')
     for p in (path, md, path.with_name(f'{name}-{mode}-trend.png')):
-        common.check_writable(p, 'make the checkout writable')
+        common.check_writable(p, fix)
     for index, keys in points:
         finished(name, index, keys, out_dir)
         common.check_writable(
@@ -115,42 +135,128 @@ def checked(name, mode, points, out_dir):
     return path
 
 
-def plot(trend, judged, path):
-    """Each claim's quantities (the seeds' mean) at every size, its bound or target dashed; a claim
-    measured at no size (a task --quick skips) has no panel."""
+def quantity(claim, title=''):
+    """A claim's y axis: what its quantities measure, in the claim's own unit (its fmt, as
+    claims.judge prints them). 'pct' (the default): a fraction, drawn in percent; in every TREND an
+    accuracy per scored token (each experiment's docstring, Metric: held-out, memorization's on the
+    training set). Else a number in the quantity's unit, named by the metric its quantities share
+    after their task ('random, depth 8: covariance (trained)'), else by the results' title
+    ('Table 2: language modeling (log perplexity)'); a loss or log perplexity is train.py's
+    cross-entropy, in nats."""
+    if claim.get('fmt', 'pct') == 'pct':
+        return 'accuracy per scored token (%)'
+    shared = {q.rpartition(': ')[2] for q in claim['of'] if ': ' in q}
+    name = (
+        shared.pop()
+        if len(shared) == 1 and len(claim['of']) > 1 and all(': ' in q for q in claim['of'])
+        else title[title.rindex('(') + 1 : -1]
+        if title.endswith(')') and '(' in title
+        else 'value, as in the results table'
+    )
+    return f'{name} (nats)' if 'loss' in name or 'perplexity' in name else name
+
+
+def plot(trend, judged, path, title=''):
+    """Each claim's quantities (the seeds' mean) at every size, in the claim's unit (quantity()),
+    its bound or target dashed and named in the legend, at most 3 panels a row, each legend below
+    its panel, off the data; a claim measured at no size (a task --quick skips) has no panel.
+    `title`: the results' title (results['title']), above the panels."""
     import matplotlib
 
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
+    from matplotlib.transforms import offset_copy
 
     judged = [
         c for c in judged if any(q in trend['values'][s] for q in c['of'] for s in trend['sizes'])
     ]
-    fig, axes = plt.subplots(1, len(judged), figsize=(4.5 * len(judged), 3.6), squeeze=False)
-    for ax, claim in zip(axes[0], judged):
+    cols = min(3, len(judged))
+    xlabel = textwrap.wrap(trend['axis'], 50)
+    says = [textwrap.wrap(c['says'], 55) for c in judged]  # each panel's title, whole
+    heading = textwrap.wrap(
+        f'{title}: its claims along {trend["axis"]} (experiments/tools/trend.py)' * bool(title),
+        60 * cols,
+    )
+    # a row's inches: the axes and ticks, its lines of 9 pt (title, axis label) and of the 8 pt
+    # legend (its quantities and the bound)
+    heights = [
+        3.2
+        + 0.17 * (max(map(len, says[i : i + cols])) + len(xlabel))
+        + 0.18 * max(len(c['of']) + 1 for c in judged[i : i + cols])
+        for i in range(0, len(judged), cols)
+    ]
+    fig, axes = plt.subplots(
+        len(heights),
+        cols,
+        figsize=(4.4 * cols, sum(heights) + 0.2 * len(heading)),
+        squeeze=False,
+        layout='constrained',
+        gridspec_kw=dict(height_ratios=heights),
+    )
+    for ax, claim, lines in zip(axes.flat, judged, says):
+        scale = 100 if claim.get('fmt', 'pct') == 'pct' else 1
+        shown = (lambda x: f'{x:.4g}%') if scale == 100 else (lambda x: f'{x:.4g}')
         for q in claim['of']:
             ys = [
-                claims.seed_range(trend['values'][s][q])[2] if q in trend['values'][s] else None
+                scale * claims.seed_range(trend['values'][s][q])[2]
+                if q in trend['values'][s]
+                else float('nan')
                 for s in trend['sizes']
             ]
             ax.plot(trend['sizes'], ys, marker='o', label=q)
-        for key in ('bound', 'target'):
-            if key in claim:
-                ax.axhline(claim[key], color='grey', ls='--', lw=1)
-        ax.set_title('\n'.join(textwrap.wrap(claim['says'], 60)[:3]), fontsize=7)
-        # panels 4.5 in wide: no overlap
-        ax.set_xlabel('\n'.join(textwrap.wrap(trend['axis'], 45)), fontsize=8)
-        ax.legend(fontsize=6)
-    fig.tight_layout()
+        test = claim.get('test')
+        if 'bound' in claim:
+            bound = scale * claim['bound']
+            side = {'above': 'every seed above ', 'below': 'every seed below '}.get(test, 'bound ')
+            ax.axhline(bound, color='grey', ls='--', lw=1, label=side + shown(bound))
+        if 'target' in claim:  # 'within': the band the claim needs every seed in
+            lo, hi = (scale * (claim['target'] + s * claim.get('tol', 0)) for s in (-1, 1))
+            ax.axhline(scale * claim['target'], color='grey', ls='--', lw=1)
+            ax.axhspan(
+                lo, hi, color='grey', alpha=0.15, label=f'every seed in {shown(lo)} to {shown(hi)}'
+            )
+        ax.set_title('\n'.join(lines), fontsize=9)
+        ax.set_xlabel('\n'.join(xlabel), fontsize=9)
+        ax.set_ylabel(quantity(claim, title), fontsize=9)
+        ax.tick_params(labelsize=8)
+        ax.grid(True, alpha=0.3)
+        # below the tick labels and the axis label, never over the data
+        below = offset_copy(ax.transAxes, fig=fig, y=-(22 + 12 * len(xlabel)), units='points')
+        ax.legend(
+            loc='upper center',
+            bbox_to_anchor=(0.5, 0),
+            bbox_transform=below,
+            fontsize=8,
+            frameon=False,
+        )
+    for ax in axes.flat[len(judged) :]:  # a last row's empty places
+        ax.remove()
+    if heading:
+        fig.suptitle('\n'.join(heading), fontsize=10)
     synthetic.atomic_write(path, lambda tmp: fig.savefig(tmp, format='png', dpi=120))
     plt.close(fig)
+    return fig
 
 
 def main(argv=None):
     parser = synthetic.Parser(__doc__)
     parser.add_argument('name', help="an experiment that declares a TREND, e.g. 'depth'")
     parser.add_argument(
-        '--out_dir', default=str(ROOT / 'out'), help='the sizes run in OUT_DIR/trend/NAME/'
+        '--out_dir',
+        default=OUT_DIR,
+        help="the sizes run in OUT_DIR/trend/NAME/; the mode's results read and rewritten in "
+        'OUT_DIR/results/ (without --record)',
+    )
+    parser.add_argument(
+        '--record',
+        action='store_true',
+        help="read and rewrite the mode's results in experiments/results/, which the README's "
+        'tables read (an experiment run with --record wrote them), not in OUT_DIR/results/',
+    )
+    parser.add_argument(
+        '--plot',
+        action='store_true',
+        help='only draw NAME-quick-trend.png again, from the trend its quick results hold',
     )
     parser.add_argument(
         '--diagnose',
@@ -163,6 +269,8 @@ def main(argv=None):
     args.out_dir = os.path.expanduser(args.out_dir)
     path = common.experiment_path(args.name)  # None: no experiment of that name ('../train')
     module = common.experiment_module(args.name) if path else None
+    if args.plot and args.diagnose:
+        raise ConfigError('--plot draws the quick trend, --diagnose runs the regime: give one')
     if args.diagnose:
         return diagnose(args, module)
     if not hasattr(module, 'TREND'):
@@ -174,9 +282,11 @@ def main(argv=None):
                 if '\nTREND = ' in p.read_text()
             )
         )
+    if args.plot:
+        return print(f'wrote {redraw(args)}')
     spec, t0 = module.TREND, time.time()
     points = list(enumerate(spec['sizes'].values()))
-    quick = checked(args.name, 'quick', points, args.out_dir)
+    quick = checked(args, 'quick', points)
     flags = spec.get('flags', FLAGS)
     runs = [point(args.name, i, keys, args.out_dir, flags) for i, keys in points]
     sizes = list(spec['sizes'])
@@ -190,18 +300,50 @@ def main(argv=None):
         date=time.strftime('%Y-%m-%d'),
         wall_s=round(sum(r['wall_s'] for r in runs), 1),
     )
-    judged = rewrite(args.name, module, 'quick', trend=trend)
-    plot(trend, judged, quick.with_name(f'{args.name}-quick-trend.png'))
+    rewrite(args, module, 'quick', trend=trend)
+    redraw(args)  # from the results just written, as --plot
     print(
         f'wrote {quick} and the plot; the sizes took {trend["wall_s"] / 60:.1f} min '
         f'({(time.time() - t0) / 60:.1f} min now)'
     )
 
 
-def rewrite(name, module, mode, **found):
-    """Adds `found` (a trend or a diagnosis) to the mode's results, judges every claim again on them
-    and rewrites the JSON and the .md's claims section -> the judged claims."""
-    path, md = (common.results_path(mode, name, ext) for ext in ('json', 'md'))
+def redraw(args):
+    """NAME-quick-trend.png drawn from the trend and the judged claims its quick results hold
+    (common.results_folder's), running nothing (--plot, and after the sizes ran) -> its path."""
+    path = common.results_path('quick', args.name, 'json', common.results_folder(args))
+    png = path.with_name(f'{args.name}-quick-trend.png')
+    flag, fix = where(args)
+    again = f'python experiments/tools/trend.py {args.name}{flag}'
+    if not path.exists():
+        raise ConfigError(f'no {path}: run {again} first')
+    results = common.read_results(path, ('claims',), f'rerun {again}')
+    if 'trend' not in results:
+        raise ConfigError(f'{path} holds no trend: run {again} first')
+    trend = results['trend']
+    values = trend.get('values')
+    if not (
+        isinstance(trend.get('axis'), str)
+        and isinstance(trend.get('sizes'), list)
+        and isinstance(values, dict)
+        and all(isinstance(values.get(s), dict) for s in trend['sizes'])
+        and all(common.per_seed(v) for s in trend['sizes'] for v in values[s].values())
+        and all(
+            isinstance(c.get('says'), str) and all(isinstance(q, str) for q in c['of'])
+            for c in results['claims']
+        )
+    ):
+        raise ConfigError(f'{path} is damaged (its trend or claims): rerun {again}')
+    common.check_writable(png, fix)
+    plot(trend, results['claims'], png, results.get('title', ''))
+    return png
+
+
+def rewrite(args, module, mode, **found):
+    """Adds `found` (a trend or a diagnosis) to the mode's results (checked's), judges every claim
+    again on them and rewrites the JSON and the .md's claims section -> the judged claims."""
+    folder = common.results_folder(args)
+    path, md = (common.results_path(mode, args.name, ext, folder) for ext in ('json', 'md'))
     results = {**common.read_results(path), **found}  # whole: checked before the sizes ran
     results = claims.judged(results, claims.of_mode(module.CLAIMS, mode), hasattr(module, 'REGIME'))
     text = common.read_text(md)
@@ -226,22 +368,36 @@ def diagnose(args, module):
             )
         )
     spec = module.DIAGNOSIS
-    # the regime's own point ({}) is one run for every axis
+    fixed = [f'--seeds={DIAGNOSIS_SEEDS}', '--no-search']
+    flags = [*fixed, *spec.get('flags', [])]
+    flags_of = {a: [*fixed, *spec['flags_of'][a]] for a in spec.get('flags_of', {})}
+    # the regime's own point ({}) is one run for every axis of the same flags: 'regime', then
+    # 'regime1', ... for each other set of flags
+    sets = list(dict.fromkeys(tuple(flags_of.get(axis, flags)) for axis in spec['axes']))
     where = {
-        axis: [(f'{axis}/{i}' if keys else 'regime', keys) for i, keys in enumerate(sizes.values())]
+        axis: [
+            (
+                f'{axis}/{i}'
+                if keys
+                else f'regime{sets.index(tuple(flags_of.get(axis, flags))) or ""}',
+                keys,
+            )
+            for i, keys in enumerate(sizes.values())
+        ]
         for axis, sizes in spec['axes'].items()
     }
-    regime = checked(name, 'regime', sum(where.values(), []), args.out_dir)
-    flags = [f'--seeds={DIAGNOSIS_SEEDS}', '--no-search', *spec.get('flags', [])]
+    regime = checked(args, 'regime', sum(where.values(), []))
     axes = {}
     for axis, sizes in spec['axes'].items():
         runs = [
-            point(name, index, keys, args.out_dir, flags, 'regime') for index, keys in where[axis]
+            point(name, index, keys, args.out_dir, flags_of.get(axis, flags), 'regime')
+            for index, keys in where[axis]
         ]
         axes[axis] = dict(
             axis=axis,
             sizes=list(sizes),
             keys=sizes,
+            flags=flags_of.get(axis, flags),
             values={s: r['values'] for s, r in zip(sizes, runs)},
             wall_s=round(sum(r['wall_s'] for r in runs), 1),
         )
@@ -253,7 +409,7 @@ def diagnose(args, module):
         date=time.strftime('%Y-%m-%d'),
         wall_s=round(sum(a['wall_s'] for a in axes.values()), 1),
     )
-    rewrite(name, module, 'regime', diagnosis=diagnosis)
+    rewrite(args, module, 'regime', diagnosis=diagnosis)
     print(f'wrote the diagnosis into {regime}; it took {diagnosis["wall_s"] / 60:.1f} min')
 
 

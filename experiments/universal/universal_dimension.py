@@ -63,7 +63,8 @@ runs makes it 3 x 10,000 x (2 x 23.0 + 2 x 33.1 + 2 x 9.2) ms = 66 min, over the
 universal_tasks' --quick solved this 2-hop at k = 4 in 2,000 steps (99.7% at lr 3e-3), so 2,500 do
 not starve it. k = 8 does not fit: each of its constructed runs (D = 384, batch 428) takes 44.6
 TFLOPs, its six 268, more than all of the runs above (189).
-Writes OUT_DIR/universal_dimension.png (and experiments/results/ for full, regime and quick runs).
+Writes OUT_DIR/universal_dimension.png (and for full, regime and quick runs the same in
+OUT_DIR/results/, or experiments/results/ with --record).
 Claims: CLAIMS below, judged by claims.judge.
 """
 
