@@ -19,8 +19,8 @@ variant's) and the settings of the task (data/<task>/prepare.py; its `seed` is `
 Training is a deterministic function of the config: step s's examples are a function of (seed, s)
 (data/loader.py), and a step trains on batch_size x gradient_accumulation_steps of them however many
 processes share it (whole micro-batches each, or pieces of each: loader.layout), so N processes
-compute what one process computes (to float32 rounding where they split micro-batches), and a
-resumed run ends with an uninterrupted one's weights.
+compute what one process computes (to float32 rounding where they split micro-batches; with dropout
+a split piece draws masks of its own), and a resumed run ends with an uninterrupted one's weights.
 
 The file reads top to bottom as nanoGPT's: the config block, the one place that checks it
 (resolve), devices and processes, then train(): config, torchrun/DDP, data, model, resume, the
@@ -222,9 +222,10 @@ def parse_args(argv):
     """['FILE', '--key=value', '--flag'] -> overrides, a later one over an earlier one. FILE: a
     config file of `key = value` lines (nanoGPT's: experiments/config/; read, never run:
     read_config), a config.json that train.py wrote, or a run's folder (out/<run>: its config.json,
-    out_dir and run_name the folder itself, for --sample and --resume). Flags' values are Python
-    literals, else strings; a key whose default is a string takes the text as typed (--prompt=75 is
-    the prompt '75')."""
+    out_dir and run_name the folder itself, for --sample and --resume). A saved config.json holds
+    every key, so it fills only the keys not given before it, and never what the command does
+    (COMMAND_KEYS: typed, never read from a file). Flags' values are Python literals, else strings;
+    a key whose default is a string takes the text as typed (--prompt=75 is the prompt '75')."""
     text_keys = {k for k, v in {**DEFAULTS, **MODEL_DEFAULTS}.items() if isinstance(v, str)}
     overrides, lines = {}, []  # lines: (file, line, key, value) of the config files' keys
     for arg in argv:
@@ -249,11 +250,11 @@ def parse_args(argv):
                 path / 'config.json' if path.is_dir() else arg,
                 'give a config.json that train.py wrote, or --key=value flags',
             )
-            # what the command does (replace a run, sample from it): typed, never read from a file
-            overrides.update({k: v for k, v in saved.items() if k not in ('overwrite', 'sample')})
+            for k, v in saved.items():
+                if k not in COMMAND_KEYS:
+                    overrides.setdefault(k, v)
             if path.is_dir():  # the folder itself, wherever it is now and whatever its name
-                folder = Path(os.path.normpath(arg))
-                folder = Path(os.path.abspath(arg)) if folder.name in ('', '..') else folder
+                folder = path.resolve()
                 overrides.update(out_dir=str(folder.parent), run_name=folder.name)
             continue
         key, eq, value = arg[2:].partition('=')
@@ -274,6 +275,10 @@ def parse_args(argv):
             except ConfigError as e:
                 raise ConfigError(f'{path}, line {line}: {e}') from None
     return overrides
+
+
+# what a command does to a run (resume, sample from, replace it): typed, never read from a file
+COMMAND_KEYS = ('resume', 'sample', 'overwrite')
 
 
 def read_config(path):
@@ -309,8 +314,14 @@ def read_config(path):
             and isinstance(node.targets[0], ast.Name)
             and not any(isinstance(n, ast.Call) for n in ast.walk(node.value))  # set()
         ):
+            key = node.targets[0].id
+            if key in COMMAND_KEYS:
+                raise ConfigError(
+                    f'{path}, line {node.lineno}: {key} says what the command does, not what it '
+                    f'trains: type --{key} on the command line'
+                )
             try:
-                keys[node.targets[0].id] = (ast.literal_eval(node.value), node.lineno)
+                keys[key] = (ast.literal_eval(node.value), node.lineno)
                 continue
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 pass
@@ -727,7 +738,7 @@ def check_fits(need, device, what, fits):
         )
 
 
-def fitting_model(model_args, cfg, T, device):
+def fitting_model(model_args, cfg, T, device, batch):
     """GPT(model_args) on the device, once it is known to fit there: built first on the meta device,
     which allocates nothing, so that a vocab_size, width or batch the memory cannot hold is refused
     with what would fit. Counted: fp32 weights and buffers, each trained weight's gradient and two
@@ -765,14 +776,17 @@ def fitting_model(model_args, cfg, T, device):
     kept = (
         4 * T * (c.n_layer * (16 * c.n_embd + 2 * c.n_head * T) + 2 * outputs)
     )  # training: kept for the backward
-    passing = (
-        4 * T * (16 * c.n_embd + 2 * c.n_head * T + 2 * outputs)
-    )  # evaluation, no_grad: one layer's at a time
-    check_fits(
-        weights + kept * cfg['batch_size'],
+    # evaluation, no_grad: one layer's at a time, and the logits three times over (in the compute
+    # dtype, their float32 copy and its log-softmax: 10 bytes a logit under bfloat16, counted 12)
+    passing = 4 * T * (16 * c.n_embd + 2 * c.n_head * T + 3 * outputs)
+    check_fits(  # `batch`: this process's micro-batch (a piece of one where processes split it)
+        weights + kept * batch,
         device,
-        f'the weights and a batch of {cfg["batch_size"]:,} examples',
-        lambda have: f'about {(have - weights) // kept:,} examples fit: lower batch_size',
+        f'the weights and a batch of {batch:,} examples',
+        lambda have: (
+            f'about {(have - weights) // kept:,} examples fit: lower batch_size, or '
+            'share each micro-batch among more processes'
+        ),
     )
     # evaluation: eval_batch_size is a ceiling, the largest batch up to it that fits is used (a
     # 50,257-token head's logits are 200 kB a position), since the numbers evaluate() gives do not
@@ -780,7 +794,8 @@ def fitting_model(model_args, cfg, T, device):
     # passing)
     most = min(cfg['eval_batch_size'], cfg['eval_examples'] or cfg['eval_batch_size'])
     have = device_memory(device)
-    evals = max(1, min(most, (have - weights) // passing)) if have else most
+    # a tenth of the free memory kept for what is not counted (the data, the allocator's slack)
+    evals = max(1, min(most, int(0.9 * have - weights) // passing)) if have else most
     return GPT(c).to(device), evals
 
 
@@ -1000,7 +1015,9 @@ def train(config=None):
     # (loader.layout; a split that does not divide is refused on every process, before they meet)
     rank, world = launch()
     ddp = torchrun()
-    local_steps, _, pieces = layout(cfg['batch_size'], cfg['gradient_accumulation_steps'], world)
+    local_steps, micro_size, pieces = layout(
+        cfg['batch_size'], cfg['gradient_accumulation_steps'], world
+    )
     device = pick_device(cfg['device'])
     if ddp and device.startswith('cuda'):
         device = f'cuda:{os.environ["LOCAL_RANK"]}'
@@ -1033,7 +1050,7 @@ def train(config=None):
         # GPT-2's shape and weights (model.py) or this code's init; a ValueError is bad input
         try:
             model_args = ckpt['model_args'] if ckpt else model_args_of(cfg, meta, T, gpt2)
-            raw_model, eval_batch = fitting_model(model_args, cfg, T, device)
+            raw_model, eval_batch = fitting_model(model_args, cfg, T, device, micro_size)
             own, unused = raw_model.load_gpt2(gpt2[1]) if gpt2 else ((), ())
         except ValueError as e:
             raise ConfigError(str(e)) from None
@@ -1143,7 +1160,7 @@ def train(config=None):
         if metrics is None:
             ev = evaluate(model, x_val, y_val, eval_batch, ctx, rank, world, not corpus)
             metrics = dict(step=step, tokens=step * global_batch * T, train_loss=train_loss, **ev)
-            metrics.update(eval_split=split, elapsed_s=time.time() - t_start)
+            metrics.update(eval_split=split, lr=get_lr(step, cfg), elapsed_s=time.time() - t_start)
             if not ckpt:
                 run.record(metrics, raw_model, optimizer, scaler)
         progress.bar.close()

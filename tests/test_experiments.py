@@ -925,7 +925,7 @@ def test_trend_diagnose_writes_the_diagnosis_into_the_regime_results(tmp_path, m
     assert ran[0][3][:2] == [f'--seeds={trend.DIAGNOSIS_SEEDS}', '--no-search']
     assert ran[4][3] == [f'--seeds={trend.DIAGNOSIS_SEEDS}', '--no-search', '--x']
     assert ran[0][3] == ran[2][3] != ran[4][3]
-    monkeypatch.setattr(mem, 'DIAGNOSIS', dict(mem.DIAGNOSIS, axes={'width': width}))
+    monkeypatch.setattr(mem, 'DIAGNOSIS', dict(spec, axes={'width': width}, flags_of={}))
     ran.clear()
     trend.main(['memorization_capacity', '--diagnose', f'--out_dir={tmp_path}'])
     assert [(i, m) for i, _, m, _ in ran] == [('regime', 'regime'), ('width/1', 'regime')]
@@ -1738,3 +1738,28 @@ def test_mixit_figures_are_readable():
     for bar in bars:
         extent = bar.ax.get_window_extent()
         assert not any(overlaps(extent, i.axes.get_window_extent()) for i in images)
+
+
+def test_a_diagnosis_point_is_reused_only_with_its_flags(tmp_path, monkeypatch):
+    """A DIAGNOSIS's flags are not in the source digest: a size's results already there are reused
+    only where its command line held the flags of this size (another task's regime point, or flags
+    edited since, run again), and flags_of naming no axis is refused before anything runs."""
+    trend, common = module('trend'), module('common')
+    path = trend.point_path('algorithmic', 'regime', tmp_path)
+    path.parent.mkdir(parents=True)
+    done = dict(
+        source=common.source_digest('algorithmic'),
+        at={},
+        values={'addition: mixit': [0.8, 0.81]},
+        wall_s=1.0,
+        command='python experiments/mixit/algorithmic.py --regime --seeds=2 --tasks=addition',
+    )
+    path.write_text(json.dumps(done))
+    assert trend.finished('algorithmic', 'regime', {}, tmp_path, ['--tasks=addition'])
+    assert trend.finished('algorithmic', 'regime', {}, tmp_path, ['--tasks=dyck']) is None
+    assert trend.finished('algorithmic', 'regime', {'n_head': 8}, tmp_path) is None
+    alg = module('algorithmic')
+    monkeypatch.setattr(alg, 'DIAGNOSIS', dict(alg.DIAGNOSIS, flags_of={'hedas': ['--x']}))
+    monkeypatch.setattr(trend, 'point', lambda *a: pytest.fail('a size ran'))
+    with pytest.raises(trend.ConfigError, match='flags_of to hedas, which is not one of its axes'):
+        trend.main(['algorithmic', '--diagnose', f'--out_dir={tmp_path}'])

@@ -991,6 +991,8 @@ def test_config_files_are_their_protocols_keys():
         ('n_layer = 2\nlerning_rate = 0.1\n', 2, "did you mean 'learning_rate'"),
         ("task = 'addition'\ndigits = 'two'\n", 2, "digits='two' should be of type int"),
         ('max_iters = (\n', 1, 'never closed'),
+        ('max_iters = 5\noverwrite = True\n', 2, 'type --overwrite on the command line'),
+        ('resume = True\n', 1, 'type --resume on the command line'),
     ],
 )
 def test_config_file_refuses_what_is_not_a_literal_in_one_line(
@@ -1011,6 +1013,26 @@ def test_config_file_then_flags_in_order(tmp_path):
     default = str(CONFIGS / 'default.py')
     assert train_module.parse_args([default, '--max_iters=2'])['max_iters'] == 2
     assert train_module.parse_args(['--max_iters=2', default])['max_iters'] == 500
+
+
+def test_a_saved_config_fills_what_the_command_line_leaves(tmp_path):
+    """A run's config.json holds every key, resume=False and sample=False among them: read from the
+    run's folder or the file, it fills only the keys not given before it and never what the command
+    does (train.COMMAND_KEYS), so `--resume out/<run>` resumes and a flag before it stands; a flag
+    after it wins as after any file."""
+    run = tmp_path / 'out' / 'r'
+    run.mkdir(parents=True)
+    saved = dict(train_module.resolve({}), max_iters=7, resume=False, sample=False, overwrite=False)
+    (run / 'config.json').write_text(json.dumps(saved))
+    for where in (str(run), str(run / 'config.json')):
+        got = train_module.parse_args(['--resume', '--max_iters=9', where, '--seed=3'])
+        assert got['resume'] is True and got['max_iters'] == 9 and got['seed'] == 3
+        assert train_module.parse_args([where])['max_iters'] == 7
+        assert not {'resume', 'sample', 'overwrite'} & set(train_module.parse_args([where]))
+    linked = tmp_path / 'link'
+    linked.symlink_to(run)
+    got = train_module.parse_args([f'{linked}/'])
+    assert (got['out_dir'], got['run_name']) == (str(run.resolve().parent), 'r')  # the folder
 
 
 def test_default_config_file_trains_through_main(tmp_path, capsys):

@@ -68,19 +68,21 @@ def point_path(name, index, out_dir):  # a size's results, in its own folder
     return Path(out_dir) / 'trend' / name / str(index) / f'{name}.json'
 
 
-def finished(name, index, keys, out_dir):
-    """-> the results of a size already run on this code at these keys, else None; a damaged file is
-    bad input (one line)."""
+def finished(name, index, keys, out_dir, flags=()):
+    """-> the results of a size already run on this code at these keys with these flags (its
+    command line holds them: a DIAGNOSIS's flags are not in the source digest), else None; a
+    damaged file is bad input (one line)."""
     path = point_path(name, index, out_dir)
     if not path.exists():
         return None
     done = common.read_results(path, POINT_NEEDS, 'delete it to run that size again')
-    return done if done['source'] == common.source_digest(name) and done.get('at') == keys else None
+    same = done['source'] == common.source_digest(name) and done.get('at') == keys
+    return done if same and set(flags) <= set(str(done.get('command', '')).split()) else None
 
 
 def point(name, index, keys, out_dir, flags=FLAGS, mode='quick'):
     """Runs one size of `mode`'s protocol (unless its results are current) -> its results JSON."""
-    done = finished(name, index, keys, out_dir)
+    done = finished(name, index, keys, out_dir, flags)
     if done:
         return done
     path = point_path(name, index, out_dir)
@@ -170,6 +172,10 @@ def plot(trend, judged, path, title=''):
     judged = [
         c for c in judged if any(q in trend['values'][s] for q in c['of'] for s in trend['sizes'])
     ]
+    if not judged:
+        raise ConfigError(
+            f'no claim is measured at any size of the trend: {path} has nothing to draw'
+        )
     cols = min(3, len(judged))
     xlabel = textwrap.wrap(trend['axis'], 50)
     says = [textwrap.wrap(c['says'], 55) for c in judged]  # each panel's title, whole
@@ -370,6 +376,12 @@ def diagnose(args, module):
     spec = module.DIAGNOSIS
     fixed = [f'--seeds={DIAGNOSIS_SEEDS}', '--no-search']
     flags = [*fixed, *spec.get('flags', [])]
+    unknown = set(spec.get('flags_of', {})) - set(spec['axes'])
+    if unknown:
+        raise ConfigError(
+            f"{name}.py's DIAGNOSIS gives flags_of to {', '.join(sorted(unknown))}, which is not "
+            'one of its axes: name an axis of its axes'
+        )
     flags_of = {a: [*fixed, *spec['flags_of'][a]] for a in spec.get('flags_of', {})}
     # the regime's own point ({}) is one run for every axis of the same flags: 'regime', then
     # 'regime1', ... for each other set of flags
