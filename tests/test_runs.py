@@ -1919,10 +1919,14 @@ def test_a_run_of_no_steps_logs_its_evaluation_and_a_resume_at_its_end_writes_no
     step 0, which compare_runs reads, and a ckpt.pt of step 0. A resumed run with nothing left to
     train evaluates its weights, which already have their line and checkpoint: both stay byte for
     byte (its config.json takes the keys changed, as any resume's). The first line says the
-    threads."""
+    threads (OMP_NUM_THREADS's here, whatever the machine)."""
     argv = flags(tmp_path, run_name='r', max_iters=0)
     p = subprocess.run(
-        [sys.executable, 'train.py', *map(str, argv)], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, 'train.py', *map(str, argv)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, 'OMP_NUM_THREADS': '1'},
     )
     assert p.returncode == 0, p.stderr
     assert re.search(r', cpu float32, 1 thread, 1 process', p.stdout), p.stdout
