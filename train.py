@@ -1101,6 +1101,22 @@ def train(config=None):
     with checkpoint.Run(run_dir, cfg, meta, ckpt, NOT_NAMED, write=master, ddp=ddp) as run:
         progress = Progress(cfg, step, master and cfg['progress'], raw_model, global_batch, T)
         t_start, metrics, train_loss = time.time(), None, float('nan')
+        # this process's group of micro-batches, and its piece of each (loader.layout)
+        share, piece = divmod(rank, pieces)
+
+        def evaluation(lr):  # the weights at `step` evaluated, as log.jsonl records it
+            ev = evaluate(model, x_val, y_val, eval_batch, ctx, rank, world, not corpus)
+            tokens, elapsed_s = step * global_batch * T, time.time() - t_start
+            return dict(
+                step=step,
+                tokens=tokens,
+                train_loss=train_loss,
+                **ev,
+                eval_split=split,
+                lr=lr,
+                elapsed_s=elapsed_s,
+            )
+
         while step < cfg['max_iters']:
             lr = get_lr(step, cfg)
             for group in optimizer.param_groups:
@@ -1111,8 +1127,7 @@ def train(config=None):
             losses = []
             for micro, (xb, yb, weight) in enumerate(batch(step)):
                 if cfg['dropout'] > 0:  # the micro-batch over all processes, and its piece
-                    group, piece = divmod(rank, pieces)
-                    seed_dropout(cfg['seed'], step, group * local_steps + micro, piece)
+                    seed_dropout(cfg['seed'], step, share * local_steps + micro, piece)
                 if ddp:  # all-reduce the gradients once, on the last micro-batch
                     model.require_backward_grad_sync = micro == local_steps - 1
                 with ctx:
@@ -1146,21 +1161,16 @@ def train(config=None):
                     raise run.non_finite(step)
                 progress.log(step, train_loss, predicted, yb)
             if evaluated:
-                ev = evaluate(model, x_val, y_val, eval_batch, ctx, rank, world, not corpus)
-                if not math.isfinite(ev['val_loss']):  # never overwrite good weights with bad
+                metrics = evaluation(lr)
+                if not math.isfinite(metrics['val_loss']):  # never overwrite good weights with bad
                     raise run.non_finite(step)
-                tokens, elapsed_s = step * global_batch * T, time.time() - t_start
-                metrics = dict(step=step, tokens=tokens, train_loss=train_loss, **ev)
-                metrics.update(eval_split=split, lr=lr, elapsed_s=elapsed_s)
                 run.record(metrics, raw_model, optimizer, scaler)
         # nothing left to train (max_iters=0, or a resumed run at its last step): the weights as
         # they are evaluated. A fresh run records it as any evaluation, its log line (which
         # compare_runs reads) and a ckpt.pt of the initial weights (to --resume or --sample); a
         # resumed run has both for this step already, and its ckpt.pt stays as it is
         if metrics is None:
-            ev = evaluate(model, x_val, y_val, eval_batch, ctx, rank, world, not corpus)
-            metrics = dict(step=step, tokens=step * global_batch * T, train_loss=train_loss, **ev)
-            metrics.update(eval_split=split, lr=get_lr(step, cfg), elapsed_s=time.time() - t_start)
+            metrics = evaluation(get_lr(step, cfg))
             if not ckpt:
                 run.record(metrics, raw_model, optimizer, scaler)
         progress.bar.close()

@@ -103,7 +103,7 @@ def point(name, index, keys, out_dir, flags=FLAGS, mode='quick'):
     return common.read_results(path, POINT_NEEDS)
 
 
-def where(args):
+def results_hint(args):
     """-> (the flag that names this command's results folder, what makes a file there writable): for
     the commands a message tells the user to run."""
     flag = ' --record' if args.record else f' --out_dir={args.out_dir}' * (args.out_dir != OUT_DIR)
@@ -120,7 +120,7 @@ def checked(args, mode, points):
     folder = common.results_folder(args)
     path, md = (common.results_path(mode, name, ext, folder) for ext in ('json', 'md'))
     # the experiment's command line that writes the results read here
-    flag, fix = where(args)
+    flag, fix = results_hint(args)
     run = f'python {common.experiment_path(name).relative_to(ROOT)} --{mode}{flag}'
     if not path.exists():
         raise ConfigError(f'no {path}: run {run} first')
@@ -319,7 +319,7 @@ def redraw(args):
     (common.results_folder's), running nothing (--plot, and after the sizes ran) -> its path."""
     path = common.results_path('quick', args.name, 'json', common.results_folder(args))
     png = path.with_name(f'{args.name}-quick-trend.png')
-    flag, fix = where(args)
+    flag, fix = results_hint(args)
     again = f'python experiments/tools/trend.py {args.name}{flag}'
     if not path.exists():
         raise ConfigError(f'no {path}: run {again} first')
@@ -375,25 +375,23 @@ def diagnose(args, module):
         )
     spec = module.DIAGNOSIS
     fixed = [f'--seeds={DIAGNOSIS_SEEDS}', '--no-search']
-    flags = [*fixed, *spec.get('flags', [])]
     unknown = set(spec.get('flags_of', {})) - set(spec['axes'])
     if unknown:
         raise ConfigError(
             f"{name}.py's DIAGNOSIS gives flags_of to {', '.join(sorted(unknown))}, which is not "
             'one of its axes: name an axis of its axes'
         )
-    flags_of = {a: [*fixed, *spec['flags_of'][a]] for a in spec.get('flags_of', {})}
+    # each axis's flags: 'flags', or its own in flags_of
+    flags = {
+        axis: [*fixed, *spec.get('flags_of', {}).get(axis, spec.get('flags', []))]
+        for axis in spec['axes']
+    }
     # the regime's own point ({}) is one run for every axis of the same flags: 'regime', then
     # 'regime1', ... for each other set of flags
-    sets = list(dict.fromkeys(tuple(flags_of.get(axis, flags)) for axis in spec['axes']))
+    sets = list(dict.fromkeys(map(tuple, flags.values())))
     where = {
         axis: [
-            (
-                f'{axis}/{i}'
-                if keys
-                else f'regime{sets.index(tuple(flags_of.get(axis, flags))) or ""}',
-                keys,
-            )
+            (f'{axis}/{i}' if keys else f'regime{sets.index(tuple(flags[axis])) or ""}', keys)
             for i, keys in enumerate(sizes.values())
         ]
         for axis, sizes in spec['axes'].items()
@@ -402,21 +400,21 @@ def diagnose(args, module):
     axes = {}
     for axis, sizes in spec['axes'].items():
         runs = [
-            point(name, index, keys, args.out_dir, flags_of.get(axis, flags), 'regime')
+            point(name, index, keys, args.out_dir, flags[axis], 'regime')
             for index, keys in where[axis]
         ]
         axes[axis] = dict(
             axis=axis,
             sizes=list(sizes),
             keys=sizes,
-            flags=flags_of.get(axis, flags),
+            flags=flags[axis],
             values={s: r['values'] for s, r in zip(sizes, runs)},
             wall_s=round(sum(r['wall_s'] for r in runs), 1),
         )
     diagnosis = dict(
         axes=axes,
         seeds=DIAGNOSIS_SEEDS,
-        flags=flags,
+        flags=[*fixed, *spec.get('flags', [])],  # every axis's but those of flags_of
         source=common.source_digest(name),
         date=time.strftime('%Y-%m-%d'),
         wall_s=round(sum(a['wall_s'] for a in axes.values()), 1),
