@@ -739,13 +739,21 @@ def check_fits(need, device, what, fits):
 
 
 def fitting_model(model_args, cfg, T, device, batch):
-    """GPT(model_args) on the device, once it is known to fit there: built first on the meta device,
-    which allocates nothing, so that a vocab_size, width or batch the memory cannot hold is refused
-    with what would fit. Counted: fp32 weights and buffers, each trained weight's gradient and two
+    """GPT(model_args) on the device, once memory_check knows it fits there. -> (the model, the
+    evaluation's batch: the largest up to eval_batch_size that fits)."""
+    evals = memory_check(model_args, cfg, T, device, batch)
+    return GPT(GPTConfig(**model_args)).to(device), evals
+
+
+def memory_check(model_args, cfg, T, device, batch):
+    """Refuses (ConfigError) a model and batch the device's memory cannot hold, with what would fit,
+    before anything is allocated: GPT(model_args) built on the meta device, which allocates
+    nothing. Counted: fp32 weights and buffers, each trained weight's gradient and two
     AdamW moments, and per training example the activations kept for the backward pass (about 16
     widths and two attention maps a layer and position) and the logits with their gradient; per
-    evaluation example (no_grad) one layer's and the logits with their float32 copy. -> (the model,
-    the evaluation's batch: the largest up to eval_batch_size that fits)."""
+    evaluation example (no_grad) one layer's and the logits with their float32 copy. -> the
+    evaluation's batch: the largest up to eval_batch_size that fits. experiments/tools/gpu_check.py
+    sets this count beside the deepest model a GPU trains."""
 
     def cost(
         **changed,
@@ -795,8 +803,7 @@ def fitting_model(model_args, cfg, T, device, batch):
     most = min(cfg['eval_batch_size'], cfg['eval_examples'] or cfg['eval_batch_size'])
     have = device_memory(device)
     # a tenth of the free memory kept for what is not counted (the data, the allocator's slack)
-    evals = max(1, min(most, int(0.9 * have - weights) // passing)) if have else most
-    return GPT(c).to(device), evals
+    return max(1, min(most, int(0.9 * have - weights) // passing)) if have else most
 
 
 def prompt_batch(c, ids, n, new, device):

@@ -41,11 +41,17 @@ def module(name):
 
 def test_experiments_are_found():
     """Each reproduction sits in its paper's folder, names are unique across the folders, and the
-    tools are the four that read runs, time steps or run every reproduction."""
+    tools are the five that read runs, time steps, check a GPU or run every reproduction."""
     names = [p.stem for p in [*REPRODUCTIONS, *TOOLS, *HARNESS]]
     assert len(names) == len(set(names)), 'a name in two folders'
     assert {p.parent.name for p in REPRODUCTIONS} == {'mixit', 'identity_query', 'universal'}
-    assert [p.stem for p in TOOLS] == ['compare_runs', 'nanogpt_step', 'reproduce', 'trend']
+    assert [p.stem for p in TOOLS] == [
+        'compare_runs',
+        'gpu_check',
+        'nanogpt_step',
+        'reproduce',
+        'trend',
+    ]
     assert [p.stem for p in HARNESS] == ['claims', 'common', 'fair', 'papers']
     assert not list(EXPERIMENTS.glob('*.py')), 'every file is in a folder'
     assert sorted(module('reproduce').EXPERIMENTS) == sorted(p.stem for p in REPRODUCTIONS), (
@@ -1763,3 +1769,83 @@ def test_a_diagnosis_point_is_reused_only_with_its_flags(tmp_path, monkeypatch):
     monkeypatch.setattr(trend, 'point', lambda *a: pytest.fail('a size ran'))
     with pytest.raises(trend.ConfigError, match='flags_of to hedas, which is not one of its axes'):
         trend.main(['algorithmic', '--diagnose', f'--out_dir={tmp_path}'])
+
+
+# --- gpu_check.py: one command checks a GPU; off a GPU, its dry version
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason='the dry version is the CPU one')
+def test_gpu_check_runs_dry_on_a_cpu(tmp_path):
+    """Without CUDA every part runs its CPU form and passes, each part's result is read back, and
+    the scratch runs are gone: only gpu_check.json, .md and .log are written."""
+    out = subprocess.run(
+        [sys.executable, str(EXPERIMENTS / 'tools' / 'gpu_check.py'), str(tmp_path / 'check')],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert sorted(p.name for p in (tmp_path / 'check').iterdir()) == [
+        'gpu_check.json',
+        'gpu_check.log',
+        'gpu_check.md',
+    ]
+    info = json.loads((tmp_path / 'check' / 'gpu_check.json').read_text())
+    assert info['dry'] and [p['part'] for p in info['parts']] == [
+        'tests',
+        'default',
+        'throughput',
+        'torchrun',
+        'largest',
+    ]
+    parts = {p['part']: p for p in info['parts']}
+    assert all(p['status'] == 'passed' and p['result'] for p in parts.values()), parts
+    assert re.match(r'\d+ passed', parts['tests']['result'])
+    assert parts['default']['result']['step'] == 20 and parts['torchrun']['result']['step'] == 10
+    assert parts['throughput']['result']['rows'][0]['variant'] == 'standard'
+    largest = parts['largest']['result']
+    assert largest['trained_layers'] == largest['check_layers'] == 8  # the dry cap
+    assert 'TMP' in parts['default']['command'] and 'python train.py' in parts['default']['command']
+
+
+def test_gpu_check_ends_a_part_past_its_limit_and_runs_the_next(tmp_path, monkeypatch):
+    """A part that runs past its limit is ended with every process it started, reported as timed
+    out, and the next part still runs; the command then exits 1."""
+    gpu_check = module('gpu_check')
+    pid_file = tmp_path / 'grandchild.pid'
+    slow = (
+        'import subprocess, sys, time; '
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
+        f'open({str(pid_file)!r}, "w").write(str(p.pid)); time.sleep(120)'
+    )
+    monkeypatch.setattr(
+        gpu_check,
+        'parts',
+        lambda out, scratch, dry: [
+            ('slow', 3, [sys.executable, '-c', slow]),
+            ('tests', 30, [sys.executable, '-c', "print('2 passed in 0.01s')"]),
+        ],
+    )
+    monkeypatch.setattr(sys, 'argv', ['gpu_check.py', str(tmp_path / 'check'), '--dry'])
+    monkeypatch.setattr(gpu_check.common, 'command_line_process', lambda: None)
+    with pytest.raises(SystemExit) as stop:
+        gpu_check.main()
+    assert stop.value.code == 1
+    info = json.loads((tmp_path / 'check' / 'gpu_check.json').read_text())
+    slow_part, tests_part = info['parts']
+    assert slow_part['status'] == 'timed out' and slow_part['seconds'] < 30
+    assert tests_part['status'] == 'passed' and tests_part['result'] == '2 passed in 0.01s'
+    grandchild = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(grandchild, 0)
+
+
+def test_gpu_check_search_finds_the_largest_that_holds():
+    """The bisection of the largest-model search against counting up, at every threshold."""
+    search = module('gpu_check').search
+    for most in range(0, 20):
+        for threshold in range(0, 22):
+            tried = []
+            found = search(lambda n: tried.append(n) or n <= threshold, most)
+            assert found == min(threshold, most), (most, threshold)
+            assert len(tried) <= max(1, most).bit_length() + 1  # a bisection, not a scan

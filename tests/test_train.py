@@ -444,7 +444,7 @@ def test_no_host_device_sync_between_log_steps(tmp_path):
                 'out_dir': str(tmp_path / 'out'),
                 'device': 'cuda',
                 'compile': False,
-                'run_name': f'sync{steps}',
+                'run_name': f'sync{steps}-{task.get("task", "addition")}',
                 'max_iters': steps,
                 'eval_interval': steps,
                 'log_interval': steps,

@@ -124,16 +124,21 @@ def command_line_process():
 CHILDREN = []
 
 
-def run_process(command, capture_output=False, **popen):
+def run_process(command, capture_output=False, timeout=None, **popen):
     """subprocess.run(command, ...) in a process group of its own, listed in CHILDREN while it runs:
     a stop of this process (stop_on_signal) ends that group, the process and whatever it started,
-    so that none is left running alone (writing results no README shows)."""
+    so that none is left running alone (writing results no README shows). After `timeout` seconds
+    the group is ended the same way, and the returncode is 124 (timeout(1)'s) with what it wrote."""
     if capture_output:
         popen.update(stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     with subprocess.Popen(command, start_new_session=True, **popen) as proc:
         CHILDREN.append(proc.pid)
         try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            end_group(proc.pid)
             out, err = proc.communicate()
+            proc.returncode = 124
         finally:
             CHILDREN.remove(proc.pid)
     return subprocess.CompletedProcess(command, proc.returncode, out, err)
