@@ -950,6 +950,51 @@ def test_trend_diagnose_writes_the_diagnosis_into_the_regime_results(tmp_path, m
     assert folder_digest(EXPERIMENTS / 'results') == tracked
 
 
+def test_trend_diagnose_axes_runs_those_and_keeps_the_axes_run_before(tmp_path, monkeypatch):
+    """--axes runs only the named axes of a DIAGNOSIS; the axes diagnosed before on the same code
+    stay in the results (a diagnosis in parts), those of other code do not; an axis that is not one,
+    or --axes without --diagnose, is refused before anything runs."""
+    trend, common, mem = module('trend'), module('common'), module('memorization_capacity')
+    args = common.parse_args('', argv=['--regime', f'--out_dir={tmp_path}'])
+    common.report(
+        args,
+        'memorization_capacity',
+        'Table 4',
+        ['variant'],
+        [{'variant': 'standard'}],
+        values=MEMORIZATION_REGIME,
+        claims=mem.CLAIMS,
+        regime=mem.REGIME['regime'],
+    )
+    ran = []
+
+    def point(name, index, keys, out_dir, flags, mode):
+        ran.append(index)
+        return dict(values=MEMORIZATION_REGIME, wall_s=1.0)
+
+    monkeypatch.setattr(trend, 'point', point)
+    width = mem.DIAGNOSIS['axes']['width']
+    monkeypatch.setattr(mem, 'DIAGNOSIS', dict(mem.DIAGNOSIS, axes={'width': width, 'w2': width}))
+    written = tmp_path / 'results' / 'memorization_capacity-regime.json'
+
+    def diagnosed(*flags):
+        ran.clear()
+        trend.main(['memorization_capacity', '--diagnose', f'--out_dir={tmp_path}', *flags])
+        return list(json.loads(written.read_text())['diagnosis']['axes']), list(ran)
+
+    assert diagnosed('--axes=width') == (['width'], ['regime', 'width/1'])
+    assert diagnosed('--axes=w2') == (['width', 'w2'], ['regime', 'w2/1'])
+    monkeypatch.setattr(common, 'source_digest', lambda name: 'other code')
+    assert diagnosed('--axes=w2') == (['w2'], ['regime', 'w2/1'])
+    monkeypatch.setattr(trend, 'point', lambda *a: pytest.fail('a size ran'))
+    with pytest.raises(trend.ConfigError, match='heigth is not an axis'):
+        trend.main(
+            ['memorization_capacity', '--diagnose', '--axes=heigth', f'--out_dir={tmp_path}']
+        )
+    with pytest.raises(trend.ConfigError, match='give --diagnose with it'):
+        trend.main(['memorization_capacity', '--axes=width', f'--out_dir={tmp_path}'])
+
+
 # ----------------------------------------------------------------------------- every entry point:
 # a flag obeyed or refused, a path used as given (~ expanded), errors before the work, no file read
 # through a link, no process left behind

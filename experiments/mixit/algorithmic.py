@@ -394,12 +394,18 @@ PROTOCOL['regime'] = dict(
 # centre, 3e-3), the paper's head width (8 heads of 8 for 16 of 4), 4 layers (the paper's 8), width
 # 128 (its 512, 16 heads of 8: 4,965 steps). 2 seeds a point, 6 runs each, the regime's point
 # shared: about 4 minutes a point of 1,265 steps (quick's 30 ms a step), 15 at 4 layers, 30 at width
-# 128, an hour in all.
+# 128, an hour in all. A head width moves attn_scale with it (papers.paper_scale: the paper's
+# spread of frozen scores at every head width).
+# Dyck-1, whose MixiT fails in the regime (75.6% against the paper's 96.17%; Frozen-QK 96.98%, one
+# seed at 94.38%), on the two axes where the regime departs from the paper's 64 heads of 8 at width
+# 512: the head width (4 heads of 8 for 16 of 2, at width 32; about 9 minutes, as the regime's
+# point) and the width (64, 16 heads of 4: 12,414 steps keep 5.95 examples per trained parameter;
+# about 75 minutes). A diagnosis is run in parts with --axes (trend.py): the cheap axes first.
 DIAGNOSIS = dict(
     flags=['--tasks=addition'],
     axes={
         'learning rate': {'3e-3': {}, '1e-2': dict(learning_rate=1e-2)},
-        'head width': {'4': {}, '8': dict(n_head=8)},
+        'head width': {'4': {}, '8': dict(n_head=8, attn_scale=papers.paper_scale(64, 8, 512))},
         'depth': {
             '2': {},
             '4': dict(
@@ -431,7 +437,28 @@ DIAGNOSIS = dict(
                 warmup_iters=wide // 10,
             ),
         },
+        'Dyck-1 head width': {
+            '2': {},
+            '8': dict(n_head=4, attn_scale=papers.paper_scale(32, 4, 512)),
+        },
+        'Dyck-1 width': {
+            '32': {},
+            '64': dict(
+                n_embd=64,
+                attn_scale=papers.paper_scale(64, 16, 512),
+                max_iters=(
+                    dyck64 := regime_steps(
+                        'dyck',
+                        {**PROTOCOL['regime']['sweep']['task']['dyck'], 'n_embd': 64},
+                        PAPER_REGIME['dyck'],
+                    )
+                ),
+                eval_interval=dyck64,
+                warmup_iters=dyck64 // 10,
+            ),
+        },
     },
+    flags_of={'Dyck-1 head width': ['--tasks=dyck'], 'Dyck-1 width': ['--tasks=dyck']},
 )
 # each mode's regime beside the paper's, per task it runs (harness/claims.py's standing)
 REGIME = {

@@ -33,7 +33,8 @@ flags of its own in their place (another task's claim, diagnosed in the same fil
                            'Dyck-1 heads': {'16': {}, '8': dict(n_head=8)}},
                      flags_of={'Dyck-1 heads': ['--tasks=dyck']})
 
-The regime's own point runs once for every axis of the same flags.
+The regime's own point runs once for every axis of the same flags. --axes=A,B runs only those
+axes; the axes diagnosed before on the same code stay (a diagnosis longer than a session, in parts).
 
 It writes them into NAME-regime.json in the same folder (OUT_DIR/results/, experiments/results/
 with --record), where every claim that does not hold cites, per axis, its outcome and margin at each
@@ -270,6 +271,12 @@ def main(argv=None):
         help="run the experiment's DIAGNOSIS (its --regime protocol moved toward the paper one "
         'axis at a time) into its regime results',
     )
+    parser.add_argument(
+        '--axes',
+        default='',
+        help="with --diagnose: only these of the DIAGNOSIS's axes, comma-separated; the axes "
+        'diagnosed before on the same code stay in the results (a diagnosis over several sessions)',
+    )
     args = parser.parse_args(argv)
     # '~/x' as a shell expands it, and the experiments
     args.out_dir = os.path.expanduser(args.out_dir)
@@ -277,6 +284,8 @@ def main(argv=None):
     module = common.experiment_module(args.name) if path else None
     if args.plot and args.diagnose:
         raise ConfigError('--plot draws the quick trend, --diagnose runs the regime: give one')
+    if args.axes and not args.diagnose:
+        raise ConfigError('--axes chooses axes of a DIAGNOSIS: give --diagnose with it')
     if args.diagnose:
         return diagnose(args, module)
     if not hasattr(module, 'TREND'):
@@ -381,6 +390,12 @@ def diagnose(args, module):
             f"{name}.py's DIAGNOSIS gives flags_of to {', '.join(sorted(unknown))}, which is not "
             'one of its axes: name an axis of its axes'
         )
+    chosen = [a.strip() for a in args.axes.split(',') if a.strip()] or list(spec['axes'])
+    if set(chosen) - set(spec['axes']):
+        raise ConfigError(
+            f'--axes={args.axes}: {", ".join(sorted(set(chosen) - set(spec["axes"])))} is not an '
+            f"axis of {name}.py's DIAGNOSIS: name some of {', '.join(spec['axes'])}"
+        )
     # each axis's flags: 'flags', or its own in flags_of
     flags = {
         axis: [*fixed, *spec.get('flags_of', {}).get(axis, spec.get('flags', []))]
@@ -395,10 +410,19 @@ def diagnose(args, module):
             for i, keys in enumerate(sizes.values())
         ]
         for axis, sizes in spec['axes'].items()
+        if axis in chosen
     }
     regime = checked(args, 'regime', sum(where.values(), []))
+    # the axes diagnosed before on this code and not run now stay
+    before = common.read_results(regime).get('diagnosis') or {}
+    source = common.source_digest(name)
+    kept = before.get('axes', {}) if before.get('source') == source else {}
     axes = {}
     for axis, sizes in spec['axes'].items():
+        if axis not in chosen:
+            if axis in kept:
+                axes[axis] = kept[axis]
+            continue
         runs = [
             point(name, index, keys, args.out_dir, flags[axis], 'regime')
             for index, keys in where[axis]
@@ -415,7 +439,7 @@ def diagnose(args, module):
         axes=axes,
         seeds=DIAGNOSIS_SEEDS,
         flags=[*fixed, *spec.get('flags', [])],  # every axis's but those of flags_of
-        source=common.source_digest(name),
+        source=source,
         date=time.strftime('%Y-%m-%d'),
         wall_s=round(sum(a['wall_s'] for a in axes.values()), 1),
     )
