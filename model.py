@@ -596,6 +596,9 @@ class Block(nn.Module):
 
 # dense bf16 FLOP/s by GPU name, for the MFU
 PEAK_FLOPS = {'H100': 989e12, 'H200': 989e12, 'A100': 312e12}
+# each compute dtype's dense peak as a share of bf16's (an H100's: TF32 tensor cores 494.7, float32
+# without them 67 TFLOP/s): a run's MFU is against the peak of the dtype it computes in
+PEAK_SHARE = {'bfloat16': 1.0, 'float16': 1.0, 'tf32': 0.5, 'float32': 67 / 989}
 
 
 class GPT(nn.Module):

@@ -65,7 +65,16 @@ from data.loader import (
     task_module,
     unknown,
 )
-from model import GPT, PEAK_FLOPS, VARIANTS, GPTConfig, check_config, gpt2_args, gpt2_files
+from model import (
+    GPT,
+    PEAK_FLOPS,
+    PEAK_SHARE,
+    VARIANTS,
+    GPTConfig,
+    check_config,
+    gpt2_args,
+    gpt2_files,
+)
 
 _before_config = set(globals())
 # ------------------------------------------------------------------------------------------------
@@ -119,7 +128,9 @@ log_interval = 10  # steps between progress-bar updates (the only host-device sy
 progress = True  # show a tqdm progress bar
 # system
 device = 'auto'  # 'auto' = cuda > mps > cpu; or 'cpu', 'cuda', 'cuda:1', 'mps'
-dtype = 'auto'  # 'auto' = bfloat16 autocast on a GPU, float32 on CPU; or float32, float16
+# dtype: tf32 is float32 with TF32 tensor-core matmuls (CUDA only); float32 turns them off, as the
+# authors' drivers run (PyTorch's default)
+dtype = 'auto'  # 'auto': bfloat16 on a GPU, float32 on a CPU; float32, tf32, bfloat16, float16
 compile = None  # torch.compile the model; None = on CUDA only
 ddp_timeout = 600  # seconds a torchrun process waits for the others, to meet and at each collective
 # sampling: --sample with the run's folder (python train.py --sample out/<run>), or its keys, prints
@@ -136,6 +147,8 @@ wandb_project = 'frozen-transformers'  # its project
 wandb_run_name = ''  # its run name; '' = the run's folder name
 # -----------------------------------------------------------------------------
 DEFAULTS = {k: v for k, v in globals().items() if k not in _before_config and not k.startswith('_')}
+# the compute dtypes a run may name (dtype, besides 'auto')
+DTYPES = ('float32', 'tf32', 'bfloat16', 'float16')
 MODEL_KEYS = {f.name: f for f in fields(GPTConfig)}
 MODEL_DEFAULTS = {k: f.default for k, f in MODEL_KEYS.items()}  # GPTConfig's, before a variant's
 # where a run is written and how it is shown, not what it trains: left out of its folder's name
@@ -576,7 +589,8 @@ def cpu_threads():
 
 def compute_dtype(cfg, device_type):
     """-> (dtype name, autocast context); 'auto': bfloat16 where the GPU has it, else float16;
-    float32 off CUDA."""
+    float32 off CUDA. On CUDA it also sets whether float32 matmuls run on TF32 tensor cores: on for
+    tf32, off otherwise (an earlier run in this process may have turned them on)."""
     dtype = cfg['dtype']
     if dtype == 'auto':
         dtype = (
@@ -584,15 +598,22 @@ def compute_dtype(cfg, device_type):
             if device_type == 'cuda'
             else 'float32'
         )
-    if dtype not in ('float32', 'bfloat16', 'float16'):
-        raise ConfigError(f"dtype={dtype!r} is not one of 'auto', 'float32', 'bfloat16', 'float16'")
+    if dtype not in DTYPES:
+        raise ConfigError(f"dtype={dtype!r} is not one of 'auto', {', '.join(map(repr, DTYPES))}")
     if dtype == 'bfloat16' and device_type == 'cuda' and not torch.cuda.is_bf16_supported():
         raise ConfigError(
             'this GPU has no bfloat16: use dtype=float16 (with loss scaling) or float32'
         )
-    return dtype, nullcontext() if dtype == 'float32' else torch.autocast(
-        device_type, dtype=getattr(torch, dtype)
-    )
+    if dtype == 'tf32' and device_type != 'cuda':
+        raise ConfigError(
+            f'dtype=tf32 is a setting of CUDA tensor cores, and this run is on {device_type}: '
+            'use float32'
+        )
+    if device_type == 'cuda':
+        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = dtype == 'tf32'
+    if dtype in ('float32', 'tf32'):
+        return dtype, nullcontext()
+    return dtype, torch.autocast(device_type, dtype=getattr(torch, dtype))
 
 
 def keep_freed_memory():
@@ -954,10 +975,11 @@ def evaluate(model, x, y, batch_size, ctx, rank=0, world=1, exact=True):
 class Progress:
     """The progress bar, of training batches, not held-out numbers: the step's loss (all
     micro-batches and processes), the accuracy per scored token of rank 0's last micro-batch,
-    tokens/s and, on a GPU named in `peaks` (model.PEAK_FLOPS), the model FLOPs utilization, each
-    over the steps since the last update (the only sync)."""
+    tokens/s and, on a GPU named in `peaks` (model.PEAK_FLOPS), the model FLOPs utilization against
+    the peak of the run's compute `dtype` (model.PEAK_SHARE), each over the steps since the last
+    update (the only sync)."""
 
-    def __init__(self, cfg, step, show, model, examples_per_step, T, peaks=PEAK_FLOPS):
+    def __init__(self, cfg, step, show, model, examples_per_step, T, dtype, peaks=PEAK_FLOPS):
         self.bar = tqdm(
             total=cfg['max_iters'], initial=step, disable=not show, dynamic_ncols=True, desc='train'
         )
@@ -969,7 +991,8 @@ class Progress:
             time.time(),
         )
         gpu = torch.cuda.get_device_name() if next(model.parameters()).is_cuda else ''
-        self.peak = next((v for k, v in peaks.items() if k in gpu), None)
+        peak = next((v for k, v in peaks.items() if k in gpu), None)
+        self.peak = peak and peak * PEAK_SHARE[dtype]
 
     def log(self, step, loss, predicted, y):
         scored = y != -1
@@ -1072,7 +1095,10 @@ def train(config=None):
     if ckpt:
         checkpoint.restore(ckpt, raw_model, optimizer, scaler)
     step = start = ckpt['step'] if ckpt else 0
-    if dtype != 'float32':  # the fixed matrices in the compute dtype: no cast per step
+    if dtype not in (
+        'float32',
+        'tf32',
+    ):  # the fixed matrices in the compute dtype: no cast per step
         raw_model.fixed_to(getattr(torch, dtype))
     compile_model = cfg['compile'] or cfg['compile'] is None and device_type == 'cuda'
     model = torch.compile(raw_model) if compile_model else raw_model
@@ -1106,7 +1132,9 @@ def train(config=None):
     # every eval_interval steps an evaluation, which checkpoint.Run records (its log line, ckpt.pt
     # and W&B)
     with checkpoint.Run(run_dir, cfg, meta, ckpt, NOT_NAMED, write=master, ddp=ddp) as run:
-        progress = Progress(cfg, step, master and cfg['progress'], raw_model, global_batch, T)
+        progress = Progress(
+            cfg, step, master and cfg['progress'], raw_model, global_batch, T, dtype
+        )
         t_start, metrics, train_loss = time.time(), None, float('nan')
         # this process's group of micro-batches, and its piece of each (loader.layout)
         share, piece = divmod(rank, pieces)

@@ -704,6 +704,62 @@ def test_plan_lists_the_runs_and_trains_nothing(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ['depth-plan.json']
 
 
+def test_dtype_is_every_runs_recorded_and_priced(tmp_path):
+    """--dtype sets every train.py run's compute dtype over the protocol's (float32 by default, as
+    the authors' drivers), an --at of dtype over it; reproduce.py prices a run at its dtype's peak;
+    tf32 off CUDA, and a dtype other than float32 for an experiment that trains nothing through
+    train.py, are one line before any work."""
+    common, reproduce = module('common'), module('reproduce')
+    protocol = module('algorithmic').PROTOCOL['regime']
+    config = {**common.config(protocol, task='dyck', variant='mixit'), 'dtype': 'x'}
+    for argv, dtype in (
+        ([], 'float32'),
+        (['--dtype=bfloat16'], 'bfloat16'),
+        (['--dtype=bfloat16', '--at=dtype=float16'], 'float16'),
+    ):
+        args = common.parse_args('', argv=['--regime', f'--out_dir={tmp_path}', *argv])
+        assert common.train_keys(args, config)['dtype'] == dtype
+    costs = {d: reproduce.cost({**config, 'dtype': d}) for d in ('float32', 'tf32', 'bfloat16')}
+    assert len({c['flops'] for c in costs.values()}) == 1
+    assert [c['dtype'] for c in costs.values()] == list(costs)
+    assert reproduce.PEAK['float32'] < reproduce.PEAK['tf32'] < reproduce.PEAK['bfloat16']
+    assert costs['bfloat16']['memory'] < costs['tf32']['memory'] == costs['float32']['memory']
+    for script, flag, says in (
+        ('mixit/depth.py', '--dtype=tf32', 'tf32 is a setting of CUDA tensor cores'),
+        ('mixit/covariance_sde.py', '--dtype=bfloat16', 'covariance_sde trains nothing through'),
+    ):
+        out = subprocess.run(
+            [sys.executable, f'experiments/{script}', '--smoke', flag, f'--out_dir={tmp_path}'],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        assert out.returncode == 2 and says in out.stderr and out.stderr.count('\n') <= 2, out
+
+
+def test_an_experiments_results_record_its_dtype(tmp_path):
+    """A run with --dtype=bfloat16 trains in bfloat16 (each run's config.json) and its results JSON
+    says so."""
+    out = subprocess.run(
+        [
+            sys.executable,
+            'experiments/mixit/rank_collapse.py',
+            '--smoke',
+            '--dtype=bfloat16',
+            '--device=cpu',
+            f'--out_dir={tmp_path}',
+            f'--data_dir={tmp_path / "data"}',
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert json.loads((tmp_path / 'rank_collapse.json').read_text())['dtype'] == 'bfloat16'
+    configs = list(tmp_path.glob('rank_collapse/*/config.json'))
+    assert configs and {json.loads(c.read_text())['dtype'] for c in configs} == {'bfloat16'}
+
+
 def test_reproduce_bad_input_is_one_line(tmp_path, monkeypatch, capsys):
     """A damaged results JSON, or a README without the tables' markers: one 'error:' line, exit
     status 2, and the README is not touched."""

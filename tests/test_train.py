@@ -1151,3 +1151,21 @@ def test_eval_batch_is_a_ceiling_that_fits_the_memory(tmp_path, monkeypatch):
     for key in ('val_loss', 'val_acc', 'val_exact'):
         assert whole[key] == small[key] == fitted[key], key
         assert len({tuple(json.loads(line)[key] for line in log) for log in logs.values()}) == 1
+
+
+def test_compute_dtype_names_what_a_device_runs():
+    """dtype: float32 computes without autocast; bfloat16 autocasts (a CPU too); tf32 (TF32 tensor
+    cores) is refused off CUDA, and a dtype not among train.DTYPES is refused naming them."""
+    from train import DTYPES, compute_dtype
+
+    name, ctx = compute_dtype({'dtype': 'float32'}, 'cpu')
+    assert name == 'float32' and not isinstance(ctx, torch.autocast)
+    name, ctx = compute_dtype({'dtype': 'auto'}, 'cpu')
+    assert name == 'float32'
+    name, ctx = compute_dtype({'dtype': 'bfloat16'}, 'cpu')
+    assert name == 'bfloat16' and isinstance(ctx, torch.autocast)
+    with pytest.raises(train_module.ConfigError, match='tf32 is a setting of CUDA'):
+        compute_dtype({'dtype': 'tf32'}, 'cpu')
+    with pytest.raises(train_module.ConfigError, match="'float32', 'tf32', 'bfloat16'"):
+        compute_dtype({'dtype': 'float64'}, 'cpu')
+    assert 'tf32' in DTYPES

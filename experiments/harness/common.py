@@ -182,11 +182,13 @@ def stop_on_signal(note=lambda: ''):
             signal.signal(s, stop)
 
 
-def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
+def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None, own_dtype=False):
     """-> args, .mode in {'full', 'quick', 'smoke'}; `add(parser)` adds its own flags, `at_keys` its
-    --at's keys. For the command line's own experiment, before any work: what it will write and
-    read back is checked (check_outputs), and --plan of one that trains nothing through train.py
-    writes its plan (no runs) and ends."""
+    --at's keys; own_dtype: the experiment computes in --dtype itself (throughput), where one that
+    trains nothing through train.py otherwise computes in float32 and refuses another. For the
+    command line's own experiment, before any work: what it will write and read back is checked
+    (check_outputs), and --plan of one that trains nothing through train.py writes its plan (no
+    runs) and ends."""
     parser = synthetic.Parser(doc)
     parser.add_argument('--quick', action='store_true', help='a preview: minutes on a 2-core CPU')
     parser.add_argument(
@@ -217,6 +219,13 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
     )
     parser.add_argument('--device', default='auto', help="'auto', 'cpu', 'cuda', ...")
     parser.add_argument(
+        '--dtype',
+        default='float32',
+        choices=('float32', 'tf32', 'bfloat16'),
+        help="every run's compute dtype: float32, as the authors' drivers train (default); tf32, "
+        "float32 with a GPU's TF32 matmuls; bfloat16 autocast, a GPU's fast option",
+    )
+    parser.add_argument(
         '--at',
         action='append',
         default=[],
@@ -235,7 +244,8 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
     if argv is None:  # the command line's own process, not a caller's
         command_line_process()
     # before any run or data (fair.py reads its data first): one line, exit status 2
-    pick_device(args.device)
+    if args.dtype == 'tf32' and not pick_device(args.device).startswith('cuda'):
+        parser.error('--dtype=tf32 is a setting of CUDA tensor cores: on a CPU use float32')
     args.out_dir.strip() or parser.error(
         "--out_dir='' names no folder (not this one): give one (default: out/)"
     )
@@ -264,6 +274,11 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None):
         and experiment_path(script.stem) == script
         and not getattr(args, 'worker', None)
     ):
+        if args.dtype != 'float32' and not (own_dtype or trains(script)):
+            parser.error(
+                f'--dtype={args.dtype}: {script.stem} trains nothing through train.py and '
+                'computes in float32 (float64 where it says): drop --dtype'
+            )
         check_outputs(args, script.stem)
         if args.plan and not trains(script):  # no train.py run to list: its plan, none of the work
             write_plan(args, script.stem)
@@ -372,10 +387,11 @@ def config(protocol, **point):
 
 def train_keys(args, config, name=''):
     """The one place that turns the command line and a run's config into train.py's keys: the
-    config, --at's keys, the device, progress bar, out_dir (OUT_DIR/<name>) and, with --data_dir,
-    the task's folder there (as in data/)."""
+    config, --dtype, --at's keys, the device, progress bar, out_dir (OUT_DIR/<name>) and, with
+    --data_dir, the task's folder there (as in data/)."""
     keys = {
         **config,
+        'dtype': args.dtype,
         **args.at,
         'device': args.device,
         'progress': args.mode != 'smoke',
@@ -597,6 +613,7 @@ RESULTS_KEYS = dict(
     mode=str,
     date=str,
     device=str,
+    dtype=str,
     source=(str, type(None)),
     claims_digest=(str, type(None)),
     wall_s=(int, float),
@@ -725,6 +742,7 @@ def report(
         mode=args.mode,
         command=command,
         device=device_name(args.device),
+        dtype=args.dtype,
         date=datetime.date.today().isoformat(),
         wall_s=round(wall, 1),
         source=source_digest(name),

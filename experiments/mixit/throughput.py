@@ -6,7 +6,8 @@ speed-up is not a slow baseline's)? Measured: train.py's step (forward, backward
 on random tokens: samples/s, tokens/s, each speed-up over standard beside model.flops_per_token()'s,
 MFU, and the memory saved beside the gradient and AdamW moments of the weights a variant does not
 train. Settings: models and AdamW of the authors' trainer.py (authors' code), the lm configuration
-of Table 8 (paper text); ours: gpt2, micro-batches, bf16, torch.compile (they train in float32).
+of Table 8 (paper text); ours: gpt2, micro-batches, torch.compile on CUDA. --dtype: float32 as they
+train (default), tf32 or bfloat16 autocast (a GPU's fast options).
 --quick: one CPU-sized configuration;
 --smoke: a tiny one, in this process. Claims: CLAIMS (the paper's); ours, read from the table: each
 variant gets at least 90% of the gain its FLOPs predict. A speed-up: the median over the repeats of
@@ -22,7 +23,6 @@ import resource
 import statistics
 import sys
 import time
-from contextlib import nullcontext
 from pathlib import Path
 
 import torch
@@ -30,8 +30,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
 
 from experiments.harness import common, papers
-from model import GPT, GPTConfig, PEAK_FLOPS, VARIANTS
-from train import DEFAULTS, MODEL_KEYS, keep_freed_memory, pick_device
+from model import GPT, PEAK_FLOPS, PEAK_SHARE, VARIANTS, GPTConfig
+from train import DEFAULTS, MODEL_KEYS, compute_dtype, keep_freed_memory, pick_device
 
 NAME = 'throughput'
 # FineWeb-edu, lm configuration
@@ -154,20 +154,11 @@ def matmul_peak(device, n=2048, repeats=5):
     return 2 * n**3 / statistics.median(times[1:])
 
 
-# bf16 autocast on CUDA (train.py's choice where the GPU supports it), float32 on a CPU
-def compute_dtype(device):
-    return (
-        torch.bfloat16
-        if device.startswith('cuda') and torch.cuda.is_bf16_supported()
-        else torch.float32
-    )
-
-
-def trainer(variant, arch, batch, device):
-    """A variant's model and its training step as SETTINGS[variant] -> (model, step(i),
-    synchronize)."""
-    device_type, dtype = device.split(':')[0], compute_dtype(device)
-    ctx = torch.autocast(device_type, dtype=dtype) if dtype != torch.float32 else nullcontext()
+def trainer(variant, arch, batch, device, dtype):
+    """A variant's model and its training step as SETTINGS[variant], in `dtype` as train.py
+    computes it -> (model, step(i), synchronize)."""
+    device_type = device.split(':')[0]
+    dtype, ctx = compute_dtype({'dtype': dtype}, device_type)
     torch.manual_seed(0)
     raw = GPT(
         GPTConfig(**{k: v for k, v in SETTINGS[variant].items() if k in MODEL_KEYS}, **arch)
@@ -178,7 +169,8 @@ def trainer(variant, arch, batch, device):
         tuple(SETTINGS[variant][k] for k in ('beta1', 'beta2')),
         device_type,
     )
-    raw.fixed_to(dtype)
+    if dtype == 'bfloat16':
+        raw.fixed_to(torch.bfloat16)
     model = torch.compile(raw) if device_type == 'cuda' else raw
     trained = [p for p in raw.parameters() if p.requires_grad]
     batches = [
@@ -220,7 +212,7 @@ def measure_memory(spec):
         resident_bytes(),
         [],
     )
-    raw, step, sync = trainer(spec['variant'], spec['arch'], spec['batch'], device)
+    raw, step, sync = trainer(spec['variant'], spec['arch'], spec['batch'], device, spec['dtype'])
     for i in range(spec['warmup']):
         step(
             i,
@@ -253,7 +245,9 @@ def measure_speed(spec):
         keep_freed_memory()
     steps, times, peaks = {}, {variant: [] for variant in spec['variants']}, []
     for variant in spec['variants']:
-        _, steps[variant], sync = trainer(variant, spec['arch'], spec['batch'], device)
+        _, steps[variant], sync = trainer(
+            variant, spec['arch'], spec['batch'], device, spec['dtype']
+        )
         for i in range(spec['warmup']):
             steps[variant](i)
         sync()
@@ -271,12 +265,14 @@ def measure_speed(spec):
         if cuda
         else statistics.median(peaks)
     )
+    if cuda and peak:  # the dense peak of the dtype it computes in
+        peak *= PEAK_SHARE[spec['dtype']]
     return dict(
         step_times=times,
         peak_flops=peak,
         peaks=peaks,
         device=common.device_name(device),
-        dtype=str(compute_dtype(device)).removeprefix('torch.'),
+        dtype=spec['dtype'],
     )
 
 
@@ -347,7 +343,7 @@ def rows_of(cname, B, T, memory, times, peak):
 
 
 def main():
-    args = common.parse_args(__doc__, add_flags)
+    args = common.parse_args(__doc__, add_flags, own_dtype=True)
     jobs = {'memory': measure_memory, 'speed': measure_speed}
     if args.worker:  # in_subprocess's child
         spec = json.loads(args.worker)
@@ -372,6 +368,7 @@ def main():
             'on a CPU the memory figures read /proc and set malloc options: use Linux or a GPU'
         )
     kind = 'cuda' if cuda else 'cpu'
+    compute_dtype(vars(args), kind)  # a dtype this device cannot run: one line, before any work
     timing = P['timing'][kind]
     # --smoke measures in this process, for speed; its memory figures then mean nothing
     measure = (lambda job, spec: jobs[job](spec)) if args.mode == 'smoke' else in_subprocess
@@ -382,7 +379,7 @@ def main():
             f'{cname}: {arch["n_layer"]} layers, width {arch["n_embd"]}, {arch["n_head"]} heads, '
             f'sequence {arch["block_size"]}, vocabulary {arch["vocab_size"]:,}, micro-batch {B}'
         )
-        spec = dict(arch=arch, batch=B, device=args.device, **timing)
+        spec = dict(arch=arch, batch=B, device=args.device, dtype=args.dtype, **timing)
         memory = {v: measure('memory', dict(spec, variant=v)) for v in variants}
         speed = measure('speed', dict(spec, variants=variants))
         raw[cname] = dict(memory=memory, speed=speed)  # every step's time: in the results JSON
@@ -394,7 +391,7 @@ def main():
     # CPU: one per repeat
     peak, peaks = (speed['peak_flops'], [p for c in raw.values() for p in c['speed']['peaks']])
     mfu = (
-        f'the dense bf16 peak, {peak / 1e12:,.0f} TFLOP/s'
+        f'the dense {args.dtype} peak, {peak / 1e12:,.0f} TFLOP/s'
         if peak
         else 'none: no peak known (model.PEAK_FLOPS)'
     )

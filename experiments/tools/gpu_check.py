@@ -10,9 +10,9 @@ compile of a GPT-2 small takes about 40 s there, more than its steps):
 - tests (90 s): the CUDA-only tests, pytest tests -k "cuda or sync or compile" (80 s measured);
 - default (55 s): the default run, python train.py (Dyck-1, 500 steps), on CUDA: bf16 autocast,
   compiled (42 s);
-- throughput (245 s): experiments/mixit/throughput.py --configs=gpt2 for Appendix D's three
-  variants: MFU, each speed-up beside its FLOP prediction, peak memory (each variant's memory in a
-  process of its own: 55 s each; the timed steps 60 s);
+- throughput (245 s): experiments/mixit/throughput.py --configs=gpt2 --dtype=bfloat16 for
+  Appendix D's three variants: MFU, each speed-up beside its FLOP prediction, peak memory (each
+  variant's memory in a process of its own: 55 s each; the timed steps 60 s);
 - torchrun (45 s): the default run for 50 steps under torchrun, one process on nccl (34 s);
 - largest (45 s): the deepest GPT at GPT-2 XL's width that trains a step, beside the depth
   train.py's memory check accepts (LARGEST; 38 s).
@@ -76,7 +76,12 @@ def parts(out, scratch, dry):
             + (
                 ['--smoke', '--device=cpu']
                 if dry
-                else ['--configs=gpt2', '--variants=standard,frozen_qk,mixit', '--device=cuda']
+                else [
+                    '--configs=gpt2',
+                    '--variants=standard,frozen_qk,mixit',
+                    '--device=cuda',
+                    '--dtype=bfloat16',
+                ]
             ),
         ),
         (

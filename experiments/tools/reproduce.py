@@ -49,7 +49,7 @@ from data import synthetic
 from data.loader import ConfigError
 from experiments.harness import claims, common
 from experiments.harness.common import ROOT
-from model import GPT, PEAK_FLOPS, GPTConfig
+from model import GPT, PEAK_FLOPS, PEAK_SHARE, GPTConfig
 from train import model_args_of, resolve
 
 # (file, what it reproduces), per paper, in the README's order
@@ -316,10 +316,10 @@ def chosen(parser, only, among):
 
 
 # ----------------------------------------------------------------------------- the cost of the
-# protocols Dense peak FLOP/s of an H100 in bfloat16 and in float32, which train.py keeps off the
-# tensor cores (no TF32), as the authors' drivers run; MFU, the share of it a run reaches, an
-# assumption (nanoGPT's GPT-2: about 0.4 in bfloat16).
-PEAK = {'bfloat16': PEAK_FLOPS['H100'], 'float32': 67e12}
+# protocols. Dense peak FLOP/s of an H100 in each compute dtype a run may take (--dtype): float32
+# off the tensor cores, as the authors' drivers run, tf32 and bfloat16 on them (model.PEAK_SHARE);
+# MFU, the share of it a run reaches, an assumption (nanoGPT's GPT-2: about 0.4 in bfloat16).
+PEAK = {d: PEAK_FLOPS['H100'] * PEAK_SHARE[d] for d in ('float32', 'tf32', 'bfloat16')}
 MFU = 0.4
 
 
@@ -348,14 +348,14 @@ def cost(keys):
     c, params, trained, per_token = model_cost(
         json.dumps(model_args_of(cfg, meta, T), sort_keys=True)
     )
-    dtype = 'float32' if cfg['dtype'] == 'float32' else 'bfloat16'  # 'auto': bfloat16 on a GPU
+    dtype = cfg['dtype'] if cfg['dtype'] in PEAK else 'bfloat16'  # 'auto': bfloat16 on a GPU
     tokens = (
         cfg['max_iters'] * cfg['batch_size'] * cfg['gradient_accumulation_steps'] * c.block_size
     )
     activations = (
         cfg['batch_size']
         * c.block_size
-        * (c.n_layer * c.n_embd * 17 * (4 if dtype == 'float32' else 2) + 8 * c.vocab_size)
+        * (c.n_layer * c.n_embd * 17 * (2 if dtype == 'bfloat16' else 4) + 8 * c.vocab_size)
     )
     return dict(
         steps=cfg['max_iters'],
@@ -411,8 +411,9 @@ def plan(mode, names, passed, out):
         )
     return (
         f'{common.markdown(list(rows[0]), rows)}\n\nAll: {total:.3g} H100-hours ({total / 8:.3g} h '
-        f'on 8 H100s through torchrun), at MFU {MFU} of {PEAK["float32"] / 1e12:g} (float32) or '
-        f'{PEAK["bfloat16"] / 1e12:g} (bfloat16) TFLOP/s. This CPU: {cpu / 1e9:.0f} GFLOP/s on a '
+        f'on 8 H100s through torchrun), at MFU {MFU} of '
+        + ', '.join(f'{p / 1e12:.3g} ({d})' for d, p in PEAK.items())
+        + f' TFLOP/s. This CPU: {cpu / 1e9:.0f} GFLOP/s on a '
         'float32 matmul.'
     )
 
