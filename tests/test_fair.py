@@ -205,3 +205,89 @@ def test_earlier_tasks_merge_from_the_folder_the_run_writes(tmp_path, monkeypatc
     assert merged('--record') == done
     write(tmp_path / 'out' / 'results', 'other code')
     assert merged() == ({'mine': 'this run'}, 0)
+
+
+def test_halving_rungs_keep_a_third_on_three_times_the_steps():
+    """halving_rungs against the rule counted by hand: all n points first, each next rung
+    ceil(n / 3^r) on 3 times the last's steps, the last on the full steps with 1 to 3 points; fewer
+    than 3 points are the whole grid."""
+    assert fair.halving_rungs(216) == [(216, 1 / 81), (72, 1 / 27), (24, 1 / 9), (8, 1 / 3), (3, 1)]
+    assert fair.halving_rungs(3) == [(3, 1 / 3), (1, 1)]
+    assert fair.halving_rungs(2) == [(2, 1)] and fair.halving_rungs(1) == [(1, 1)]
+    for n in range(1, 300):
+        rungs = fair.halving_rungs(n)
+        assert rungs[0][0] == n and rungs[-1][1] == 1 and 1 <= rungs[-1][0] <= fair.ETA
+        assert all(
+            b[0] == -(-a[0] // fair.ETA) and b[1] == pytest.approx(a[1] * 3)
+            for a, b in zip(rungs, rungs[1:])
+        )
+
+
+def test_at_share_scales_the_steps_and_keeps_the_schedule():
+    keys = dict(max_iters=900, eval_interval=100, warmup_iters=90, lr_decay_iters=0, seed=0)
+    assert fair.at_share(keys, 1) == keys
+    assert fair.at_share(keys, 1 / 9) == dict(
+        max_iters=100, eval_interval=100, warmup_iters=10, lr_decay_iters=0, seed=0
+    )
+    assert fair.at_share(dict(max_iters=5, warmup_iters=0), 1 / 81)['max_iters'] == 1
+
+
+@pytest.mark.parametrize('higher', [True, False])
+def test_halving_chooses_as_a_brute_force_halving_and_trains_fewer_steps(
+    tmp_path, monkeypatch, higher
+):
+    """--halving against a brute-force successive halving of the same scores: each rung's runs on
+    its share of the steps, the survivors the best third (ties in the grid's order), the choice the
+    last rung's best; on Table 7's algorithmic grid of 216 points, 13.7 full runs' steps instead of
+    216. Where the ranking holds at every budget the choice is the whole grid's."""
+    args = fair.parse_args(
+        '', argv=['--search', '--halving', '--seeds=1', f'--data_dir={tmp_path}']
+    )
+    config = dict(MODADD, max_iters=8100, batch_size=128)
+    points = fair.grid(args, config, 'algorithmic')
+    assert len(points) == 216
+
+    def quality(c):  # a ranking that holds at every budget, with ties, + noise of the budget
+        return (
+            c['n_layer'] * 7 + c['n_head'] * 3 + c['batch_size'] // 128 + c['n_embd'] // 512
+        ) % 11 + (c['max_iters'] % 7) / 100
+
+    calls = fake_runs(monkeypatch, lambda c: {'m': quality(c) if higher else -quality(c)})
+    result = fair.fair(args, 'x', config, 'algorithmic', key='m', higher=higher)
+    search = [c for c in calls if c.get('val_frac')]
+    # the brute-force halving
+    left, steps = points, 0
+    for n, share in fair.halving_rungs(len(points)):
+        runs = [{**config, **p, 'max_iters': round(8100 * share)} for p in left[:n]]
+        steps += sum(r['max_iters'] for r in runs)
+        scores = [quality(r) if higher else -quality(r) for r in runs]
+        order = sorted(range(len(runs)), key=lambda i: scores[i], reverse=higher)
+        left = [left[:n][i] for i in order]
+    assert result['chosen'] == left[0]
+    assert sum(c['max_iters'] for c in search) == steps < 216 * 8100 / 15
+    assert [len(r['grid']) for r in result['rungs']] == [216, 72, 24, 8, 3]
+    full = fair.parse_args('', argv=['--search', '--seeds=1', f'--data_dir={tmp_path}'])
+    whole = fair.fair(full, 'x', config, 'algorithmic', key='m', higher=higher)
+    assert whole['chosen'] == result['chosen']
+
+
+def test_halving_plan_prices_every_rung(tmp_path, monkeypatch):
+    """--plan with --halving lists each rung's runs (its first points: the survivors are not known)
+    at its share of the steps, and the seeds."""
+    monkeypatch.setattr(common, 'train', lambda keys: pytest.fail('--plan trains nothing'))
+    args = fair.parse_args(
+        '',
+        argv=[
+            '--plan',
+            '--halving',
+            '--seeds=3',
+            f'--out_dir={tmp_path}',
+            f'--data_dir={tmp_path}',
+        ],
+    )
+    fair.fair(args, 'x', dict(MODADD, max_iters=8100), 'algorithmic')
+    searched = [r for r in args.plan_runs if r.get('val_frac')]
+    assert [r['max_iters'] for r in searched] == [100] * 216 + [300] * 72 + [900] * 24 + [
+        2700
+    ] * 8 + [8100] * 3
+    assert len(args.plan_runs) == 323 + 3

@@ -75,6 +75,14 @@ def parse_args(doc, add=None, argv=None, regime_search=True):
             "--smoke); --no-search runs the protocol's own settings",
         )
         parser.add_argument(
+            '--halving',
+            action=argparse.BooleanOptionalAction,
+            default=False,
+            help='prune the search by successive halving (halving_rungs): each rung trains the '
+            "points left on a third of the next rung's steps and keeps the best third; the last, "
+            'the full steps (default: off, the whole grid at the full steps, as the paper)',
+        )
+        parser.add_argument(
             '--seeds',
             type=at_least_one,
             default=None,
@@ -103,6 +111,34 @@ def at_least_one(text):
 QUICK_LR = (1 / 3, 1, 3)
 # a tenth of the training split: enough examples to rank settings, little taken from training
 VAL_FRAC = 0.1
+# successive halving (Jamieson & Talwalkar 2016; Hyperband's inner loop, Li et al. 2018): the
+# share of a rung's points kept, and the factor between two rungs' steps
+ETA = 3
+
+
+def halving_rungs(n):
+    """Successive halving over n points -> [(points trained, share of the steps)] per rung: the
+    first trains all n on 1/ETA^R of the steps, each next the best ceil(1/ETA) of the last on ETA
+    times its steps, the last on the full steps; R is the most rungs that leave a point at the last
+    (Table 7's algorithmic grid, 216 points: 216, 72, 24, 8 and 3 on 1/81, 1/27, 1/9, 1/3 and all
+    of the steps, 13.7 full runs' steps for the grid's 216)."""
+    rungs = 0
+    while ETA ** (rungs + 1) <= n:
+        rungs += 1
+    return [(math.ceil(n / ETA**r), ETA ** (r - rungs)) for r in range(rungs + 1)]
+
+
+def at_share(keys, share):
+    """A run's train.py keys on `share` of its steps: max_iters, and the warm-up and decay counted
+    in steps, scaled (the schedule keeps its shape); one evaluation, at the end."""
+    if share == 1:
+        return keys
+    steps = max(1, round(keys.get('max_iters', DEFAULTS['max_iters']) * share))
+    scaled = {**keys, 'max_iters': steps, 'eval_interval': steps}
+    for k in ('warmup_iters', 'lr_decay_iters'):  # 0: none, and decay to max_iters
+        if keys.get(k, DEFAULTS[k]):
+            scaled[k] = min(steps, max(1, round(keys.get(k, DEFAULTS[k]) * share)))
+    return scaled
 
 
 def grid(args, config, family, fixed=()):
@@ -168,15 +204,28 @@ def fair(args, name, config, family, fixed=(), key='val_acc', higher=True):
     def seeds(chosen):
         return [once({**config, **chosen, 'seed': s, 'data_seed': s}) for s in range(args.seeds)]
 
+    # the whole grid at the full steps, or --halving's rungs
+    rungs = halving_rungs(len(points)) if args.halving and points else [(len(points), 1)]
     if args.plan:  # the runs listed, none trained: no score, the seeds at the grid's first point
         chosen = points[0] if points else {}
-        searched = [(p, once({**config, **p, **selection})) for p in points]
+        # each rung's first points (its survivors are not known): every run priced
+        for n, share in rungs:
+            keys = [at_share({**config, **p, **selection}, share) for p in points[:n]]
+            searched = [(p, once(k)) for p, k in zip(points, keys)]
         # None for every run's metrics
         return dict(grid=searched, chosen=chosen, runs=seeds(chosen))
-    scored = [(p, score({**config, **p, **selection})) for p in points]
+    left, scores = points, []
+    for n, share in rungs:
+        scores.append([(p, score(at_share({**config, **p, **selection}, share))) for p in left[:n]])
+        # best first; a tie keeps the grid's order (a stable sort)
+        left = [p for p, _ in sorted(scores[-1], key=lambda ps: ps[1], reverse=higher)]
+    scored = scores[-1]
     # a tie: the first
     chosen = (max if higher else min)(scored, key=lambda ps: ps[1])[0] if scored else {}
-    return dict(grid=scored, chosen=chosen, runs=seeds(chosen))
+    found = dict(grid=scored, chosen=chosen, runs=seeds(chosen))
+    if len(rungs) > 1:  # the lower rungs, each (point, score on its share of the steps)
+        found['rungs'] = [dict(share=share, grid=g) for (_, share), g in zip(rungs, scores)]
+    return found
 
 
 def fair_sweep(args, name, configs, at, family, fixed=(), key='val_acc', higher=True):
@@ -222,6 +271,12 @@ def search_notes(args, fairs, fmt=pct):
         if args.search
         else "No search (--no-search): the protocol's own settings. "
     )
+    if args.search and args.halving:
+        how += (
+            f'Pruned by successive halving (--halving): each rung keeps the best 1/{ETA} of its '
+            f'points on {ETA} times the steps, the last on the full steps; the grid below is the '
+            "last rung's (the results JSON holds every rung). "
+        )
     how += (
         f'Seeds: {args.seeds} (seed and data_seed 0..{args.seeds - 1}) of the chosen point, on '
         'the reported split.'
@@ -265,13 +320,22 @@ def report(
     metrics go to the JSON, and whose metric `key` on each seed is the value of its label that
     `claims` test (with `values`, any others)."""
     notes += '\n\n' + search_notes(args, fairs, fmt)
+
+    def listed(scored):  # a search's [(point, score)] as the JSON holds it
+        return [dict(point=p, validation=v) for p, v in scored]
+
     extra = {
         **(extra or {}),
         'fair': {
             label: dict(
-                grid=[dict(point=p, validation=v) for p, v in f['grid']],
+                grid=listed(f['grid']),
                 chosen=f['chosen'],
                 seeds=f['runs'],
+                **(
+                    {'rungs': [dict(r, grid=listed(r['grid'])) for r in f['rungs']]}
+                    if 'rungs' in f
+                    else {}
+                ),
             )
             for label, f in fairs.items()
         },
