@@ -760,6 +760,28 @@ def test_an_experiments_results_record_its_dtype(tmp_path):
     assert configs and {json.loads(c.read_text())['dtype'] for c in configs} == {'bfloat16'}
 
 
+def test_reproduce_plan_prices_three_tiers(capsys):
+    """reproduce.py --plan prices each file in the three tiers, each experiment given the tier's
+    flags it takes (induction_heads_map searches nothing: no --halving), each tier costing no more
+    than the one before; the table per file and tier ends with the totals."""
+    reproduce = module('reproduce')
+    assert reproduce.main(['--plan', '--only=memorization_capacity,induction_heads_map']) == 0
+    out = capsys.readouterr().out
+    assert [line.split(':')[0] for line in out.splitlines() if line.startswith('Tier ')] == [
+        'Tier 1',
+        'Tier 2',
+        'Tier 3',
+    ]
+    table = out[out.index('H100-hours per file and tier') :].splitlines()[4:]
+    rows = {r.split('|')[1].strip(): r.split('|')[2:5] for r in table if r.startswith('| ')}
+    assert list(rows) == ['`induction_heads_map.py`', '`memorization_capacity.py`', 'all']
+    for name, tiers in rows.items():
+        hours = [float(t.split('(')[0]) for t in tiers]
+        assert hours[0] > hours[1] >= hours[2] > 0, (name, hours)
+    assert not reproduce.takes('induction_heads_map', '--halving')
+    assert reproduce.takes('memorization_capacity', '--halving')
+
+
 def test_reproduce_bad_input_is_one_line(tmp_path, monkeypatch, capsys):
     """A damaged results JSON, or a README without the tables' markers: one 'error:' line, exit
     status 2, and the README is not touched."""

@@ -20,7 +20,8 @@ this file runs gets --record; --readme and --check read experiments/results/.
     (none)      the same with the full protocols (GPUs, corpora prepared); arguments after `--`
                 go to every experiment
     --plan      what each full protocol that trains would cost: runs, steps, tokens, FLOPs, memory,
-                H100-hours, corpora
+                H100-hours, corpora; in three tiers (TIERS): as the authors ran it, in bfloat16
+                with successive halving, and that on one seed
     --only=A,B  run (or --plan) these experiments alone
 
 Before any experiment runs, the README and every results file it reads are checked (the tables'
@@ -367,18 +368,40 @@ def cost(keys):
     )
 
 
-def plan(mode, names, passed, out):
-    """Prices every run of each experiment's --plan, written to out -> the cost table (quick: this
-    CPU's minutes)."""
-    rows, total = [], 0.0
+# --plan's tiers of a full reproduction, each the flags every experiment gets (those it takes):
+# (1) the paper's protocol as the authors ran it; (2) the paper's regime in bfloat16 with a pruned
+# search; (3) the same on one seed, the least that tests every headline claim at the paper's sizes
+TIERS = {
+    '1: as the authors ran it (float32, whole grid, 3 seeds)': [],
+    '2: bfloat16, successive halving, 3 seeds': ['--dtype=bfloat16', '--halving'],
+    '3: bfloat16, successive halving, 1 seed': ['--dtype=bfloat16', '--halving', '--seeds=1'],
+}
+
+
+def takes(name, flag):
+    """Whether experiment `name` takes `flag` (--dtype: every one that trains; --halving: one that
+    searches, through fair.parse_args; --seeds: those and the ones with a --seeds of their own)."""
+    text = common.experiment_path(name).read_text()
+    searches = 'fair.parse_args(' in text
+    return {'--halving': searches, '--seeds': searches or "'--seeds'" in text}.get(
+        flag.split('=')[0], True
+    )
+
+
+def plan(mode, names, passed, out, tier=()):
+    """Prices every run of each experiment's --plan (with the `tier`'s flags it takes, then
+    `passed`), written to out -> (the cost table's rows, their H100-hours in all, this CPU's
+    float32 FLOP/s, {name: (H100-hours, its largest run's bytes)})."""
+    rows, total, per_file = [], 0.0, {}
     cpu = (
         2
         * 1024**3
         / min(timeit.repeat('a @ a', globals={'a': torch.randn(1024, 1024)}, number=1, repeat=10))
     )
     for name in names:
+        flags = [f for f in tier if takes(name, f)]
         proc = common.run_process(
-            command(name, mode, '--plan', f'--out_dir={out}', *passed),
+            command(name, mode, '--plan', f'--out_dir={out}', *flags, *passed),
             capture_output=True,
             text=True,
         )
@@ -392,6 +415,7 @@ def plan(mode, names, passed, out):
         costs = [cost(keys) for keys in planned['runs'] if not keys.get('resume')]
         flops = sum(c['flops'] for c in costs)
         total += (hours := sum(c['flops'] / (PEAK[c['dtype']] * MFU) for c in costs) / 3600)
+        per_file[name] = (hours, max(c['memory'] for c in costs))
         rows.append(
             {
                 'file': f'`{name}.py`',
@@ -404,18 +428,54 @@ def plan(mode, names, passed, out):
                 'dtype': '/'.join(sorted({c['dtype'] for c in costs})),
                 'H100-hours': f'{hours:.3g}',
                 'on 8 H100s': f'{hours / 8:.3g} h',
-                'in bfloat16': f'{flops / PEAK["bfloat16"] / MFU / 3600:.3g}',
                 'corpora': ', '.join(planned['corpora']) or '-',
                 **({'CPU min': f'{flops / cpu / 60:.3g}'} if mode != 'full' else {}),
             }
         )
-    return (
-        f'{common.markdown(list(rows[0]), rows)}\n\nAll: {total:.3g} H100-hours ({total / 8:.3g} h '
-        f'on 8 H100s through torchrun), at MFU {MFU} of '
-        + ', '.join(f'{p / 1e12:.3g} ({d})' for d, p in PEAK.items())
-        + f' TFLOP/s. This CPU: {cpu / 1e9:.0f} GFLOP/s on a '
-        'float32 matmul.'
-    )
+    return rows, total, cpu, per_file
+
+
+def priced(mode, names, passed, out):
+    """--plan's text: the full protocols' cost table in each of TIERS (quick or regime: the one
+    protocol, this CPU's minutes), then a table of each file's H100-hours per tier."""
+    tiers = TIERS if mode == 'full' else {mode: []}
+    found = {label: plan(mode, names, passed, out, flags) for label, flags in tiers.items()}
+    text = []
+    for label, (rows, total, cpu, _) in found.items():
+        text += [
+            f'Tier {label}' if mode == 'full' else f'The {mode} protocols',
+            '',
+            common.markdown(list(rows[0]), rows),
+            '',
+            f'All: {total:.3g} H100-hours ({total / 8:.3g} h on one node of 8 H100s through '
+            f'torchrun), at MFU {MFU} of '
+            + ', '.join(f'{p / 1e12:.3g} ({d})' for d, p in PEAK.items())
+            + f' TFLOP/s. This CPU: {cpu / 1e9:.0f} GFLOP/s on a float32 matmul.',
+            '',
+        ]
+    if mode == 'full':
+        tier = {label: f'tier {label.split(":")[0]}' for label in found}
+        per_file = [
+            {'file': f'`{name}.py`'}
+            | {
+                tier[label]: f'{f[3][name][0]:.3g} ({f[3][name][1] / 2**30:.1f} GiB)'
+                for label, f in found.items()
+            }
+            for name in names
+        ]
+        per_file.append(
+            {'file': 'all'}
+            | {
+                tier[label]: f'{f[1]:.3g} ({f[1] / 8:.3g} h on 8 H100s)'
+                for label, f in found.items()
+            }
+        )
+        text += [
+            "H100-hours per file and tier (its largest run's memory on one GPU):",
+            '',
+            common.markdown(['file', *tier.values()], per_file),
+        ]
+    return '\n'.join(text)
 
 
 def main(argv=None):
@@ -442,7 +502,7 @@ def main(argv=None):
             names = chosen(parser, args.only, trains)
             with tempfile.TemporaryDirectory(prefix='plan') as out:  # removed, whatever happens
                 synthetic.TEMPORARIES.add(Path(out))  # a stop too
-                print(plan(mode, names, passed, Path(out)))
+                print(priced(mode, names, passed, Path(out)))
             print(
                 'Not listed (no train.py runs):',
                 ', '.join(n for n in EXPERIMENTS if n not in trains),
