@@ -956,16 +956,11 @@ MEMORIZATION_REGIME = {
 }
 
 
-def test_trend_diagnose_writes_the_diagnosis_into_the_regime_results(tmp_path, monkeypatch):
-    """trend.py --diagnose runs each size of each DIAGNOSIS axis from the regime protocol (here
-    stood in for by their values) and writes the diagnosis into the regime results, where the claim
-    that fails says which axis closes the gap; the verdict keeps the results' standing. The regime
-    results are the report of a run without --record (common.report, in-process): in
-    OUT_DIR/results/, where trend.py without --record reads and rewrites them, the tracked results
-    untouched."""
-    trend, common, mem = module('trend'), module('common'), module('memorization_capacity')
-    tracked = folder_digest(EXPERIMENTS / 'results')
-    args = common.parse_args('', argv=['--regime', f'--out_dir={tmp_path}'])
+def memorization_regime_results(folder):
+    """memorization_capacity's regime results of MEMORIZATION_REGIME's values, as a run without
+    --record writes them (common.report, in-process): in folder/results/."""
+    common, mem = module('common'), module('memorization_capacity')
+    args = common.parse_args('', argv=['--regime', f'--out_dir={folder}'])
     common.report(
         args,
         'memorization_capacity',
@@ -976,6 +971,18 @@ def test_trend_diagnose_writes_the_diagnosis_into_the_regime_results(tmp_path, m
         claims=mem.CLAIMS,
         regime=mem.REGIME['regime'],
     )
+
+
+def test_trend_diagnose_writes_the_diagnosis_into_the_regime_results(tmp_path, monkeypatch):
+    """trend.py --diagnose runs each size of each DIAGNOSIS axis from the regime protocol (here
+    stood in for by their values) and writes the diagnosis into the regime results, where the claim
+    that fails says which axis closes the gap; the verdict keeps the results' standing. The regime
+    results are the report of a run without --record (common.report, in-process): in
+    OUT_DIR/results/, where trend.py without --record reads and rewrites them, the tracked results
+    untouched."""
+    trend, mem = module('trend'), module('memorization_capacity')
+    tracked = folder_digest(EXPERIMENTS / 'results')
+    memorization_regime_results(tmp_path)
     assert sorted(p.name for p in (tmp_path / 'results').iterdir()) == [
         'memorization_capacity-regime.json',
         'memorization_capacity-regime.md',
@@ -1033,17 +1040,7 @@ def test_trend_diagnose_axes_runs_those_and_keeps_the_axes_run_before(tmp_path, 
     stay in the results (a diagnosis in parts), those of other code do not; an axis that is not one,
     or --axes without --diagnose, is refused before anything runs."""
     trend, common, mem = module('trend'), module('common'), module('memorization_capacity')
-    args = common.parse_args('', argv=['--regime', f'--out_dir={tmp_path}'])
-    common.report(
-        args,
-        'memorization_capacity',
-        'Table 4',
-        ['variant'],
-        [{'variant': 'standard'}],
-        values=MEMORIZATION_REGIME,
-        claims=mem.CLAIMS,
-        regime=mem.REGIME['regime'],
-    )
+    memorization_regime_results(tmp_path)
     ran = []
 
     def point(name, index, keys, out_dir, flags, mode):
