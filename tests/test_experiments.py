@@ -737,6 +737,36 @@ def test_dtype_is_every_runs_recorded_and_priced(tmp_path):
         assert out.returncode == 2 and says in out.stderr and out.stderr.count('\n') <= 2, out
 
 
+def test_micro_batch_splits_a_full_runs_batch_into_the_fewest_that_fit(tmp_path):
+    """--micro_batch (full mode): a batch above it runs as the fewest accumulated micro-batches of
+    at most that many examples that make it up exactly, the examples a step unchanged; a batch at
+    or below it, --quick, and 0 leave it whole; an experiment with a --micro_batch of its own keeps
+    it (language_modeling's default 64)."""
+    common = module('common')
+
+    def keys(argv, batch, accumulate=1):
+        args = common.parse_args('', argv=[f'--out_dir={tmp_path}', *argv])
+        config = dict(task='dyck', batch_size=batch, gradient_accumulation_steps=accumulate)
+        k = common.train_keys(args, config)
+        return k['batch_size'], k['gradient_accumulation_steps']
+
+    assert keys(['--micro_batch=128'], 4000) == (125, 32)
+    assert keys(['--micro_batch=128'], 1024) == (128, 8)
+    assert keys(['--micro_batch=128'], 256, 2) == (128, 4)
+    assert keys(['--micro_batch=7'], 12) == (6, 2)
+    assert keys(['--micro_batch=128'], 128) == (128, 1)
+    assert keys(['--micro_batch=0'], 4000) == (4000, 1)
+    assert keys(['--quick', '--micro_batch=128'], 4000) == (4000, 1)
+    for n in range(1, 200):
+        for micro in (1, 7, 64):
+            b, g = keys([f'--micro_batch={micro}'], n)
+            # the fewest: no smaller count of micro-batches divides n into ones of at most micro
+            assert b * g == n and b <= micro and all(n % s or n // s > micro for s in range(1, g))
+    lm = module('language_modeling')
+    args = module('fair').parse_args('', lm.add_flags, argv=[f'--out_dir={tmp_path}'])
+    assert args.micro_batch == 64
+
+
 def test_an_experiments_results_record_its_dtype(tmp_path):
     """A run with --dtype=bfloat16 trains in bfloat16 (each run's config.json) and its results JSON
     says so."""

@@ -240,6 +240,14 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None, own_dtype=
         'in OUT_DIR/<name>-plan.json (experiments/tools/reproduce.py --plan prices them)',
     )
     add(parser)
+    if '--micro_batch' not in parser._option_string_actions:  # an experiment's own stays
+        parser.add_argument(
+            '--micro_batch',
+            type=int,
+            default=0,
+            help='full mode: examples per micro-batch of every run whose batch is larger, '
+            'accumulated to the batch (one GPU holds the run); 0 = whole batches',
+        )
     args = parser.parse_args(argv)
     if argv is None:  # the command line's own process, not a caller's
         command_line_process()
@@ -387,8 +395,9 @@ def config(protocol, **point):
 
 def train_keys(args, config, name=''):
     """The one place that turns the command line and a run's config into train.py's keys: the
-    config, --dtype, --at's keys, the device, progress bar, out_dir (OUT_DIR/<name>) and, with
-    --data_dir, the task's folder there (as in data/)."""
+    config, --dtype, --at's keys, the device, progress bar, out_dir (OUT_DIR/<name>), the batch
+    as micro-batches of --micro_batch (full mode) and, with --data_dir, the task's folder there (as
+    in data/)."""
     keys = {
         **config,
         'dtype': args.dtype,
@@ -397,6 +406,10 @@ def train_keys(args, config, name=''):
         'progress': args.mode != 'smoke',
         'out_dir': str(Path(args.out_dir) / name),
     }
+    # --micro_batch (full): a batch larger than it, as accumulated micro-batches
+    batch = keys.get('batch_size', DEFAULTS['batch_size'])
+    if args.mode == 'full' and 0 < args.micro_batch < batch:
+        keys.update(batch_keys(args, batch * keys.get('gradient_accumulation_steps', 1)))
     if args.data_dir and 'data_dir' not in config:
         cfg = resolve({**config, **args.at})
         module, settings, _ = task_data(cfg)
@@ -530,12 +543,13 @@ def byte_text(args, name):
 
 
 def batch_keys(args, batch):
-    """train.py's keys for `batch` sequences a step: in full, accumulated micro-batches of
-    --micro_batch (one GPU)."""
-    micro = args.micro_batch if args.mode == 'full' else batch
-    if batch % micro:
-        raise ConfigError(f'--micro_batch={micro} must divide the batch of {batch}')
-    return dict(batch_size=micro, gradient_accumulation_steps=batch // micro)
+    """train.py's keys for `batch` examples a step: in full, the fewest accumulated micro-batches of
+    at most --micro_batch examples that make it up exactly (4,000 at 128: 32 of 125; one GPU)."""
+    micro = args.micro_batch if args.mode == 'full' and args.micro_batch > 0 else batch
+    steps = -(-batch // micro)
+    while batch % steps:
+        steps += 1
+    return dict(batch_size=batch // steps, gradient_accumulation_steps=steps)
 
 
 # ----------------------------------------------------------------------------- the report

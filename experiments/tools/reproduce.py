@@ -370,22 +370,33 @@ def cost(keys):
 
 # --plan's tiers of a full reproduction, each the flags every experiment gets (those it takes):
 # (1) the paper's protocol as the authors ran it; (2) the paper's regime in bfloat16 with a pruned
-# search; (3) the same on one seed, the least that tests every headline claim at the paper's sizes
+# search; (3) the same on one seed, the least that tests every headline claim at the paper's sizes.
+# In each, a batch above 128 examples runs as accumulated micro-batches (--micro_batch; an
+# experiment with a --micro_batch of its own keeps its default), so that every run fits one GPU.
+ONE_GPU = '--micro_batch=128'
 TIERS = {
-    '1: as the authors ran it (float32, whole grid, 3 seeds)': [],
-    '2: bfloat16, successive halving, 3 seeds': ['--dtype=bfloat16', '--halving'],
-    '3: bfloat16, successive halving, 1 seed': ['--dtype=bfloat16', '--halving', '--seeds=1'],
+    '1: as the authors ran it (float32, whole grid, 3 seeds)': [ONE_GPU],
+    '2: bfloat16, successive halving, 3 seeds': [ONE_GPU, '--dtype=bfloat16', '--halving'],
+    '3: bfloat16, successive halving, 1 seed': [
+        ONE_GPU,
+        '--dtype=bfloat16',
+        '--halving',
+        '--seeds=1',
+    ],
 }
 
 
 def takes(name, flag):
-    """Whether experiment `name` takes `flag` (--dtype: every one that trains; --halving: one that
-    searches, through fair.parse_args; --seeds: those and the ones with a --seeds of their own)."""
+    """Whether experiment `name` takes a tier's `flag` (--dtype: every one that trains; --halving:
+    one that searches, through fair.parse_args; --seeds: those and the ones with a --seeds of their
+    own; --micro_batch: the harness's, where the experiment has none of its own)."""
     text = common.experiment_path(name).read_text()
     searches = 'fair.parse_args(' in text
-    return {'--halving': searches, '--seeds': searches or "'--seeds'" in text}.get(
-        flag.split('=')[0], True
-    )
+    return {
+        '--halving': searches,
+        '--seeds': searches or "'--seeds'" in text,
+        '--micro_batch': "'--micro_batch'" not in text,
+    }.get(flag.split('=')[0], True)
 
 
 def plan(mode, names, passed, out, tier=()):
