@@ -215,7 +215,11 @@ def test_throughput():
     has(tp.SETTINGS['mixit'], **LM_MIXIT)
     assert 'skip_scaling' not in tp.SETTINGS['standard']
     model = tp.trainer(
-        'mixit', dict(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=32), 1, 'cpu'
+        'mixit',
+        dict(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=32),
+        1,
+        'cpu',
+        'float32',
     )[0]
     assert (model.config.skip_scaling, model.config.shaped_gate, model.config.bias) == (
         0.5,

@@ -252,7 +252,8 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None, own_dtype=
     if argv is None:  # the command line's own process, not a caller's
         command_line_process()
     # before any run or data (fair.py reads its data first): one line, exit status 2
-    if args.dtype == 'tf32' and not pick_device(args.device).startswith('cuda'):
+    device = pick_device(args.device)
+    if args.dtype == 'tf32' and not device.startswith('cuda'):
         parser.error('--dtype=tf32 is a setting of CUDA tensor cores: on a CPU use float32')
     args.out_dir.strip() or parser.error(
         "--out_dir='' names no folder (not this one): give one (default: out/)"
