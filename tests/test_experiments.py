@@ -744,10 +744,13 @@ def test_micro_batch_splits_a_full_runs_batch_into_the_fewest_that_fit(tmp_path)
     it (language_modeling's default 64)."""
     common = module('common')
 
+    parsed = {}
+
     def keys(argv, batch, accumulate=1):
-        args = common.parse_args('', argv=[f'--out_dir={tmp_path}', *argv])
+        if tuple(argv) not in parsed:
+            parsed[tuple(argv)] = common.parse_args('', argv=[f'--out_dir={tmp_path}', *argv])
         config = dict(task='dyck', batch_size=batch, gradient_accumulation_steps=accumulate)
-        k = common.train_keys(args, config)
+        k = common.train_keys(parsed[tuple(argv)], config)
         return k['batch_size'], k['gradient_accumulation_steps']
 
     assert keys(['--micro_batch=128'], 4000) == (125, 32)
