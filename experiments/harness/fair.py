@@ -204,24 +204,21 @@ def fair(args, name, config, family, fixed=(), key='val_acc', higher=True):
     def seeds(chosen):
         return [once({**config, **chosen, 'seed': s, 'data_seed': s}) for s in range(args.seeds)]
 
-    # the whole grid at the full steps, or --halving's rungs
+    # the whole grid at the full steps, or --halving's rungs; with --plan the runs are listed, none
+    # trained (once gives None): each rung's first points, its survivors not known, and the seeds
+    # at the grid's first point
     rungs = halving_rungs(len(points)) if args.halving and points else [(len(points), 1)]
-    if args.plan:  # the runs listed, none trained: no score, the seeds at the grid's first point
-        chosen = points[0] if points else {}
-        # each rung's first points (its survivors are not known): every run priced
-        for n, share in rungs:
-            keys = [at_share({**config, **p, **selection}, share) for p in points[:n]]
-            searched = [(p, once(k)) for p, k in zip(points, keys)]
-        # None for every run's metrics
-        return dict(grid=searched, chosen=chosen, runs=seeds(chosen))
     left, scores = points, []
     for n, share in rungs:
-        scores.append([(p, score(at_share({**config, **p, **selection}, share))) for p in left[:n]])
-        # best first; a tie keeps the grid's order (a stable sort)
-        left = [p for p, _ in sorted(scores[-1], key=lambda ps: ps[1], reverse=higher)]
+        run = once if args.plan else score
+        scores.append([(p, run(at_share({**config, **p, **selection}, share))) for p in left[:n]])
+        if not args.plan:  # best first; a tie keeps the grid's order (a stable sort)
+            left = [p for p, _ in sorted(scores[-1], key=lambda ps: ps[1], reverse=higher)]
     scored = scores[-1]
-    # a tie: the first
-    chosen = (max if higher else min)(scored, key=lambda ps: ps[1])[0] if scored else {}
+    if args.plan:
+        chosen = points[0] if points else {}
+    else:  # a tie: the first
+        chosen = (max if higher else min)(scored, key=lambda ps: ps[1])[0] if scored else {}
     found = dict(grid=scored, chosen=chosen, runs=seeds(chosen))
     if len(rungs) > 1:  # the lower rungs, each (point, score on its share of the steps)
         found['rungs'] = [dict(share=share, grid=g) for (_, share), g in zip(rungs, scores)]

@@ -399,16 +399,11 @@ def takes(name, flag):
     }.get(flag.split('=')[0], True)
 
 
-def plan(mode, names, passed, out, tier=()):
+def plan(mode, names, passed, out, cpu, tier=()):
     """Prices every run of each experiment's --plan (with the `tier`'s flags it takes, then
-    `passed`), written to out -> (the cost table's rows, their H100-hours in all, this CPU's
-    float32 FLOP/s, {name: (H100-hours, its largest run's bytes)})."""
+    `passed`), written to out; `cpu`: this CPU's float32 FLOP/s (quick: its minutes) -> (the cost
+    table's rows, their H100-hours in all, {name: (H100-hours, its largest run's bytes)})."""
     rows, total, per_file = [], 0.0, {}
-    cpu = (
-        2
-        * 1024**3
-        / min(timeit.repeat('a @ a', globals={'a': torch.randn(1024, 1024)}, number=1, repeat=10))
-    )
     for name in names:
         flags = [f for f in tier if takes(name, f)]
         proc = common.run_process(
@@ -443,16 +438,21 @@ def plan(mode, names, passed, out, tier=()):
                 **({'CPU min': f'{flops / cpu / 60:.3g}'} if mode != 'full' else {}),
             }
         )
-    return rows, total, cpu, per_file
+    return rows, total, per_file
 
 
 def priced(mode, names, passed, out):
     """--plan's text: the full protocols' cost table in each of TIERS (quick or regime: the one
     protocol, this CPU's minutes), then a table of each file's H100-hours per tier."""
     tiers = TIERS if mode == 'full' else {mode: []}
-    found = {label: plan(mode, names, passed, out, flags) for label, flags in tiers.items()}
+    cpu = (
+        2
+        * 1024**3
+        / min(timeit.repeat('a @ a', globals={'a': torch.randn(1024, 1024)}, number=1, repeat=10))
+    )
+    found = {label: plan(mode, names, passed, out, cpu, flags) for label, flags in tiers.items()}
     text = []
-    for label, (rows, total, cpu, _) in found.items():
+    for label, (rows, total, _) in found.items():
         text += [
             f'Tier {label}' if mode == 'full' else f'The {mode} protocols',
             '',
@@ -469,7 +469,7 @@ def priced(mode, names, passed, out):
         per_file = [
             {'file': f'`{name}.py`'}
             | {
-                tier[label]: f'{f[3][name][0]:.3g} ({f[3][name][1] / 2**30:.1f} GiB)'
+                tier[label]: f'{f[2][name][0]:.3g} ({f[2][name][1] / 2**30:.1f} GiB)'
                 for label, f in found.items()
             }
             for name in names

@@ -391,10 +391,10 @@ def diagnose(args, module):
             'one of its axes: name an axis of its axes'
         )
     chosen = [a.strip() for a in args.axes.split(',') if a.strip()] or list(spec['axes'])
-    if set(chosen) - set(spec['axes']):
+    if not_axes := sorted(set(chosen) - set(spec['axes'])):
         raise ConfigError(
-            f'--axes={args.axes}: {", ".join(sorted(set(chosen) - set(spec["axes"])))} is not an '
-            f"axis of {name}.py's DIAGNOSIS: name some of {', '.join(spec['axes'])}"
+            f"--axes={args.axes}: {', '.join(not_axes)} is not an axis of {name}.py's "
+            f'DIAGNOSIS: name some of {", ".join(spec["axes"])}'
         )
     # each axis's flags: 'flags', or its own in flags_of
     flags = {
