@@ -2002,3 +2002,17 @@ def test_gpu_check_search_finds_the_largest_that_holds():
             found = search(lambda n: tried.append(n) or n <= threshold, most)
             assert found == min(threshold, most), (most, threshold)
             assert len(tried) <= max(1, most).bit_length() + 1  # a bisection, not a scan
+
+
+def test_gpu_check_bad_input_is_one_line(tmp_path):
+    """gpu_check.py without OUT_DIR, or with a flag it does not take: one 'error:' line, exit
+    status 2, nothing run or written."""
+    for argv in ([], [str(tmp_path / 'check'), '--bogus']):
+        out = subprocess.run(
+            [sys.executable, str(EXPERIMENTS / 'tools' / 'gpu_check.py'), *argv],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+        )
+        assert out.returncode == 2 and out.stderr.startswith('error: '), out.stderr
+        assert out.stderr.count('\n') == 1 and not (tmp_path / 'check').exists()

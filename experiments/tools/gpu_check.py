@@ -42,6 +42,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
 
+from data import synthetic
 from experiments.harness import common
 from model import GPT, GPTConfig
 from train import DEFAULTS, ConfigError, compute_dtype, memory_check
@@ -226,7 +227,7 @@ def summary(name, result):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0].strip())
+    parser = synthetic.Parser(__doc__)
     parser.add_argument('out_dir', help='where gpu_check.json, .md and .log are written')
     parser.add_argument('--dry', action='store_true', help='the CPU version (default without CUDA)')
     parser.add_argument(
