@@ -1068,6 +1068,58 @@ def test_trend_diagnose_writes_the_diagnosis_into_the_regime_results(tmp_path, m
     assert folder_digest(EXPERIMENTS / 'results') == tracked
 
 
+def test_a_measured_axis_judges_each_claim_at_each_size_alone_and_runs_nothing(
+    tmp_path, monkeypatch
+):
+    """A DIAGNOSIS axis the regime run measures itself (mlp_basis_transfer's widths): trend.py
+    --diagnose runs nothing and judges each failing claim on each width's quantities alone, from
+    regime results of the same code (here constructed: the MLP's error 3.3 / 4.6 / 5.3%, the linear
+    map's cosine distance 0.005 at every width); results of other code are refused."""
+    trend, common, mlp = module('trend'), module('common'), module('mlp_basis_transfer')
+    widths = mlp.scaled(**mlp.PROTOCOL['regime'])['widths']
+    values = {}
+    for h, err in zip(widths, (0.033, 0.046, 0.053)):
+        values.update(
+            {
+                f'MLP relative L2 error, h={h}': [err, err + 0.001, err - 0.001],
+                f'linear A* relative L2 error, h={h}': [0.10, 0.10, 0.10],
+                f'linear / MLP error ratio, h={h}': [0.10 / err] * 3,
+                f'MLP cosine distance, h={h}': [0.001] * 3,
+                f'linear cosine distance, h={h}': [0.005, 0.0051, 0.0049],
+            }
+        )
+    args = common.parse_args('', argv=['--regime', f'--out_dir={tmp_path}'])
+    common.report(
+        args,
+        'mlp_basis_transfer',
+        'Appendix 8.3',
+        ['h'],
+        [{'h': 1}],
+        values=values,
+        claims=mlp.CLAIMS,
+        regime=mlp.REGIME['regime'],
+    )
+    monkeypatch.setattr(trend, 'point', lambda *a: pytest.fail('a size ran'))
+    trend.main(['mlp_basis_transfer', '--diagnose', f'--out_dir={tmp_path}'])
+    written = json.loads((tmp_path / 'results' / 'mlp_basis_transfer-regime.json').read_text())
+    (axis,) = written['diagnosis']['axes']
+    assert written['diagnosis']['seeds'] == 3 and written['diagnosis']['wall_s'] == 0
+    by = {c['says'].split(' (')[0]: c for c in written['claims']}
+    error = by['the trained skip-GELU MLP reaches 4-6% relative L2 error']
+    assert [p['outcome'] for p in error['diagnosis'][axis]] == ['fails', 'holds', 'holds']
+    assert error['evidence'].endswith('closes the gap')
+    distance = by["the linear map's cosine distance remains above 0.009"]
+    assert [p['outcome'] for p in distance['diagnosis'][axis]] == ['fails'] * 3
+    assert 'diagnosis' not in by['the best linear map A* stays at 9-14%']
+    assert (
+        "the regime run's own"
+        in (tmp_path / 'results' / 'mlp_basis_transfer-regime.md').read_text()
+    )
+    monkeypatch.setattr(common, 'source_digest', lambda name: 'other code')
+    with pytest.raises(trend.ConfigError, match='other code than mlp_basis_transfer.py now'):
+        trend.main(['mlp_basis_transfer', '--diagnose', f'--out_dir={tmp_path}'])
+
+
 def test_trend_diagnose_axes_runs_those_and_keeps_the_axes_run_before(tmp_path, monkeypatch):
     """--axes runs only the named axes of a DIAGNOSIS; the axes diagnosed before on the same code
     stay in the results (a diagnosis in parts), those of other code do not; an axis that is not one,

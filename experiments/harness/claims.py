@@ -225,7 +225,12 @@ def along(claim, trend):
     size's outcome and margin, the text that cites them): whether the claim holds at the last size
     where it did not at the first (moving the axis closes the gap), or the margin grows at every
     step (toward the paper's claim), shrinks (away from it), or neither."""
-    at = [judge(declared(claim), trend['values'][size]) for size in trend['sizes']]
+
+    def at_size(values):  # a measured axis (trend.py): the claim on the size's quantities alone
+        of = [q for q in claim['of'] if q in values] if trend.get('measured') else claim['of']
+        return judge({**declared(claim), 'of': of}, values) if of else dict(outcome='untested')
+
+    at = [at_size(trend['values'][size]) for size in trend['sizes']]
     margins = [c.get('margin') for c in at]  # None: a size that does not measure the claim
     steps = [b - a for a, b in zip(margins, margins[1:]) if a is not None and b is not None]
     way = (
@@ -398,11 +403,19 @@ def claims_text(results, older=False):
         if not diagnosis
         else [
             '',
-            f'Diagnosis (experiments/tools/trend.py --diagnose, {diagnosis["seeds"]} seeds a '
-            f'point, {diagnosis["date"]}): each claim that does not hold, judged as the '
+            'Diagnosis (experiments/tools/trend.py --diagnose, '
+            + (
+                f'{diagnosis["seeds"]} seeds a point'
+                if any(not t.get('measured') for t in diagnosis['axes'].values())
+                else "the regime run's seeds"
+            )
+            + f', {diagnosis["date"]}): each claim that does not hold, judged as the '
             'protocol moves toward the paper one axis at a time: '
             + '; '.join(
-                f'{axis} ({", ".join(t["sizes"])})' for axis, t in diagnosis['axes'].items()
+                f'{axis} ({", ".join(t["sizes"])}'
+                + (": the regime run's own, each claim on each alone" * bool(t.get('measured')))
+                + ')'
+                for axis, t in diagnosis['axes'].items()
             )
             + '.',
         ]

@@ -170,6 +170,18 @@ CLAIMS = {
     ]
     for mode, p in PROTOCOL.items()
 }
+# trend.py --diagnose: the claims that fail in the regime (the MLP's error and the ratio at the
+# smallest width, the linear map's cosine distance at every width), judged at each of the regime
+# run's own widths alone: the one axis on which it departs from the paper (its widths / 8), which
+# the run already spans 1 : 2 : 3 as the paper's do. No other width fits: a smaller shrink costs
+# shrink^-4 (docstring) and moves the widths, and with them the claims' quantities, off these.
+DIAGNOSIS = dict(
+    measured={
+        'width h (the paper / 8)': {
+            f'{h}': f'h={h}' for h in scaled(**PROTOCOL['regime'])['widths']
+        }
+    }
+)
 
 
 def target(h, generator):

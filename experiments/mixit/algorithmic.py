@@ -400,7 +400,11 @@ PROTOCOL['regime'] = dict(
 # seed at 94.38%), on the two axes where the regime departs from the paper's 64 heads of 8 at width
 # 512: the head width (4 heads of 8 for 16 of 2, at width 32; about 9 minutes, as the regime's
 # point) and the width (64, 16 heads of 4: 12,414 steps keep 5.95 examples per trained parameter;
-# about 75 minutes). A diagnosis is run in parts with --axes (trend.py): the cheap axes first.
+# about 75 minutes), and the depth (Table 8's 4 layers for Dyck-1, the regime's 2: twice the steps
+# keep its regime; about 30 minutes, as addition's depth axis took 18 for twice its point's 4).
+# Declared after addition's depth axis closed its gap (4 layers: Frozen-QK and MixiT 100%), before
+# any Dyck-1 run at 4 layers. A diagnosis is run in parts with --axes (trend.py): the cheap axes
+# first.
 DIAGNOSIS = dict(
     flags=['--tasks=addition'],
     axes={
@@ -457,8 +461,25 @@ DIAGNOSIS = dict(
                 warmup_iters=dyck64 // 10,
             ),
         },
+        'Dyck-1 depth': {
+            '2': {},
+            '4': dict(
+                n_layer=4,
+                max_iters=(
+                    dyck_deep := regime_steps(
+                        'dyck',
+                        {**PROTOCOL['regime']['sweep']['task']['dyck'], 'n_layer': 4},
+                        PAPER_REGIME['dyck'],
+                    )
+                ),
+                eval_interval=dyck_deep,
+                warmup_iters=dyck_deep // 10,
+            ),
+        },
     },
-    flags_of={'Dyck-1 head width': ['--tasks=dyck'], 'Dyck-1 width': ['--tasks=dyck']},
+    flags_of={
+        axis: ['--tasks=dyck'] for axis in ('Dyck-1 head width', 'Dyck-1 width', 'Dyck-1 depth')
+    },
 )
 # each mode's regime beside the paper's, per task it runs (harness/claims.py's standing)
 REGIME = {

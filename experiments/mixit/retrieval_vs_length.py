@@ -202,6 +202,15 @@ TREND = dict(
         for s in (QUICK_STEPS, int(round(math.sqrt(QUICK_STEPS * PAPER_STEPS), -1)), PAPER_STEPS)
     },
 )
+# trend.py --diagnose: Frozen-QK does not fall below standard or Frozen-MLP in the regime (all
+# three at 100% at m_max 8 on every seed), moved toward the paper on the axis a CPU's hour allows:
+# the learning rate, the authors' 1e-2 (their --no-search runs at batch 1,000) for Table 7's
+# largest, 1e-3. 2 seeds a point, 16 runs each (4 variants x m_max 4 and 8), about 24 minutes a
+# point (the regime's 24 runs took 36.3): 48 in all. Not diagnosed: the width (128, 4 heads of 32:
+# 2.3 times the steps at about 3 times the cost a step, some 160 minutes a point) and the heads
+# alone (at width 64 a head count moves the head width, and with it the keys per head dimension
+# that m_max is set by: docstring (1)).
+DIAGNOSIS = dict(axes={'learning rate': {'1e-3': {}, '1e-2': dict(learning_rate=1e-2)}})
 
 
 # The paper's regime (harness/claims.py's standing): examples per trained parameter of the standard

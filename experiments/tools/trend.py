@@ -35,6 +35,11 @@ flags of its own in their place (another task's claim, diagnosed in the same fil
 
 The regime's own point runs once for every axis of the same flags. --axes=A,B runs only those
 axes; the axes diagnosed before on the same code stay (a diagnosis longer than a session, in parts).
+An axis the regime run already spans (mlp_basis_transfer's widths, each claim's quantities named
+at each) is 'measured', each size the label its quantities end with, and runs nothing: each claim
+is judged at each size on that size's quantities alone, from the regime results of the same code:
+
+    DIAGNOSIS = dict(measured={'width': {'32': 'h=32', '64': 'h=64', '96': 'h=96'}})
 
 It writes them into NAME-regime.json in the same folder (OUT_DIR/results/, experiments/results/
 with --record), where every claim that does not hold cites, per axis, its outcome and margin at each
@@ -383,23 +388,26 @@ def diagnose(args, module):
             )
         )
     spec = module.DIAGNOSIS
+    # the axes that run sizes, and those the regime run measures itself (docstring)
+    run_axes, measured = spec.get('axes', {}), spec.get('measured', {})
+    every = [*run_axes, *measured]
     fixed = [f'--seeds={DIAGNOSIS_SEEDS}', '--no-search']
-    unknown = set(spec.get('flags_of', {})) - set(spec['axes'])
+    unknown = set(spec.get('flags_of', {})) - set(run_axes)
     if unknown:
         raise ConfigError(
             f"{name}.py's DIAGNOSIS gives flags_of to {', '.join(sorted(unknown))}, which is not "
             'one of its axes: name an axis of its axes'
         )
-    chosen = [a.strip() for a in args.axes.split(',') if a.strip()] or list(spec['axes'])
-    if not_axes := sorted(set(chosen) - set(spec['axes'])):
+    chosen = [a.strip() for a in args.axes.split(',') if a.strip()] or every
+    if not_axes := sorted(set(chosen) - set(every)):
         raise ConfigError(
             f"--axes={args.axes}: {', '.join(not_axes)} is not an axis of {name}.py's "
-            f'DIAGNOSIS: name some of {", ".join(spec["axes"])}'
+            f'DIAGNOSIS: name some of {", ".join(every)}'
         )
     # each axis's flags: 'flags', or its own in flags_of
     flags = {
         axis: [*fixed, *spec.get('flags_of', {}).get(axis, spec.get('flags', []))]
-        for axis in spec['axes']
+        for axis in run_axes
     }
     # the regime's own point ({}) is one run for every axis of the same flags: 'regime', then
     # 'regime1', ... for each other set of flags
@@ -409,35 +417,53 @@ def diagnose(args, module):
             (f'{axis}/{i}' if keys else f'regime{sets.index(tuple(flags[axis])) or ""}', keys)
             for i, keys in enumerate(sizes.values())
         ]
-        for axis, sizes in spec['axes'].items()
+        for axis, sizes in run_axes.items()
         if axis in chosen
     }
     regime = checked(args, 'regime', sum(where.values(), []))
+    results, source = common.read_results(regime), common.source_digest(name)
+    if set(chosen) & set(measured) and results.get('source') != source:
+        raise ConfigError(
+            f'{regime} holds the results of other code than {name}.py now, which its measured '
+            f'axes read: run python {common.experiment_path(name).relative_to(ROOT)} --regime'
+            f'{results_hint(args)[0]} first'
+        )
     # the axes diagnosed before on this code and not run now stay
-    before = common.read_results(regime).get('diagnosis') or {}
-    source = common.source_digest(name)
+    before = results.get('diagnosis') or {}
     kept = before.get('axes', {}) if before.get('source') == source else {}
     axes = {}
-    for axis, sizes in spec['axes'].items():
+    for axis in every:
         if axis not in chosen:
             if axis in kept:
                 axes[axis] = kept[axis]
-            continue
-        runs = [
-            point(name, index, keys, args.out_dir, flags[axis], 'regime')
-            for index, keys in where[axis]
-        ]
-        axes[axis] = dict(
-            axis=axis,
-            sizes=list(sizes),
-            keys=sizes,
-            flags=flags[axis],
-            values={s: r['values'] for s, r in zip(sizes, runs)},
-            wall_s=round(sum(r['wall_s'] for r in runs), 1),
-        )
+        elif axis in measured:  # each size: the regime's quantities named at it, none run
+            axes[axis] = dict(
+                axis=axis,
+                sizes=list(measured[axis]),
+                measured=measured[axis],
+                values={
+                    size: {q: v for q, v in results['values'].items() if q.endswith(f', {label}')}
+                    for size, label in measured[axis].items()
+                },
+                wall_s=0.0,
+            )
+        else:
+            runs = [
+                point(name, index, keys, args.out_dir, flags[axis], 'regime')
+                for index, keys in where[axis]
+            ]
+            axes[axis] = dict(
+                axis=axis,
+                sizes=list(run_axes[axis]),
+                keys=run_axes[axis],
+                flags=flags[axis],
+                values={s: r['values'] for s, r in zip(run_axes[axis], runs)},
+                wall_s=round(sum(r['wall_s'] for r in runs), 1),
+            )
     diagnosis = dict(
         axes=axes,
-        seeds=DIAGNOSIS_SEEDS,
+        # a measured axis's: the regime run's
+        seeds=DIAGNOSIS_SEEDS if set(axes) - set(measured) else claims.seeds_of(results),
         flags=[*fixed, *spec.get('flags', [])],  # every axis's but those of flags_of
         source=source,
         date=time.strftime('%Y-%m-%d'),
