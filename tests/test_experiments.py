@@ -1068,6 +1068,43 @@ def test_trend_diagnose_writes_the_diagnosis_into_the_regime_results(tmp_path, m
     assert folder_digest(EXPERIMENTS / 'results') == tracked
 
 
+def test_a_diagnosis_takes_the_regime_point_from_the_regime_runs_own_seeds(tmp_path, monkeypatch):
+    """The regime's own point of a diagnosis is its run's first seeds where those are the runs it
+    would train (same code, no search chose anything, no --at): nothing runs for it, and it holds
+    the quantities the axis's other sizes measure (their tasks); where a search chose a point, or
+    the code changed, the point runs."""
+    trend, common, mem = module('trend'), module('common'), module('memorization_capacity')
+    memorization_regime_results(tmp_path)
+    path = tmp_path / 'results' / 'memorization_capacity-regime.json'
+    results = json.loads(path.read_text())
+    measured = ['frozen_qk, bits/param', 'mixit, bits/param']
+    ran = []
+
+    def point(name, index, keys, out_dir, flags, mode):
+        ran.append(index)
+        return dict(values={q: MEMORIZATION_REGIME[q][:2] for q in measured}, wall_s=1.0)
+
+    monkeypatch.setattr(trend, 'point', point)
+    width = mem.DIAGNOSIS['axes']['width']
+    monkeypatch.setattr(mem, 'DIAGNOSIS', dict(mem.DIAGNOSIS, axes={'width': width}))
+
+    def diagnosed(chosen):
+        fair = {v: dict(grid=[], chosen=chosen, seeds=[{}, {}, {}]) for v in ('a', 'b')}
+        path.write_text(json.dumps({**results, 'fair': fair}))
+        ran.clear()
+        trend.main(['memorization_capacity', '--diagnose', f'--out_dir={tmp_path}'])
+        return json.loads(path.read_text())['diagnosis']['axes']['width'], list(ran)
+
+    axis, runs = diagnosed({})
+    assert runs == ['width/1'] and axis['regime point'] == 'the regime run, seeds 0-1'
+    first = axis['values'][axis['sizes'][0]]
+    assert first == {q: MEMORIZATION_REGIME[q][:2] for q in measured}
+    axis, runs = diagnosed({'learning_rate': 1e-3})
+    assert runs == ['regime', 'width/1'] and 'regime point' not in axis
+    monkeypatch.setattr(common, 'source_digest', lambda name: 'other code')
+    assert diagnosed({})[1] == ['regime', 'width/1']
+
+
 def test_a_measured_axis_judges_each_claim_at_each_size_alone_and_runs_nothing(
     tmp_path, monkeypatch
 ):

@@ -206,10 +206,10 @@ TREND = dict(
 # three at 100% at m_max 8 on every seed), moved toward the paper on the axis a CPU's hour allows:
 # the learning rate, the authors' 1e-2 (their --no-search runs at batch 1,000) for Table 7's
 # largest, 1e-3. 2 seeds a point, 16 runs each (4 variants x m_max 4 and 8), about 24 minutes a
-# point (the regime's 24 runs took 36.3): 48 in all. Not diagnosed: the width (128, 4 heads of 32:
-# 2.3 times the steps at about 3 times the cost a step, some 160 minutes a point) and the heads
-# alone (at width 64 a head count moves the head width, and with it the keys per head dimension
-# that m_max is set by: docstring (1)).
+# point (the regime's 24 runs took 36.3), the regime's own point its run's first seeds (trend.py):
+# 24 in all. Not diagnosed: the width (128, 4 heads of 32: 2.3 times the steps at about 3 times the
+# cost a step, some 160 minutes a point) and the heads alone (at width 64 a head count moves the
+# head width, and with it the keys per head dimension that m_max is set by: docstring (1)).
 DIAGNOSIS = dict(axes={'learning rate': {'1e-3': {}, '1e-2': dict(learning_rate=1e-2)}})
 
 

@@ -33,8 +33,10 @@ flags of its own in their place (another task's claim, diagnosed in the same fil
                            'Dyck-1 heads': {'16': {}, '8': dict(n_head=8)}},
                      flags_of={'Dyck-1 heads': ['--tasks=dyck']})
 
-The regime's own point runs once for every axis of the same flags. --axes=A,B runs only those
-axes; the axes diagnosed before on the same code stay (a diagnosis longer than a session, in parts).
+The regime's own point runs once for every axis of the same flags, or not at all where the regime
+run's first seeds are its runs (regime_seeds: same code, nothing searched). --axes=A,B runs only
+those axes; the axes diagnosed before on the same code stay (a diagnosis longer than a session, in
+parts).
 An axis the regime run already spans (mlp_basis_transfer's widths, each claim's quantities named
 at each) is 'measured', each size the label its quantities end with, and runs nothing: each claim
 is judged at each size on that size's quantities alone, from the regime results of the same code:
@@ -84,6 +86,21 @@ def finished(name, index, keys, out_dir, flags=()):
     done = common.read_results(path, POINT_NEEDS, 'delete it to run that size again')
     same = done['source'] == common.source_digest(name) and done.get('at') == keys
     return done if same and set(flags) <= set(str(done.get('command', '')).split()) else None
+
+
+def regime_seeds(results, source):
+    """-> whether the regime run's own results give the regime point of a diagnosis: its first
+    DIAGNOSIS_SEEDS seeds are the runs the point would train (deterministic), where they come from
+    this code, in float32, with no --at, and every variant at the protocol's own settings (no
+    search chose anything: the point's --no-search)."""
+    fairs = (results.get('fair') or {}).values()
+    return (
+        results.get('source') == source
+        and results.get('dtype', 'float32') == 'float32'
+        and not results.get('at')
+        and bool(fairs)
+        and all(not f['chosen'] and len(f['seeds']) >= DIAGNOSIS_SEEDS for f in fairs)
+    )
 
 
 def point(name, index, keys, out_dir, flags=FLAGS, mode='quick'):
@@ -431,6 +448,7 @@ def diagnose(args, module):
     # the axes diagnosed before on this code and not run now stay
     before = results.get('diagnosis') or {}
     kept = before.get('axes', {}) if before.get('source') == source else {}
+    reuse = regime_seeds(results, source)
     axes = {}
     for axis in every:
         if axis not in chosen:
@@ -448,9 +466,26 @@ def diagnose(args, module):
                 wall_s=0.0,
             )
         else:
+            # the regime's own point from its run's first seeds where they are its runs (reuse),
+            # over the quantities the axis's other sizes measure (its flags' tasks)
             runs = [
-                point(name, index, keys, args.out_dir, flags[axis], 'regime')
+                None
+                if reuse and not keys
+                else point(name, index, keys, args.out_dir, flags[axis], 'regime')
                 for index, keys in where[axis]
+            ]
+            measures = {q for r in runs if r for q in r['values']}
+            runs = [
+                r
+                or dict(
+                    values={
+                        q: v[:DIAGNOSIS_SEEDS] if isinstance(v, list) else v
+                        for q, v in results['values'].items()
+                        if q in measures
+                    },
+                    wall_s=0.0,
+                )
+                for r in runs
             ]
             axes[axis] = dict(
                 axis=axis,
@@ -459,6 +494,11 @@ def diagnose(args, module):
                 flags=flags[axis],
                 values={s: r['values'] for s, r in zip(run_axes[axis], runs)},
                 wall_s=round(sum(r['wall_s'] for r in runs), 1),
+                **(
+                    {'regime point': f'the regime run, seeds 0-{DIAGNOSIS_SEEDS - 1}'}
+                    if reuse
+                    else {}
+                ),
             )
     diagnosis = dict(
         axes=axes,

@@ -248,7 +248,8 @@ TREND = dict(
 # quick's 3e-3 to 3e-4). The others (full's 3 layers, k = 8, length 40) change the construction's
 # width D, hence the trained parameters and the batch that keeps the regime (batch()), which --at
 # does not recompute: a diagnosis of those needs a regime protocol of its own. 2 seeds a point, both
-# rows, 12 runs a point (the regime's 18 took 36.3 min): about 48 min.
+# rows, 12 runs a point (the regime's 18 took 36.3 min), the regime's own point its run's first
+# seeds (trend.py): about 24 min.
 DIAGNOSIS = dict(
     axes={'learning rate': {'3e-3': {}, '1e-3': dict(learning_rate=1e-3, min_lr=1e-4)}}
 )
