@@ -2050,6 +2050,15 @@ def test_gpu_check_runs_dry_on_a_cpu(tmp_path):
     assert 'TMP' in parts['default']['command'] and 'python train.py' in parts['default']['command']
 
 
+def test_gpu_check_parts_on_a_gpu_fit_its_eight_minutes():
+    """On a GPU the parts' limits and the check's own start and writing add up to at most its
+    budget, 8 minutes: every part bounded, the whole bounded."""
+    gpu_check = module('gpu_check')
+    limits = [limit for _, limit, _ in gpu_check.parts(Path('OUT'), 'TMP', dry=False)]
+    assert len(limits) == 5 and all(limit > 0 for limit in limits)
+    assert sum(limits) + gpu_check.OWN_S <= gpu_check.BUDGET_S == 8 * 60, limits
+
+
 def test_gpu_check_ends_a_part_past_its_limit_and_runs_the_next(tmp_path, monkeypatch):
     """A part that runs past its limit is ended with every process it started, reported as timed
     out, and the next part still runs; the command then exits 1."""
