@@ -6,7 +6,7 @@ positions, tied embeddings) against NanoGPT below: a GPT written here as karpath
 writes it (one fused c_attn for q, k and v, `x + f(x)` residuals, SDPA with is_causal, nn.Dropout(0)
 where it has dropout), at the same shapes. A tool, not a reproduction: nanoGPT is no paper.
 
-    python experiments/tools/nanogpt_step.py  # both configurations, 2-core CPU: about 2 min
+    python experiments/tools/nanogpt_step.py  # both configurations, 2-core CPU: about 4 min
     python experiments/tools/nanogpt_step.py --configs=4x256 --profile  # + ops called unequally
 
 Equal work, checked before timing: the reference gets our initial weights (c_attn = W_Q, W_K, W_V
@@ -212,7 +212,10 @@ def main(argv=None):
     parser.add_argument(
         '--configs', default=','.join(CONFIGS), help=f'comma-separated, of {", ".join(CONFIGS)}'
     )
-    parser.add_argument('--repeats', type=int, default=30, help='timed steps of each model')
+    # 60: a repeat's ratio spreads about +-5% (0.95-1.12 measured), so the median of 30 moved 0.01
+    # between runs on one machine (1.004 and 1.014 at 4x256), the target's whole margin; twice the
+    # repeats shrink that by sqrt(2)
+    parser.add_argument('--repeats', type=int, default=60, help='timed steps of each model')
     parser.add_argument('--warmup', type=int, default=4, help='untimed steps of each model first')
     parser.add_argument('--batch_size', type=int, default=0, help=f'0 = {SHARED["batch"]}')
     parser.add_argument('--device', default='cpu', help="'cpu', 'cuda', ... (float32 on either)")
