@@ -951,6 +951,16 @@ def test_a_diagnosis_says_which_axis_closes_the_gap():
     assert 'moving width' in judged['evidence'] and 'no steady direction' in judged['evidence']
     held = claims.judge(solves, {'dyck: mixit': [0.97, 0.99]}, diagnosis=diagnosis)
     assert 'diagnosis' not in held and 'moving' not in held['evidence']
+    # the results' text marks a failing claim of the regime that no axis diagnoses, and no other
+    other = claims.judge(
+        claims.solves('MixiT solves addition', 'addition: mixit'), {'addition: mixit': [0.8, 0.8]}
+    )
+    results = dict(
+        name='algorithmic', mode='regime', verdict='Partly', claims=[judged, held, other]
+    )
+    lines = claims.claims_text(results).splitlines()[2:]
+    assert ['not diagnosed yet' in line for line in lines] == [False, False, True]
+    assert 'not diagnosed yet' not in claims.claims_text(dict(results, mode='quick'))
 
 
 @pytest.mark.parametrize('path', REPRODUCTIONS, ids=name_of)
