@@ -3,6 +3,8 @@ scores every grid point on the validation split only, the chosen point is the be
 and the seeds run the chosen point on the reported split. Checked with a stand-in for training that
 records every run it is asked for."""
 
+import sys
+
 import pytest
 
 from experiments.harness import common, fair
@@ -189,7 +191,8 @@ def test_earlier_tasks_merge_from_the_folder_the_run_writes(tmp_path, monkeypatc
         (folder / 'algorithmic-quick.json').write_text(json.dumps(results))
 
     def merged(*flags):  # -> (the comparisons after the merge, the wall time added)
-        args = fair.parse_args('', argv=['--quick', f'--out_dir={tmp_path / "out"}', *flags])
+        argv = ['--quick', f'--out_dir={tmp_path / "out"}', '--tasks=mine', *flags]
+        args = fair.parse_args('', fair.tasks_flag, argv=argv)
         fairs, t0 = {'mine': 'this run'}, args.t0
         fair.earlier_tasks(args, 'algorithmic', fairs)
         return fairs, t0 - args.t0
@@ -205,6 +208,42 @@ def test_earlier_tasks_merge_from_the_folder_the_run_writes(tmp_path, monkeypatc
     assert merged('--record') == done
     write(tmp_path / 'out' / 'results', 'other code')
     assert merged() == ({'mine': 'this run'}, 0)
+
+
+def test_a_task_run_again_drops_its_earlier_piece_and_its_time(tmp_path, monkeypatch):
+    """--tasks pieces: the earlier commands that ran a task this run does not run again are kept
+    (args.pieces, which report records) with their wall time; a piece whose tasks all run again
+    adds neither (it added its time before, though its comparisons were replaced)."""
+    import json
+
+    seeds = dict(grid=[], chosen={}, seeds=[{'val_acc': 1.0}])
+    pieces = [
+        dict(command='python a.py --regime --tasks=dyck', date='d1', wall_s=100.0),
+        dict(command='python a.py --regime --tasks=addition,memorization', date='d2', wall_s=60.0),
+    ]
+    old = dict(
+        source=common.source_digest('algorithmic'),
+        wall_s=160.0,
+        pieces=pieces,
+        fair={f'{t}: standard': seeds for t in ('dyck', 'addition', 'memorization')},
+    )
+    (tmp_path / 'results').mkdir()
+    (tmp_path / 'results' / 'algorithmic-regime.json').write_text(json.dumps(old))
+    for tasks, kept in (('dyck', pieces[1:]), ('addition', pieces), ('modular_addition', pieces)):
+        argv = ['--regime', f'--out_dir={tmp_path}', f'--tasks={tasks}']
+        args = fair.parse_args('', fair.tasks_flag, argv=argv)
+        t0 = args.t0
+        fair.earlier_tasks(args, 'algorithmic', {f'{tasks}: standard': 'this run'})
+        assert args.pieces == kept and t0 - args.t0 == sum(p['wall_s'] for p in kept), tasks
+    # the results name every piece, this run's last, its time its own
+    monkeypatch.setattr(sys, 'argv', ['algorithmic.py', *argv])
+    common.report(args, 'algorithmic', 'Table 3', ['task'], [{'task': 'modular_addition'}])
+    written = json.loads((tmp_path / 'results' / 'algorithmic-regime.json').read_text())
+    assert written['pieces'][:2] == pieces and len(written['pieces']) == 3
+    assert '--tasks=modular_addition' in written['pieces'][2]['command']
+    assert 0 <= written['pieces'][2]['wall_s'] < 60 and written['wall_s'] >= 160
+    md = (tmp_path / 'results' / 'algorithmic-regime.md').read_text()
+    assert '- commands, a task at a time: `python a.py --regime --tasks=dyck` (d1, 1.7 min)' in md
 
 
 def test_halving_rungs_keep_a_third_on_three_times_the_steps():

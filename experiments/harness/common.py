@@ -769,6 +769,17 @@ def report(
         rows=rows,
         **(extra or {}),
     )
+    if pieces := getattr(
+        args, 'pieces', []
+    ):  # a protocol run a task at a time (fair.earlier_tasks)
+        info['pieces'] = [
+            *pieces,
+            dict(
+                command=command,
+                date=info['date'],
+                wall_s=round(wall - sum(p['wall_s'] for p in pieces), 1),
+            ),
+        ]
     out, published, md = [Path(args.out_dir) / f'{name}.json'] + [
         results_path(args.mode, name, ext, results_folder(args), args.point)
         for ext in ('json', 'md')
@@ -789,8 +800,17 @@ def report(
     if md is not None:
         old = read_text(md) if md.exists() else ''
         history = old[old.index('\n## History\n') :] if '\n## History\n' in old else ''
+        commands = (
+            '- commands, a task at a time: '
+            + '; '.join(
+                f'`{p["command"]}` ({p["date"]}, {p["wall_s"] / 60:.1f} min)'
+                for p in info['pieces']
+            )
+            if pieces
+            else f'- command: `{command}`'
+        )
         head = (
-            f'# {title}\n\n- command: `{command}`\n- date: {info["date"]}\n- device: '
+            f'# {title}\n\n{commands}\n- date: {info["date"]}\n- device: '
             f'{info["device"]}\n- wall time: {wall / 60:.1f} min\n\n'
         )
         # the JSON and the .md move in together (a stop waits until both are in): never new numbers

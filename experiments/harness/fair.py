@@ -16,6 +16,7 @@ import argparse
 import itertools
 import json
 import math
+import re
 import sys
 
 if __name__ == '__main__':  # the experiments' code, not a command (alone: an import's traceback)
@@ -48,8 +49,10 @@ def tasks_flag(parser):
 def earlier_tasks(args, name, fairs):
     """With --tasks: the other tasks' comparisons, from this mode's results of the same code (a
     protocol run a task at a time) in the folder this run writes (common.results_folder:
-    OUT_DIR/results/, experiments/results/ with --record), added to `fairs`, and their wall time to
-    this run's."""
+    OUT_DIR/results/, experiments/results/ with --record), added to `fairs`; the earlier commands
+    that ran a task not run again (pieces: each one's command, date and wall time; a piece that ran
+    all tasks, or some run again, counts whole) to args.pieces, which common.report records, and
+    their wall time to this run's."""
     path = common.results_path(args.mode, name, 'json', common.results_folder(args), args.point)
     old = common.read_results(path) if path and path.exists() else {}
     if old.get('source') != common.source_digest(name):
@@ -58,7 +61,16 @@ def earlier_tasks(args, name, fairs):
         if label not in fairs:
             grid = [(g['point'], g['validation']) for g in f['grid']]
             fairs[label] = dict(grid=grid, chosen=f['chosen'], runs=f['seeds'])
-    args.t0 -= old['wall_s']
+    # results from before pieces were recorded: one piece, the results' own command
+    pieces = old.get('pieces') or [{k: old.get(k) for k in ('command', 'date', 'wall_s')}]
+    now = set(args.tasks.split(','))
+    args.pieces = [
+        p
+        for p in pieces
+        if not (ran := re.search(r'--tasks=(\S+)', p['command'] or ''))
+        or set(ran[1].split(',')) - now
+    ]
+    args.t0 -= sum(p['wall_s'] for p in args.pieces)
 
 
 def parse_args(doc, add=None, argv=None, regime_search=True):

@@ -5,8 +5,9 @@ minutes on one H100 or H200 (a workplace lends one for 15 minutes, start-up incl
 
     python experiments/tools/gpu_check.py OUT_DIR
 
-Its parts, each with its time limit (planned on an H200 from its first run, 2026-11-27: each
-compile of a GPT-2 small takes about 40 s there, more than its steps):
+Its parts, each with its time limit (planned on an H200 from its first two calls, 2026-11-27, the
+seconds below from their output: compiling a GPT-2 small, about 40 s there, costs more than its
+steps; results/gpu_check.md):
 - tests (90 s): the CUDA-only tests, pytest tests -k "cuda or sync or compile" (80 s measured);
 - default (55 s): the default run, python train.py (Dyck-1, 500 steps), on CUDA: bf16 autocast,
   compiled (42 s);

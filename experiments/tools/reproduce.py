@@ -155,6 +155,8 @@ def row(name, reproduces, folder=RESULTS):
         f'[{p.suffix[1:]}](experiments/results/{p.name})' for p in paths if p.exists()
     )
     wall = f'{results["wall_s"] / 60:.1f} min' if results.get('wall_s') is not None else ''
+    if results.get('pieces'):  # run a task at a time (fair.earlier_tasks): the sum of the runs'
+        wall += f' in {len(results["pieces"])} runs'
     when = f'{results["mode"]}, {results["date"]}' + (', earlier code' if older else '')
     # the first reason it cannot judge, in short (claims.standing's, before its details)
     why = results['standing'][0].split(':')[0].split(' (')[0] if results['standing'] else ''
