@@ -358,14 +358,14 @@ def claims_text(results, older=False):
     they cannot give a verdict (standing()), if they cannot."""
     # a claim that does not hold in the paper's regime, which no DIAGNOSIS axis measures yet
     todo = f'; not diagnosed yet: experiments/tools/trend.py {results.get("name")} --diagnose'
+
+    def undiagnosed(c):
+        regime = results.get('mode') == 'regime'
+        return regime and c['outcome'] in ('fails', 'split') and 'diagnosis' not in c
+
     lines = [
         f'- {MARK[c["outcome"]]} {c["outcome"]}: {c["says"]}: {c["evidence"]}'
-        + todo
-        * (
-            results.get('mode') == 'regime'
-            and c['outcome'] in ('fails', 'split')
-            and 'diagnosis' not in c
-        )
+        + todo * undiagnosed(c)
         for c in results['claims']
     ]
     when = 'after this run, from the paper' if results.get('recovered') else 'before the run'

@@ -769,9 +769,8 @@ def report(
         rows=rows,
         **(extra or {}),
     )
-    if pieces := getattr(
-        args, 'pieces', []
-    ):  # a protocol run a task at a time (fair.earlier_tasks)
+    # a protocol run a task at a time: the earlier runs merged in (fair.earlier_tasks), then this
+    if pieces := getattr(args, 'pieces', []):
         info['pieces'] = [
             *pieces,
             dict(
