@@ -55,12 +55,12 @@ so REGIME's `paper` is this, ours):
 | k-hop | 32, over 4 letters | 26,656 (2-hop) | 96 (2-hop) |
 
 --quick (a preview) shrinks the problem and keeps the regime's batch (common's rule): the rows of
-its claims and their models, sparse and random (no quick claim on 2-hop attention-only or the
-trained model); H = 2, k = 4; 1,000 held-out and 10,000 training examples (the last 1,000:
-validation); 2,000 steps, lr 3e-3, warm-up 100, cosine to lr/10. batch(): full's examples per
-trained parameter in its 10,000 steps at the quick size (89 x 5,412 / 10,000 = 48; 96 x 7,888 /
-10,000 = 76), for 2,000 steps, a fifth of full's: what 20 minutes allow with the search; the regime
-does not fit them (--regime, below).
+its claims and their models, sparse and random (no trained model: its three claims, declared for
+every mode, read untested there; no quick claim on 2-hop attention-only); H = 2, k = 4; 1,000
+held-out and 10,000 training examples (the last 1,000: validation); 2,000 steps, lr 3e-3, warm-up
+100, cosine to lr/10. batch(): full's examples per trained parameter in its 10,000 steps at the
+quick size (89 x 5,412 / 10,000 = 48; 96 x 7,888 / 10,000 = 76), for 2,000 steps, a fifth of
+full's: what 20 minutes allow with the search; the regime does not fit them (--regime, below).
 
 | row | length | L; D | batch | trained params | examples a param (full) |
 |---|---|---|---|---|---|
