@@ -391,6 +391,18 @@ def test_resolution_rules_on_constructed_seeds():
     assert claims.verdict(judged) == 'Partly'  # 'at 2 and 16 layers': not measured
     # an experiment that trains nothing needs no regime, nor seeds
     assert claims.standing({**results, 'regime': None, 'values': {'a': [0.6]}}, trains=False) == []
+    # one with no --regime (no size a CPU trains in the paper's regime within the hour): its CPU's
+    # results cannot decide, its full protocol's can
+    reasons = claims.standing({**results, 'mode': 'quick'}, trains=True, cpu_regime=False)
+    assert len(reasons) == 1 and reasons[0].startswith('on a CPU:')
+    assert claims.standing({**results, 'mode': 'full'}, trains=True, cpu_regime=False) == []
+    common = module('common')
+    assert [
+        n for n in ('rank_collapse', 'identity_query', 'depth') if not common.cpu_regime(n)
+    ] == [
+        'rank_collapse',
+        'identity_query',
+    ]
 
 
 def test_nanogpt_step_times_the_same_model(capsys):

@@ -309,11 +309,12 @@ def seeds_of(results):
     return min((seed_range(results['values'][q])[3] for q in used), default=0)
 
 
-def standing(results, trains):
+def standing(results, trains, cpu_regime=True):
     """-> why the results cannot give a verdict ([] when they can): their claims were not recorded
     as declared before the run (results older than that record), or, for an experiment that
-    `trains`, no regime recorded, a quantity of the regime below the paper's, or fewer than SEEDS
-    seeds."""
+    `trains`, no regime recorded, a CPU's results of one with no --regime (`cpu_regime` False: no
+    size that tests its claims trains in the paper's regime within an hour), a quantity of the
+    regime below the paper's, or fewer than SEEDS seeds."""
     reasons = []
     if not results.get('claims_digest'):
         reasons.append(
@@ -324,6 +325,11 @@ def standing(results, trains):
         return reasons
     if results.get('regime') is None:
         return reasons + ['its training regime was not recorded: rerun it']
+    if not cpu_regime and results['mode'] != 'full':
+        reasons.append(
+            "on a CPU: no size that tests its claims trains in the paper's regime within an hour, "
+            'so it has no --regime (its docstring says why); the full protocol on a GPU decides'
+        )
     reasons += [
         f"below the paper's regime: {r['quantity']} {figure(r['ours'])} against the paper's "
         f'{figure(r["paper"])}'
@@ -334,9 +340,10 @@ def standing(results, trains):
     return reasons + ([f'{n} seed{"s" * (n != 1)}, fewer than {SEEDS}'] if n < SEEDS else [])
 
 
-def judged(results, declared, trains):
+def judged(results, declared, trains, cpu_regime=True):
     """-> the results with the `declared` claims judged on their numbers (and their trend,
-    device, diagnosis), their standing and verdict; `trains`: the experiment trains (standing)."""
+    device, diagnosis), their standing and verdict; `trains`: the experiment trains, `cpu_regime`:
+    it has a --regime protocol (standing)."""
     claims = [
         judge(
             c,
@@ -348,7 +355,7 @@ def judged(results, declared, trains):
         for c in declared
     ]
     results = {**results, 'claims': claims}
-    results['standing'] = standing(results, trains)
+    results['standing'] = standing(results, trains, cpu_regime)
     return {**results, 'verdict': verdict(claims, results['standing'])}
 
 

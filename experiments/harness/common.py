@@ -569,6 +569,12 @@ def markdown(columns, rows):
     return '\n'.join(lines)
 
 
+def cpu_regime(name):
+    """Whether the experiment that trains has a --regime protocol (REGIME['regime']): the paper's
+    regime at a size a CPU trains within an hour; its docstring says why where it has none."""
+    return 'regime' in experiment_module(name).REGIME
+
+
 def source_digest(name):
     """A digest of the experiment's file without docstring, comments, TREND and DIAGNOSIS (the
     sizes trend.py runs, which change nothing of the experiment's own runs): its results are
@@ -787,7 +793,8 @@ def report(
     for kept in ('trend', 'diagnosis'):  # trend.py's, run on this code: kept
         if (old.get(kept) or {}).get('source') == info['source']:
             info[kept] = old[kept]
-    info = judged(info, of_mode(claims, args.mode), trains=regime is not None)
+    trains = regime is not None
+    info = judged(info, of_mode(claims, args.mode), trains, trains and cpu_regime(name))
     info['seeds'] = seeds_of(info)
     table = markdown(columns, rows)
     print(f'\n## {title}\n\n{table}\n\n{claims_text(info)}\n')

@@ -120,7 +120,8 @@ def judged(results, name):
     older = results.get('source') != common.source_digest(name)
     if older and results.get('claims'):  # the claims declared for those numbers
         declared = [claims.declared(c) for c in results['claims']]
-    return claims.judged(results, declared, trains=hasattr(module, 'REGIME')), older
+    trains = hasattr(module, 'REGIME')
+    return claims.judged(results, declared, trains, trains and common.cpu_regime(name)), older
 
 
 def claims_section(name, mode, folder=RESULTS):
