@@ -1163,6 +1163,7 @@ def test_a_measured_axis_judges_each_claim_at_each_size_alone_and_runs_nothing(
     written = json.loads((tmp_path / 'results' / 'mlp_basis_transfer-regime.json').read_text())
     (axis,) = written['diagnosis']['axes']
     assert written['diagnosis']['seeds'] == 3 and written['diagnosis']['wall_s'] == 0
+    assert written['diagnosis']['flags'] == []
     by = {c['says'].split(' (')[0]: c for c in written['claims']}
     error = by['the trained skip-GELU MLP reaches 4-6% relative L2 error']
     assert [p['outcome'] for p in error['diagnosis'][axis]] == ['fails', 'holds', 'holds']

@@ -508,9 +508,10 @@ def diagnose(args, module):
             )
     diagnosis = dict(
         axes=axes,
-        # a measured axis's: the regime run's
+        # measured axes alone: the regime run's seeds, and no run's flags
         seeds=DIAGNOSIS_SEEDS if set(axes) - set(measured) else claims.seeds_of(results),
-        flags=[*fixed, *spec.get('flags', [])],  # every axis's but those of flags_of
+        # every run axis's but those of flags_of
+        flags=[*fixed, *spec.get('flags', [])] if set(axes) - set(measured) else [],
         source=source,
         date=time.strftime('%Y-%m-%d'),
         wall_s=round(sum(a['wall_s'] for a in axes.values()), 1),
