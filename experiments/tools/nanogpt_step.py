@@ -6,7 +6,7 @@ positions, tied embeddings) against NanoGPT below: a GPT written here as karpath
 writes it (one fused c_attn for q, k and v, `x + f(x)` residuals, SDPA with is_causal, nn.Dropout(0)
 where it has dropout), at the same shapes. A tool, not a reproduction: nanoGPT is no paper.
 
-    python experiments/tools/nanogpt_step.py  # both configurations, 2-core CPU: about 4 min
+    python experiments/tools/nanogpt_step.py  # both configurations, 2-core CPU: about 2 min
     python experiments/tools/nanogpt_step.py --configs=4x256 --profile  # + ops called unequally
 
 Equal work, checked before timing: the reference gets our initial weights (c_attn = W_Q, W_K, W_V
