@@ -398,7 +398,9 @@ def test_resolution_rules_on_constructed_seeds():
     assert claims.standing({**results, 'mode': 'full'}, trains=True, cpu_regime=False) == []
     common = module('common')
     assert [
-        n for n in ('rank_collapse', 'identity_query', 'depth') if not common.cpu_regime(n)
+        n
+        for n in ('rank_collapse', 'identity_query', 'depth')
+        if not common.cpu_regime(common.experiment_module(n))
     ] == [
         'rank_collapse',
         'identity_query',

@@ -569,10 +569,11 @@ def markdown(columns, rows):
     return '\n'.join(lines)
 
 
-def cpu_regime(name):
-    """Whether the experiment that trains has a --regime protocol (REGIME['regime']): the paper's
-    regime at a size a CPU trains within an hour; its docstring says why where it has none."""
-    return 'regime' in experiment_module(name).REGIME
+def cpu_regime(module):
+    """Whether an experiment's module has a --regime protocol (REGIME['regime']): the paper's regime
+    at a size a CPU trains within an hour; its docstring says why where one that trains has none
+    (claims.standing reads it only for one that trains)."""
+    return 'regime' in getattr(module, 'REGIME', {})
 
 
 def source_digest(name):
@@ -793,8 +794,10 @@ def report(
     for kept in ('trend', 'diagnosis'):  # trend.py's, run on this code: kept
         if (old.get(kept) or {}).get('source') == info['source']:
             info[kept] = old[kept]
-    trains = regime is not None
-    info = judged(info, of_mode(claims, args.mode), trains, trains and cpu_regime(name))
+    trains = regime is not None  # only then its module's --regime counts (cpu_regime)
+    info = judged(
+        info, of_mode(claims, args.mode), trains, trains and cpu_regime(experiment_module(name))
+    )
     info['seeds'] = seeds_of(info)
     table = markdown(columns, rows)
     print(f'\n## {title}\n\n{table}\n\n{claims_text(info)}\n')

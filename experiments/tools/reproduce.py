@@ -121,7 +121,7 @@ def judged(results, name):
     if older and results.get('claims'):  # the claims declared for those numbers
         declared = [claims.declared(c) for c in results['claims']]
     trains = hasattr(module, 'REGIME')
-    return claims.judged(results, declared, trains, trains and common.cpu_regime(name)), older
+    return claims.judged(results, declared, trains, common.cpu_regime(module)), older
 
 
 def claims_section(name, mode, folder=RESULTS):

@@ -382,12 +382,11 @@ def rewrite(args, module, mode, **found):
     folder = common.results_folder(args)
     path, md = (common.results_path(mode, args.name, ext, folder) for ext in ('json', 'md'))
     results = {**common.read_results(path), **found}  # whole: checked before the sizes ran
-    trains = hasattr(module, 'REGIME')
     results = claims.judged(
         results,
         claims.of_mode(module.CLAIMS, mode),
-        trains,
-        trains and common.cpu_regime(args.name),
+        hasattr(module, 'REGIME'),
+        common.cpu_regime(module),
     )
     text = common.read_text(md)
     old = claims.section_of(text)
