@@ -588,7 +588,17 @@ def source_digest(name):
         for n in tree.body
         if not {getattr(t, 'id', None) for t in getattr(n, 'targets', [])} & {'TREND', 'DIAGNOSIS'}
     ]
-    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:16]
+    return hashlib.sha256(syntax(tree).encode()).hexdigest()[:16]
+
+
+def syntax(tree):
+    """ast.dump(tree) as Python 3.11 writes it, on any Python from 3.11: a GPU machine's 3.12 adds
+    an empty `type_params` to every def and class (and 3.13 leaves empty fields out), which changed
+    the source digest of the same file, so results recorded there read "earlier code" here."""
+    for node in ast.walk(tree):
+        if getattr(node, 'type_params', None) == []:
+            del node.type_params
+    return ast.dump(tree, **({'show_empty': True} if sys.version_info >= (3, 13) else {}))
 
 
 def claims_source(code):
