@@ -628,7 +628,7 @@ ROW = re.compile(
     r'\| \[(\w+)\.py\]\(experiments/(\w+)/\1\.py\) \| [^|]+ '
     r'\| \*\*(' + '|'.join(VERDICTS) + r')\*\* \(([^;|()]+; )?(full|regime|quick), '
     r'\d{4}-\d\d-\d\d(, earlier code)?\) '
-    r'\| \d+ / \d+ / \d+ \| [\d.]+ min '
+    r'\| \d+ / \d+ / \d+ \| [\d.]+ min( in \d+ runs)?( on ([^|]+))? '
     r'\| \[md\]\(experiments/results/\1(-quick|-regime)?\.md\), \[json\][^|]* \|'
 )
 
@@ -656,6 +656,18 @@ def test_readme_tables_are_the_results(tmp_path):
     rows = [line for line in readme.read_text().splitlines() if line.startswith('| [')]
     assert len(rows) == len(reproduce.EXPERIMENTS) and all(ROW.fullmatch(r) for r in rows), rows
     assert [ROW.fullmatch(r)[1] for r in rows] == reproduce.EXPERIMENTS
+    # a row's time names its device where that is not a CPU (throughput's, on a GPU)
+    devices = {
+        name: next(
+            json.loads(p.read_text())['device']
+            for mode in ('full', 'regime', 'quick')
+            if (p := results / f'{name}{"" if mode == "full" else "-" + mode}.json').exists()
+        )
+        for name in reproduce.EXPERIMENTS
+    }
+    assert {ROW.fullmatch(r)[1]: ROW.fullmatch(r)[9] for r in rows} == {
+        n: None if d.startswith('CPU') else d for n, d in devices.items()
+    }
     md = results / 'induction-quick.md'
     section = md.read_text()[md.read_text().index('<!-- claims') :]
     assert '✓' in section or '✗' in section, 'the claims, with their marks, are in the results .md'

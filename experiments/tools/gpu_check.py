@@ -5,18 +5,19 @@ minutes on one H100 or H200 (a workplace lends one for 15 minutes, start-up incl
 
     python experiments/tools/gpu_check.py OUT_DIR
 
-Its parts, each with its time limit (planned on an H200 from its first two calls, 2026-11-27, the
-seconds below from their output: compiling a GPT-2 small, about 40 s there, costs more than its
-steps; results/gpu_check.md):
-- tests (90 s): the CUDA-only tests, pytest tests -k "cuda or sync or compile" (80 s measured);
+Its parts, each with its time limit (planned on an H200 from its runs of 2026-11-27: compiling a
+GPT-2 small, about 40 s there, costs more than its steps; the seconds below are the second run's,
+results/gpu_check.md, the first's in experiments/README.md section 8):
+- tests (90 s): the CUDA-only tests, pytest tests -k "cuda or sync or compile" (79 s);
 - default (55 s): the default run, python train.py (Dyck-1, 500 steps), on CUDA: bf16 autocast,
   compiled (42 s);
-- throughput (235 s): experiments/mixit/throughput.py --configs=gpt2 --dtype=bfloat16 for
+- throughput (210 s): experiments/mixit/throughput.py --configs=gpt2 --dtype=bfloat16 for
   Appendix D's three variants: MFU, each speed-up beside its FLOP prediction, peak memory (each
-  variant's memory in a process of its own: 55 s each; the timed steps 60 s);
-- torchrun (45 s): the default run for 50 steps under torchrun, one process on nccl (34 s);
-- largest (45 s): the deepest GPT at GPT-2 XL's width that trains a step, beside the depth
-  train.py's memory check accepts (LARGEST; 38 s).
+  variant's memory in a process of its own; 173 s in all);
+- torchrun (55 s): the default run for 50 steps under torchrun, one process on nccl (44 s);
+- largest (60 s): the deepest GPT at GPT-2 XL's width that trains a step, beside the depth
+  train.py's memory check accepts (LARGEST; its search 40 s, then the process's exit, which hands
+  back about 140 GB of GPU memory, outlasted the 45 s it had).
 
 Each part runs in a process of its own: one that fails or runs out of time is reported, with the end
 of its output, and the next runs. Written to OUT_DIR, each with the device's name and the command:
@@ -75,7 +76,7 @@ def parts(out, scratch, dry):
         ),
         (
             'throughput',
-            235,
+            210,
             [py, 'experiments/mixit/throughput.py', f'--out_dir={scratch}/throughput']
             + (
                 ['--smoke', '--device=cpu']
@@ -90,7 +91,7 @@ def parts(out, scratch, dry):
         ),
         (
             'torchrun',
-            45,
+            55,
             torchrun
             + run[1:]
             + [f'--out_dir={scratch}/torchrun', f'--max_iters={10 if dry else 50}']
@@ -98,7 +99,7 @@ def parts(out, scratch, dry):
         ),
         (
             'largest',
-            45,
+            60,
             [py, 'experiments/tools/gpu_check.py', str(out), '--largest']
             + (['--dry'] if dry else []),
         ),
