@@ -290,6 +290,49 @@ PROTOCOL['regime'] = dict(
         n_head=REGIME_HEADS,
     ),
 )
+# Diagnosis (trend.py --diagnose; outside the source digest) of addition's split claim, more heads
+# help (--regime: 4 heads 63.05%, 64 heads 64.17%, their seeds overlapping): the digits, toward the
+# paper's 10 (where its 4 heads reach 34.71% and its 64 heads 50.72%, a harder problem than 4
+# digits' 63-64%), at the regime's examples per trained parameter (the steps for the 6-digit
+# block's position embeddings, as at_regime counts them). 6: the most whose point, 2 heads x 2
+# seeds, fits the hour at the regime's 6.9 min a run (41.5 min for 6) scaled by its steps and
+# tokens (33,347 x 22 against 30,488 x 16: 10.4 min a run, 42 min). Not diagnosed: the width (128:
+# 61,000 steps a run, over 2 hours a point) and the head widths (at width 64, 4 heads cannot be the
+# paper's 128 wide).
+DIAGNOSIS = dict(
+    flags=['--tasks=addition'],
+    axes={
+        'digits': {
+            str(PROTOCOL['regime']['sweep']['task']['addition']['digits']): {},
+            '6': dict(
+                digits=6,
+                block_size=3 * 6 + 4,
+                max_iters=(
+                    longer := math.ceil(
+                        PAPER_REGIME['addition']
+                        * common.trained_params(
+                            common.config(
+                                dict(
+                                    driver='depth.py',
+                                    keys=REGIME_KEYS,
+                                    sweep=dict(
+                                        task={'addition': dict(digits=6, block_size=3 * 6 + 4)},
+                                        n_head=[],
+                                    ),
+                                ),
+                                task='addition',
+                                n_head=REGIME_HEADS[0],
+                            )
+                        )
+                        / REGIME_KEYS['batch_size']
+                        - 1e-9
+                    )
+                ),
+                eval_interval=longer,
+            ),
+        }
+    },
+)
 # each mode's regime beside the paper's, per task it runs
 REGIME = {
     mode: [
