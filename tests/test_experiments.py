@@ -1404,6 +1404,11 @@ REPRODUCE = (
     'r.ROOT, r.RESULTS = Path(sys.argv[1]), Path(sys.argv[1]) / "results"\n'
     'r.command = lambda name, mode, *flags: [sys.executable, "-c", sys.argv[2], '
     '"slow" if name == "depth" else "fast"]\n'
+    # as a terminal's foreground process: a shell's background job (pytest under nohup, or after
+    # '&') starts with SIGINT and SIGHUP ignored, which stop_on_signal rightly leaves ignored
+    'import signal\n'
+    'signal.signal(signal.SIGINT, signal.default_int_handler)\n'
+    'signal.signal(signal.SIGHUP, signal.SIG_DFL)\n'
     'r.common.stop_on_signal(r.unshown)\n'
     'sys.exit(r.main(["--quick", "--only=induction,depth"]))\n'
 )
