@@ -1103,6 +1103,10 @@ def test_trend_diagnose_writes_the_diagnosis_into_the_regime_results(tmp_path, m
     assert ran[0][3][:2] == [f'--seeds={trend.DIAGNOSIS_SEEDS}', '--no-search']
     assert ran[4][3] == [f'--seeds={trend.DIAGNOSIS_SEEDS}', '--no-search', '--x']
     assert ran[0][3] == ran[2][3] != ran[4][3]
+    # each axis's time holds its regime point; the diagnosis's counts the shared one once
+    first = json.loads((tmp_path / 'results' / 'memorization_capacity-regime.json').read_text())
+    assert [a['wall_s'] for a in first['diagnosis']['axes'].values()] == [2.0, 2.0, 2.0]
+    assert first['diagnosis']['wall_s'] == 5.0
     monkeypatch.setattr(mem, 'DIAGNOSIS', dict(spec, axes={'width': width}, flags_of={}))
     ran.clear()
     trend.main(['memorization_capacity', '--diagnose', f'--out_dir={tmp_path}'])
