@@ -658,11 +658,9 @@ def test_readme_tables_are_the_results(tmp_path):
     assert [ROW.fullmatch(r)[1] for r in rows] == reproduce.EXPERIMENTS
     # a row's time names its device where that is not a CPU (throughput's, on a GPU)
     devices = {
-        name: next(
-            json.loads(p.read_text())['device']
-            for mode in ('full', 'regime', 'quick')
-            if (p := results / f'{name}{"" if mode == "full" else "-" + mode}.json').exists()
-        )
+        name: next(filter(None, (reproduce.load(name, m, results) for m in reproduce.MODES)))[
+            'device'
+        ]
         for name in reproduce.EXPERIMENTS
     }
     assert {ROW.fullmatch(r)[1]: ROW.fullmatch(r)[9] for r in rows} == {

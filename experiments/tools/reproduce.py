@@ -158,7 +158,7 @@ def row(name, reproduces, folder=RESULTS):
     wall = f'{results["wall_s"] / 60:.1f} min' if results.get('wall_s') is not None else ''
     if results.get('pieces'):  # run a task at a time (fair.earlier_tasks): the sum of the runs'
         wall += f' in {len(results["pieces"])} runs'
-    if wall and not results.get('device', 'CPU').startswith('CPU'):  # a GPU's minutes say so
+    if wall and claims.gpu_device(results.get('device')):  # a GPU's minutes say so
         wall += f' on {results["device"]}'
     when = f'{results["mode"]}, {results["date"]}' + (', earlier code' if older else '')
     # the first reason it cannot judge, in short (claims.standing's, before its details)
