@@ -1086,7 +1086,7 @@ def test_trend_diagnose_writes_the_diagnosis_into_the_regime_results(tmp_path, m
     # shares it
     width = mem.DIAGNOSIS['axes']['width']
     axes = {'width': width, 'width again': width, 'other width': width}
-    spec = dict(mem.DIAGNOSIS, axes=axes, flags_of={'other width': ['--x']})
+    spec = dict(mem.DIAGNOSIS, axes=axes, flags_of={'other width': ['--no-halving']})
     monkeypatch.setattr(mem, 'DIAGNOSIS', spec)
     trend.main(['memorization_capacity', '--diagnose', f'--out_dir={tmp_path}'])
     assert [i for i, _, _, _ in ran] == [
@@ -1099,7 +1099,7 @@ def test_trend_diagnose_writes_the_diagnosis_into_the_regime_results(tmp_path, m
     ]
     assert all(m == 'regime' for _, _, m, _ in ran)
     assert ran[0][3][:2] == [f'--seeds={trend.DIAGNOSIS_SEEDS}', '--no-search']
-    assert ran[4][3] == [f'--seeds={trend.DIAGNOSIS_SEEDS}', '--no-search', '--x']
+    assert ran[4][3] == [f'--seeds={trend.DIAGNOSIS_SEEDS}', '--no-search', '--no-halving']
     assert ran[0][3] == ran[2][3] != ran[4][3]
     # each axis's time holds its regime point; the diagnosis's counts the shared one once
     first = json.loads((tmp_path / 'results' / 'memorization_capacity-regime.json').read_text())
@@ -1122,6 +1122,31 @@ def test_trend_diagnose_writes_the_diagnosis_into_the_regime_results(tmp_path, m
         in (tmp_path / 'results' / 'memorization_capacity-regime.md').read_text()
     )
     assert folder_digest(EXPERIMENTS / 'results') == tracked
+
+
+def test_a_diagnosis_passes_its_experiment_only_flags_it_takes(tmp_path, monkeypatch):
+    """trend.py --diagnose reads each experiment's options from its --help: --no-search goes to a
+    comparison that searches and not to induction_heads_map, which has no search (its diagnosis
+    stopped on it after 7 s); every flag a DIAGNOSIS declares is one its file takes; one it does
+    not take stops the diagnosis before any size runs."""
+    trend, mem = module('trend'), module('memorization_capacity')
+    assert '--seeds' in trend.options('induction_heads_map')
+    assert '--no-search' not in trend.options('induction_heads_map')
+    for path in REPRODUCTIONS:
+        spec = getattr(module(path.stem), 'DIAGNOSIS', {})
+        declared = {*spec.get('flags', []), *sum(spec.get('flags_of', {}).values(), [])}
+        if declared:
+            taken = trend.options(path.stem)
+            assert {f.split('=')[0] for f in declared} <= taken, (path.stem, declared)
+    memorization_regime_results(tmp_path)
+    ran = []
+    monkeypatch.setattr(trend, 'point', lambda *a, **k: ran.append(a))
+    monkeypatch.setattr(mem, 'DIAGNOSIS', dict(mem.DIAGNOSIS, flags=['--tasks=addition']))
+    with pytest.raises(
+        trend.ConfigError, match='passes --tasks=addition, which memorization_capacity'
+    ):
+        trend.main(['memorization_capacity', '--diagnose', f'--out_dir={tmp_path}'])
+    assert ran == []
 
 
 def test_a_diagnosis_takes_the_regime_point_from_the_regime_runs_own_seeds(tmp_path, monkeypatch):

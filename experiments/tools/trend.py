@@ -50,6 +50,7 @@ size and whether moving that axis closes the gap (claims.diagnosed).
 
 import json
 import os
+import re
 import sys
 import textwrap
 import time
@@ -103,6 +104,20 @@ def regime_seeds(results, source):
     )
 
 
+def options(name):
+    """-> the options NAME.py's command line takes, as its --help lists them: a diagnosis passes
+    --no-search to a comparison that searches (fair.parse_args) alone, and refuses a DIAGNOSIS
+    flag its file does not take before any size runs."""
+    out = common.run_process(
+        [sys.executable, str(common.experiment_path(name)), '--help'],
+        capture_output=True,
+        text=True,
+    )
+    if out.returncode:
+        raise ConfigError(f'{name}.py --help failed: {out.stderr.strip()[-500:]}')
+    return set(re.findall(r'(?<![\w-])--[a-z][\w-]*', out.stdout))
+
+
 def point(name, index, keys, out_dir, flags=FLAGS, mode='quick'):
     """Runs one size of `mode`'s protocol (unless its results are current) -> its results JSON."""
     done = finished(name, index, keys, out_dir, flags)
@@ -121,7 +136,7 @@ def point(name, index, keys, out_dir, flags=FLAGS, mode='quick'):
     print(' '.join(command[1:]), flush=True)
     if common.run_process(command).returncode:  # a stop of trend.py ends it too
         raise ConfigError(
-            f'{name}.py failed at the size {keys or "of --quick"}: see its output above'
+            f'{name}.py failed at the size {keys or f"of --{mode}"}: see its output above'
         )
     return common.read_results(path, POINT_NEEDS)
 
@@ -413,7 +428,8 @@ def diagnose(args, module):
     # the axes that run sizes, and those the regime run measures itself (docstring)
     run_axes, measured = spec.get('axes', {}), spec.get('measured', {})
     every = [*run_axes, *measured]
-    fixed = [f'--seeds={DIAGNOSIS_SEEDS}', '--no-search']
+    takes = options(name)
+    fixed = [f'--seeds={DIAGNOSIS_SEEDS}', *(['--no-search'] if '--no-search' in takes else [])]
     unknown = set(spec.get('flags_of', {})) - set(run_axes)
     if unknown:
         raise ConfigError(
@@ -431,6 +447,13 @@ def diagnose(args, module):
         axis: [*fixed, *spec.get('flags_of', {}).get(axis, spec.get('flags', []))]
         for axis in run_axes
     }
+    if not_taken := sorted(
+        {f for fs in flags.values() for f in fs if f.split('=')[0] not in takes}
+    ):
+        raise ConfigError(
+            f"{name}.py's DIAGNOSIS passes {', '.join(not_taken)}, which {name}.py does not take "
+            f'(its --help): give it the flag, or drop it from the DIAGNOSIS'
+        )
     # the regime's own point ({}) is one run for every axis of the same flags: 'regime', then
     # 'regime1', ... for each other set of flags
     sets = list(dict.fromkeys(map(tuple, flags.values())))
