@@ -1130,8 +1130,8 @@ def test_a_diagnosis_passes_its_experiment_only_flags_it_takes(tmp_path, monkeyp
     stopped on it after 7 s); every flag a DIAGNOSIS declares is one its file takes; one it does
     not take stops the diagnosis before any size runs."""
     trend, mem = module('trend'), module('memorization_capacity')
-    assert '--seeds' in trend.options('induction_heads_map')
-    assert '--no-search' not in trend.options('induction_heads_map')
+    heads_map = trend.options('induction_heads_map')
+    assert '--seeds' in heads_map and '--no-search' not in heads_map
     for path in REPRODUCTIONS:
         spec = getattr(module(path.stem), 'DIAGNOSIS', {})
         declared = {*spec.get('flags', []), *sum(spec.get('flags_of', {}).values(), [])}
