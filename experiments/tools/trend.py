@@ -428,8 +428,6 @@ def diagnose(args, module):
     # the axes that run sizes, and those the regime run measures itself (docstring)
     run_axes, measured = spec.get('axes', {}), spec.get('measured', {})
     every = [*run_axes, *measured]
-    takes = options(name)
-    fixed = [f'--seeds={DIAGNOSIS_SEEDS}', *(['--no-search'] if '--no-search' in takes else [])]
     unknown = set(spec.get('flags_of', {})) - set(run_axes)
     if unknown:
         raise ConfigError(
@@ -442,6 +440,9 @@ def diagnose(args, module):
             f"--axes={args.axes}: {', '.join(not_axes)} is not an axis of {name}.py's "
             f'DIAGNOSIS: name some of {", ".join(every)}'
         )
+    # the flags every run gets: --no-search where the file has a search to turn off (its --help)
+    takes = options(name)
+    fixed = [f'--seeds={DIAGNOSIS_SEEDS}', *(['--no-search'] if '--no-search' in takes else [])]
     # each axis's flags: 'flags', or its own in flags_of
     flags = {
         axis: [*fixed, *spec.get('flags_of', {}).get(axis, spec.get('flags', []))]
