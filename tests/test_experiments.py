@@ -9,6 +9,7 @@ import importlib
 import json
 import os
 import re
+import statistics
 import struct
 import subprocess
 import sys
@@ -41,7 +42,8 @@ def module(name):
 
 def test_experiments_are_found():
     """Each reproduction sits in its paper's folder, names are unique across the folders, and the
-    tools are the five that read runs, time steps, check a GPU or run every reproduction."""
+    tools are the six that read runs, time steps, check or profile a GPU or run every
+    reproduction."""
     names = [p.stem for p in [*REPRODUCTIONS, *TOOLS, *HARNESS]]
     assert len(names) == len(set(names)), 'a name in two folders'
     assert {p.parent.name for p in REPRODUCTIONS} == {'mixit', 'identity_query', 'universal'}
@@ -49,6 +51,7 @@ def test_experiments_are_found():
         'compare_runs',
         'gpu_check',
         'nanogpt_step',
+        'profile_step',
         'reproduce',
         'trend',
     ]
@@ -2135,6 +2138,51 @@ def test_gpu_check_runs_dry_on_a_cpu(tmp_path):
     largest = parts['largest']['result']
     assert largest['trained_layers'] == largest['check_layers'] == 8  # the dry cap
     assert 'TMP' in parts['default']['command'] and 'python train.py' in parts['default']['command']
+
+
+def test_profile_step_sorts_kernels_by_kind():
+    """Kernel names from the H200's profile (results/profile_step.json) fall in their kinds: a
+    flash kernel built for sm90 is attention, not matmul, though both names contain 'sm90'."""
+    kind_of = module('profile_step').kind_of
+    assert kind_of('nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT') == 'matmul'
+    assert kind_of('cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16') == 'attention'
+    assert kind_of('triton_poi_fused_mul_silu_silu_backward_view_7') == 'compiled (triton)'
+    assert (
+        kind_of('void at::native::multi_tensor_apply_kernel<FusedAdamMathFunctor>') == 'optimizer'
+    )
+    assert kind_of('void at::native::vectorized_elementwise_kernel<FillFunctor>') == 'other'
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason='the dry version is the CPU one')
+def test_profile_step_runs_dry_on_a_cpu(tmp_path):
+    """--dry runs the whole flow on a CPU: each micro-batch's MFU is its FLOPs over its median
+    step at the stand-in peak, nanoGPT's count (the masked half too) above ours, the kinds' shares
+    add to one, and the profiled ops cannot take more than the steps' wall time on one thread."""
+    out = subprocess.run(
+        [sys.executable, str(EXPERIMENTS / 'tools' / 'profile_step.py'), str(tmp_path), '--dry'],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, OMP_NUM_THREADS='1'),
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        'profile_step.json',
+        'profile_step.md',
+        'profile_step.txt',
+    ]
+    info = json.loads((tmp_path / 'profile_step.json').read_text())
+    profile_step = module('profile_step')
+    assert [b['micro-batch'] for b in info['batches']] == list(profile_step.BATCHES)
+    model = module('throughput').trainer('standard', profile_step.ARCH_DRY, 1, 'cpu', 'float32')[0]
+    for b in info['batches']:
+        assert b['flops_per_token'] == model.flops_per_token()
+        tokens = b['micro-batch'] * profile_step.ARCH_DRY['block_size']
+        mfu = b['flops_per_token'] * tokens / statistics.median(b['step_s']) / 1e11
+        assert float(b['MFU'].rstrip('%')) / 100 == pytest.approx(mfu, abs=6e-4)
+        assert float(b["MFU, nanoGPT's count"].rstrip('%')) > float(b['MFU'].rstrip('%'))
+    shares = [float(k['share'].rstrip('%')) for k in info['kinds']]
+    assert sum(shares) == pytest.approx(100, abs=0.5)
+    assert 0 < info['busy'] <= 1.01
 
 
 def test_gpu_check_parts_on_a_gpu_fit_its_eight_minutes():

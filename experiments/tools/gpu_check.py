@@ -7,7 +7,8 @@ minutes on one H100 or H200 (a workplace lends one for 15 minutes, start-up incl
 
 Its parts, each with its time limit (planned on an H200 from its runs of 2026-11-27: compiling a
 GPT-2 small, about 40 s there, costs more than its steps; the seconds below are the second run's,
-results/gpu_check.md, the first's in experiments/README.md section 8):
+git show 499bc84:experiments/results/gpu_check.md; the later runs' in experiments/README.md
+section 8):
 - tests (90 s): the CUDA-only tests, pytest tests -k "cuda or sync or compile" (79 s);
 - default (55 s): the default run, python train.py (Dyck-1, 500 steps), on CUDA: bf16 autocast,
   compiled (42 s);
