@@ -1008,6 +1008,35 @@ def test_a_diagnosis_says_which_axis_closes_the_gap():
     assert 'not diagnosed yet' not in claims.claims_text(dict(results, mode='quick'))
 
 
+def test_a_claim_beyond_a_cpu_says_why_where_it_does_not_hold():
+    """A DIAGNOSIS's `beyond` ({a claim's first words: why}) stays with each claim it begins, and
+    the regime's text gives its reason beside a failing or split claim, diagnosed or not, and never
+    beside one that holds or in another mode; every `beyond` declared begins a claim of --regime."""
+    claims = module('claims')
+    heads = dict(says='more heads help MixiT on Dyck-1 (1, 2)', test='ascending', of=['h1', 'h2'])
+    other = claims.solves('MixiT solves addition', 'addition: mixit')
+    declared = [heads, other]
+    beyond = {'more heads help MixiT on Dyck-1': 'the width, over 2 hours'}
+    split = dict(name='x', mode='regime', values={'h1': [0.5, 0.7], 'h2': [0.6, 0.6]})
+    split['values']['addition: mixit'] = [0.8, 0.8]
+    results = claims.judged(split, declared, trains=True, beyond=beyond)
+    assert [c.get('beyond') for c in results['claims']] == ['the width, over 2 hours', None]
+    assert results['claims'][0]['outcome'] == 'split'
+    lines = [line for line in claims.claims_text(results).splitlines() if line.startswith('- ')]
+    assert lines[0].endswith('; not diagnosed on a CPU: the width, over 2 hours')
+    assert 'not diagnosed yet' in lines[0] and 'on a CPU' not in lines[1]
+    held = dict(split, values=dict(split['values'], h1=[0.5, 0.5], h2=[0.6, 0.6]))
+    text = claims.claims_text(claims.judged(held, declared, trains=True, beyond=beyond))
+    assert 'on a CPU' not in text
+    assert 'on a CPU' not in claims.claims_text(dict(results, mode='quick'))
+    for path in REPRODUCTIONS:
+        experiment = module(path.stem)
+        beyond = getattr(experiment, 'DIAGNOSIS', {}).get('beyond', {})
+        says = [c['says'] for c in claims.of_mode(experiment.CLAIMS, 'regime')] if beyond else []
+        for start in beyond:
+            assert any(s.startswith(start) for s in says), (path.stem, start)
+
+
 @pytest.mark.parametrize('path', REPRODUCTIONS, ids=name_of)
 def test_every_training_experiment_records_its_regime(path):
     """An experiment that trains (through train.py or an optimizer of its own) declares REGIME: for

@@ -340,10 +340,11 @@ def standing(results, trains, cpu_regime=True):
     return reasons + ([f'{n} seed{"s" * (n != 1)}, fewer than {SEEDS}'] if n < SEEDS else [])
 
 
-def judged(results, declared, trains, cpu_regime=True):
+def judged(results, declared, trains, cpu_regime=True, beyond=None):
     """-> the results with the `declared` claims judged on their numbers (and their trend,
     device, diagnosis), their standing and verdict; `trains`: the experiment trains, `cpu_regime`:
-    it has a --regime protocol (standing)."""
+    it has a --regime protocol (standing); `beyond`: the DIAGNOSIS's axes beyond a CPU's hour, {a
+    claim's first words: why}, kept with each claim they begin."""
     claims = [
         judge(
             c,
@@ -354,6 +355,10 @@ def judged(results, declared, trains, cpu_regime=True):
         )
         for c in declared
     ]
+    for c in claims:  # judge's own dicts
+        why = [w for says, w in (beyond or {}).items() if c['says'].startswith(says)]
+        if why:
+            c['beyond'] = why[0]
     results = {**results, 'claims': claims}
     results['standing'] = standing(results, trains, cpu_regime)
     return {**results, 'verdict': verdict(claims, results['standing'])}
@@ -370,9 +375,15 @@ def claims_text(results, older=False):
         regime = results.get('mode') == 'regime'
         return regime and c['outcome'] in ('fails', 'split') and 'diagnosis' not in c
 
+    def beyond(c):  # what no diagnosis can move on a CPU (DIAGNOSIS's 'beyond')
+        regime = results.get('mode') == 'regime'
+        shown = regime and c['outcome'] in ('fails', 'split') and 'beyond' in c
+        return f'; not diagnosed on a CPU: {c["beyond"]}' if shown else ''
+
     lines = [
         f'- {MARK[c["outcome"]]} {c["outcome"]}: {c["says"]}: {c["evidence"]}'
         + todo * undiagnosed(c)
+        + beyond(c)
         for c in results['claims']
     ]
     when = 'after this run, from the paper' if results.get('recovered') else 'before the run'

@@ -112,6 +112,8 @@ s (13.7 min, results/mixit_heads-quick.json), 1.62 times its plan; so addition 1
 35 min and Dyck-1 13.7 x 1.99 / 0.689 = 40 min alone on 2 cores. That ratio is measured at width
 128; at 64 a step is more overhead-bound (depth.py's all-trained MixiT at width 64 took 2.7-3.2
 times its FLOPs), so both may take longer, within the hour at up to 2.4 times their FLOPs.
+Measured alone on 2 cores (2026-11-27): addition 41.5 min (1.9 times its FLOPs' CPU minutes), Dyck-1
+65.4 min (2.7 times: over the hour by 5.4 min, 43-52 steps a second at width 64).
 
 Not in --regime: 16 heads (3 more runs a task: +18 and +20 min), 256 heads (width 256: 16,384
 trained, 15.6M examples, over 120,000 steps of 128 a run for addition) and Yelp (no corpus
@@ -299,8 +301,15 @@ PROTOCOL['regime'] = dict(
 # tokens (33,347 x 22 against 30,488 x 16: 10.4 min a run, 42 min). Not diagnosed: the width (128:
 # 61,000 steps a run, over 2 hours a point) and the head widths (at width 64, 4 heads cannot be the
 # paper's 128 wide).
+# Dyck-1's split claim (--regime: 4 heads 65.23%, 64 heads 64.40%, the seeds overlapping; the
+# paper's 77.93% and 89.38%), declared after that run: the length, toward the paper's 80 brackets,
+# at the regime's examples per trained parameter (at_regime). 18: the most whose point fits the
+# hour at the regime's measured 10.9 min a run (65.4 min for 6) scaled by its steps and tokens
+# (31,122 x 21 against 28,975 x 19: 12.9 min a run, 52 min). The width, where the regime departs
+# most (its 64 heads are 1 wide, the paper's 8), is beyond a CPU's hour: `beyond`.
 DIAGNOSIS = dict(
     flags=['--tasks=addition'],
+    flags_of={'Dyck-1 length': ['--tasks=dyck']},
     axes={
         'digits': {
             str(PROTOCOL['regime']['sweep']['task']['addition']['digits']): {},
@@ -330,7 +339,19 @@ DIAGNOSIS = dict(
                 ),
                 eval_interval=longer,
             ),
-        }
+        },
+        'Dyck-1 length': {
+            str(REGIME_DYCK_LENGTH): {},
+            '18': at_regime('dyck', dict(length=18, block_size=18 + 3)),
+        },
+    },
+    # the claims' first words -> why the axis that matters most does not fit a CPU's hour
+    beyond={
+        'more heads help MixiT on addition': "the width, 128 toward the paper's 512 (61,000 "
+        'steps a run keep its examples per trained parameter: over 2 hours a point)',
+        'more heads help MixiT on Dyck-1': "the width, 128 toward the paper's 512, where 64 heads "
+        "are 2 wide (the paper's 8; the regime's 1): 57,950 steps a run keep 2,146 examples per "
+        "trained parameter, at least 87 minutes a point (4 runs at twice the regime's 10.9 min)",
     },
 )
 # each mode's regime beside the paper's, per task it runs

@@ -121,7 +121,8 @@ def judged(results, name):
     if older and results.get('claims'):  # the claims declared for those numbers
         declared = [claims.declared(c) for c in results['claims']]
     trains = hasattr(module, 'REGIME')
-    return claims.judged(results, declared, trains, common.cpu_regime(module)), older
+    beyond = getattr(module, 'DIAGNOSIS', {}).get('beyond')
+    return claims.judged(results, declared, trains, common.cpu_regime(module), beyond), older
 
 
 def claims_section(name, mode, folder=RESULTS):

@@ -402,6 +402,7 @@ def rewrite(args, module, mode, **found):
         claims.of_mode(module.CLAIMS, mode),
         hasattr(module, 'REGIME'),
         common.cpu_regime(module),
+        getattr(module, 'DIAGNOSIS', {}).get('beyond'),
     )
     text = common.read_text(md)
     old = claims.section_of(text)
