@@ -996,10 +996,14 @@ def test_a_diagnosis_says_which_axis_closes_the_gap():
     assert 'moving width' in judged['evidence'] and 'no steady direction' in judged['evidence']
     held = claims.judge(solves, {'dyck: mixit': [0.97, 0.99]}, diagnosis=diagnosis)
     assert 'diagnosis' not in held and 'moving' not in held['evidence']
-    # the results' text marks a failing claim of the regime that no axis diagnoses, and no other
+    # the results' text marks a failing claim of the regime that no axis diagnoses (none measures
+    # its quantities: mixit_heads' Dyck-1 beside its addition axis), and no other
     other = claims.judge(
-        claims.solves('MixiT solves addition', 'addition: mixit'), {'addition: mixit': [0.8, 0.8]}
+        claims.solves('MixiT solves addition', 'addition: mixit'),
+        {'addition: mixit': [0.8, 0.8]},
+        diagnosis=dict(diagnosis, axes={'heads': diagnosis['axes']['heads']}),
     )
+    assert 'diagnosis' not in other and 'moving' not in other['evidence']
     results = dict(
         name='algorithmic', mode='regime', verdict='Partly', claims=[judged, held, other]
     )

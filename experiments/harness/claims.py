@@ -273,6 +273,8 @@ def diagnosed(claim, diagnosis):
         for axis, trend in diagnosis['axes'].items()
         if any(q in values for q in claim['of'] for values in trend['values'].values())
     }
+    if not found:  # no axis measures it: not diagnosed (claims_text says so)
+        return {}
     return dict(
         diagnosis={axis: points for axis, (points, _) in found.items()},
         evidence=claim['evidence']
