@@ -32,10 +32,12 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
 
 from experiments.harness import common
-from experiments.mixit.throughput import PROTOCOL, trainer
 from model import PEAK_FLOPS
 
-ARCH = PROTOCOL['full']['configs']['gpt2']['arch']
+# throughput.py's step and configuration, read as reproduce.py and trend.py read an experiment (a
+# tool imports none)
+THROUGHPUT = common.experiment_module('throughput')
+ARCH = THROUGHPUT.PROTOCOL['full']['configs']['gpt2']['arch']
 ARCH_DRY = dict(n_layer=2, n_head=2, n_embd=32, block_size=32, vocab_size=256)
 BATCHES = (16, 32, 8)  # the checklist's 16 first: the profile is of it
 WARMUP, STEPS, PROFILED = 15, 20, 5
@@ -119,7 +121,7 @@ def main():
 
     for batch in BATCHES:
         torch._dynamo.reset()
-        raw, step, sync = trainer('standard', arch, batch, device, dtype)
+        raw, step, sync = THROUGHPUT.trainer('standard', arch, batch, device, dtype)
         t0 = time.perf_counter()
         for i in range(WARMUP):
             step(i)
