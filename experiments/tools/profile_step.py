@@ -136,7 +136,9 @@ def main():
         dt = statistics.median(times)
         n, L = arch['n_embd'], arch['n_layer']
         flops = raw.flops_per_token()
-        nanogpt = flops - L * 12 * (T + 1) / 2 * n + L * 12 * T * n
+        # attention: flops_per_token counts the causal half a flash kernel computes, 6 (T + 1) n a
+        # layer; nanoGPT's estimate_mfu counts the whole score matrix, 12 T n
+        nanogpt = flops - L * 6 * (T + 1) * n + L * 12 * T * n
         info['batches'].append(
             {
                 'micro-batch': batch,
