@@ -373,13 +373,14 @@ def claims_text(results, older=False):
     # a claim that does not hold in the paper's regime, which no DIAGNOSIS axis measures yet
     todo = f'; not diagnosed yet: experiments/tools/trend.py {results.get("name")} --diagnose'
 
+    def open_in_regime(c):  # a claim of the regime run that does not hold
+        return results.get('mode') == 'regime' and c['outcome'] in ('fails', 'split')
+
     def undiagnosed(c):
-        regime = results.get('mode') == 'regime'
-        return regime and c['outcome'] in ('fails', 'split') and 'diagnosis' not in c
+        return open_in_regime(c) and 'diagnosis' not in c
 
     def beyond(c):  # what no diagnosis can move on a CPU (DIAGNOSIS's 'beyond')
-        regime = results.get('mode') == 'regime'
-        shown = regime and c['outcome'] in ('fails', 'split') and 'beyond' in c
+        shown = open_in_regime(c) and 'beyond' in c
         return f'; not diagnosed on a CPU: {c["beyond"]}' if shown else ''
 
     lines = [

@@ -576,6 +576,16 @@ def cpu_regime(module):
     return 'regime' in getattr(module, 'REGIME', {})
 
 
+def judged_by(results, name, declared, trains=None):
+    """-> the results judged on the `declared` claims (claims.judged) with what the experiment's
+    file says of them: whether it trains (its REGIME, unless `trains` says), its --regime, and the
+    claims its DIAGNOSIS puts beyond a CPU."""
+    module = experiment_module(name)
+    trains = hasattr(module, 'REGIME') if trains is None else trains
+    beyond = getattr(module, 'DIAGNOSIS', {}).get('beyond')
+    return judged(results, declared, trains, trains and cpu_regime(module), beyond)
+
+
 def source_digest(name):
     """A digest of the experiment's file without docstring, comments, TREND and DIAGNOSIS (the
     sizes trend.py runs, which change nothing of the experiment's own runs): its results are
@@ -805,9 +815,7 @@ def report(
         if (old.get(kept) or {}).get('source') == info['source']:
             info[kept] = old[kept]
     trains = regime is not None  # only then its module's --regime counts (cpu_regime)
-    info = judged(
-        info, of_mode(claims, args.mode), trains, trains and cpu_regime(experiment_module(name))
-    )
+    info = judged_by(info, name, of_mode(claims, args.mode), trains)
     info['seeds'] = seeds_of(info)
     table = markdown(columns, rows)
     print(f'\n## {title}\n\n{table}\n\n{claims_text(info)}\n')

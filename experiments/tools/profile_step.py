@@ -31,6 +31,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
 
+from data import synthetic
 from experiments.harness import common
 from model import PEAK_FLOPS
 
@@ -39,7 +40,8 @@ from model import PEAK_FLOPS
 THROUGHPUT = common.experiment_module('throughput')
 ARCH = THROUGHPUT.PROTOCOL['full']['configs']['gpt2']['arch']
 ARCH_DRY = dict(n_layer=2, n_head=2, n_embd=32, block_size=32, vocab_size=256)
-BATCHES = (16, 32, 8)  # the checklist's 16 first: the profile is of it
+BATCHES = (16, 32, 8)  # the checklist's 16 first: the profile is of it (PROFILED_BATCH)
+PROFILED_BATCH = BATCHES[0]
 WARMUP, STEPS, PROFILED = 15, 20, 5
 # a kernel's kind, by the first of these its name contains (lower case)
 KINDS = {
@@ -78,11 +80,14 @@ def device_us(event, cuda):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != '--dry']
-    cuda = '--dry' not in sys.argv
-    if len(args) != 1 or (cuda and not torch.cuda.is_available()):
-        sys.exit('usage: python experiments/tools/profile_step.py OUT_DIR [--dry] (no --dry: CUDA)')
-    out = Path(args[0])
+    parser = synthetic.Parser(__doc__)
+    parser.add_argument('out_dir', help='where profile_step.json, .md and .txt are written')
+    parser.add_argument('--dry', action='store_true', help='the flow on the CPU, at a tiny size')
+    args = parser.parse_args()
+    cuda = not args.dry
+    if cuda and not torch.cuda.is_available():
+        parser.error('no CUDA device here: run it on a GPU, or give --dry to check it on the CPU')
+    out = Path(args.out_dir)
     device, dtype, arch = ('cuda', 'bfloat16', ARCH) if cuda else ('cpu', 'float32', ARCH_DRY)
     out.mkdir(parents=True, exist_ok=True)
     name = torch.cuda.get_device_name() if cuda else 'cpu'
@@ -112,7 +117,7 @@ def main():
         ]
         parts = md + ['', common.markdown(list(rows[0]), rows)] if rows else md
         if 'kinds' in info:
-            parts += ['', '## where micro-batch 16 spends its GPU time', '']
+            parts += ['', f'## where micro-batch {PROFILED_BATCH} spends its GPU time', '']
             parts += [common.markdown(['kind', 'ms a step', 'share'], info['kinds'])]
             parts += ['', f"GPU busy: {info['busy']:.1%} of the profiled steps' wall time."]
         common.write_text(out / 'profile_step.md', '\n'.join(parts) + '\n')
@@ -151,7 +156,7 @@ def main():
             }
         )
         table = None
-        if batch == 16:
+        if batch == PROFILED_BATCH:
             activities = [torch.profiler.ProfilerActivity.CPU]
             activities += [torch.profiler.ProfilerActivity.CUDA] if cuda else []
             with torch.profiler.profile(activities=activities) as prof:
@@ -186,10 +191,9 @@ def main():
                 for e in sorted(kernels, key=lambda e: -device_us(e, cuda))[:40]
             ]
             key = 'self_cpu_time_total'
-            if cuda:
-                key = (
-                    'self_device_time_total' if hasattr(kernels[0], key) else 'self_cuda_time_total'
-                )
+            if cuda:  # its name moved between torch versions, as in device_us
+                new = hasattr(kernels[0], 'self_device_time_total')
+                key = 'self_device_time_total' if new else 'self_cuda_time_total'
             table = events.table(sort_by=key, row_limit=60, max_name_column_width=100)
         write(table)
         print(json.dumps(info['batches'][-1] | {'step_s': None}), flush=True)

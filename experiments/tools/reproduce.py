@@ -120,9 +120,7 @@ def judged(results, name):
     older = results.get('source') != common.source_digest(name)
     if older and results.get('claims'):  # the claims declared for those numbers
         declared = [claims.declared(c) for c in results['claims']]
-    trains = hasattr(module, 'REGIME')
-    beyond = getattr(module, 'DIAGNOSIS', {}).get('beyond')
-    return claims.judged(results, declared, trains, common.cpu_regime(module), beyond), older
+    return common.judged_by(results, name, declared), older
 
 
 def claims_section(name, mode, folder=RESULTS):

@@ -397,13 +397,7 @@ def rewrite(args, module, mode, **found):
     folder = common.results_folder(args)
     path, md = (common.results_path(mode, args.name, ext, folder) for ext in ('json', 'md'))
     results = {**common.read_results(path), **found}  # whole: checked before the sizes ran
-    results = claims.judged(
-        results,
-        claims.of_mode(module.CLAIMS, mode),
-        hasattr(module, 'REGIME'),
-        common.cpu_regime(module),
-        getattr(module, 'DIAGNOSIS', {}).get('beyond'),
-    )
+    results = common.judged_by(results, args.name, claims.of_mode(module.CLAIMS, mode))
     text = common.read_text(md)
     old = claims.section_of(text)
     common.write_text(path, json.dumps(results, indent=1, default=str) + '\n')
