@@ -1160,6 +1160,45 @@ def test_trend_diagnose_writes_the_diagnosis_into_the_regime_results(tmp_path, m
     assert folder_digest(EXPERIMENTS / 'results') == tracked
 
 
+def test_induction_runs_a_task_at_a_time_into_one_results_file(tmp_path, monkeypatch):
+    """induction.py --tasks (its DIAGNOSIS runs k-hop alone): a piece trains only the tasks it
+    names and its results say the command that runs the other; the next piece merges both tasks
+    into one results file that names both commands and judges every claim (stand-in comparisons:
+    MixiT at 50%, every other variant at 100%)."""
+    induction, harness_fair = module('induction'), module('fair')
+    trained = []
+
+    def comparison(args, name, config, family, fixed=()):
+        trained.append(config['task'])
+        accuracy = 0.5 if config['variant'] == 'mixit' else 1.0
+        return dict(grid=[], chosen={}, runs=[{'val_acc': accuracy}] * args.seeds)
+
+    monkeypatch.setattr(harness_fair, 'fair', comparison)
+
+    def piece(task):
+        argv = ['induction.py', '--regime', f'--tasks={task}', f'--out_dir={tmp_path}']
+        monkeypatch.setattr(sys, 'argv', argv)
+        induction.main()
+        path = tmp_path / 'results' / 'induction-regime'
+        return json.loads(path.with_suffix('.json').read_text()), path.with_suffix(
+            '.md'
+        ).read_text()
+
+    results, md = piece('khop')
+    assert trained == ['khop'] * 4 and 'not run yet: --tasks=retrieval' in md
+    assert {c['outcome'] for c in results['claims']} == {'holds', 'untested'}
+    results, md = piece('retrieval')
+    assert trained[4:] == ['retrieval'] * 4 and 'not run yet' not in md
+    labels = {f'{t}: {v}' for t in induction.TASK_NAMES.values() for v in induction.VARIANT_ORDER}
+    assert set(results['fair']) == labels
+    assert [re.search(r'--tasks=(\S+)', p['command'])[1] for p in results['pieces']] == [
+        'khop',
+        'retrieval',
+    ]
+    assert {c['outcome'] for c in results['claims']} == {'holds'}
+    assert results['verdict'] == 'Reproduced'
+
+
 def test_a_diagnosis_passes_its_experiment_only_flags_it_takes(tmp_path, monkeypatch):
     """trend.py --diagnose reads each experiment's options from its --help: --no-search goes to a
     comparison that searches and not to induction_heads_map, which has no search (its diagnosis

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from data.loader import ConfigError
 from experiments.harness import common, fair
 
 MODADD = dict(task='modular_addition', p=11, variant='standard', learning_rate=1e-2, min_lr=1e-3)
@@ -169,6 +170,24 @@ def test_plan_lists_the_runs_and_scores_none(tmp_path, monkeypatch):
     args.plan_runs.clear()
     fair.fair(args, 'x', dict(task='memorization', size=4, learning_rate=3e-3), 'memorization')
     assert len(args.plan_runs) == 5, "memorization's seed 0 is its first search run: listed once"
+
+
+def test_chosen_tasks_keep_the_modes_order_and_refuse_a_task_it_lacks():
+    """--tasks: the named tasks in the mode's order whatever the order named, all of them without
+    it; a name the mode lacks stops the run with the names it has."""
+    tasks = {'khop': {}, 'retrieval': {}, 'dyck': {}}
+
+    def chosen(*argv):
+        return fair.chosen_tasks(
+            fair.parse_args('', fair.tasks_flag, argv=['--quick', *argv]), tasks
+        )
+
+    assert chosen() == ['khop', 'retrieval', 'dyck']
+    assert chosen('--tasks=dyck,khop') == ['khop', 'dyck']
+    with pytest.raises(
+        ConfigError, match='--tasks=khop,nope: name tasks of this mode, among khop, '
+    ):
+        chosen('--tasks=khop,nope')
 
 
 def test_earlier_tasks_merge_from_the_folder_the_run_writes(tmp_path, monkeypatch):

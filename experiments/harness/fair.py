@@ -29,6 +29,7 @@ if __name__ == '__main__':  # the experiments' code, not a command (alone: an im
 
 import numpy as np
 
+from data.loader import ConfigError
 from experiments.harness import common
 from experiments.harness.common import batch_keys, markdown, pct
 from experiments.harness.papers import TABLE7
@@ -44,6 +45,17 @@ def tasks_flag(parser):
         help="these of the mode's tasks alone (comma-separated), merged into the mode's results of "
         'the same code: --regime runs a task at a time, each within an hour on 2 cores',
     )
+
+
+def chosen_tasks(args, tasks):
+    """The tasks --tasks names, in the mode's order (all of them without it); a name the mode lacks
+    stops the run before any training, with the names it has."""
+    chosen = args.tasks.split(',') if args.tasks else list(tasks)
+    if set(chosen) - set(tasks):
+        raise ConfigError(
+            f'--tasks={args.tasks}: name tasks of this mode, among {", ".join(tasks)}'
+        )
+    return [t for t in tasks if t in chosen]
 
 
 def earlier_tasks(args, name, fairs):

@@ -99,7 +99,9 @@ about 53 min (quick's and the TREND's seconds a step: 12 runs x 5,000 x 53 ms).
   at the rate --quick ran at (4.96e13 in 872 s: 57 GFLOP/s; the plan's 16.8 estimated minutes took
   14.5) is 38 min, at the TREND's (1.57e14 in 2,452 s: 64 GFLOP/s) 34 min; k-hop's small steps cost
   their overhead, and the fitted FLOPs-and-steps model above (17.0 min for quick's 14.5) gives 50
-  min, 42 scaled to quick's. No search: quick's would add 24 runs, doubling that.
+  min, 42 scaled to quick's. No search: quick's would add 24 runs, doubling that. Both tasks
+  together took 31.9 min; --tasks runs one at a time, merged into one results file (--regime
+  --tasks=khop, then --tasks=retrieval), so that a diagnosis of k-hop (DIAGNOSIS) runs k-hop alone.
 - --smoke: the full protocol's settings, tiny; no search, one seed.
 """
 
@@ -256,6 +258,25 @@ TREND = dict(
     },
 )
 
+# k-hop's split claim "MixiT is unable" (93.85-95.89% over the regime's seeds, against the paper's
+# 48.58%), on the axis where the regime departs from the paper's 5 layers and k up to 16: the depth,
+# with the hops and length it sets (k up to 2^(layers - 1), length 100 / 16 per hop: quick's rule),
+# 2 -> quick's 3 layers (k up to 4, length 25). k-hop's regime (5,000 steps of 128 over 100,000
+# strings) does not depend on the model's size, so every point keeps it whole. 2 seeds of the 4
+# variants at the new point, the regime's point its run's seeds 0-1: 8 runs x 5,000 steps x quick's
+# 53 ms a step at 3 layers, about 35 minutes. Declared before any run at this point.
+DIAGNOSIS = dict(
+    flags=['--tasks=khop'],
+    axes={
+        'k-hop depth (and hops, length)': {
+            str(REGIME_LAYERS): {},
+            str(QUICK_LAYERS): dict(
+                n_layer=QUICK_LAYERS, max_hops=QUICK_HOPS, length=QUICK_KHOP['length']
+            ),
+        },
+    },
+)
+
 
 # The paper's regime of each task (harness/claims.py's standing), each mode's beside full's: k-hop's
 # training examples and examples per training string (5,000 steps of 128 over 100,000 strings:
@@ -337,37 +358,45 @@ def config(mode, task, variant):
 
 def main():
     # --regime: no search (its hour goes to the seeds: docstring)
-    args = fair.parse_args(__doc__, regime_search=False)
+    args = fair.parse_args(__doc__, fair.tasks_flag, regime_search=False)
     tasks = PROTOCOL[args.mode]['sweep']['task']
     fairs = {}  # the runs first: with --plan, listed and not trained
-    for task in tasks:
+    for task in fair.chosen_tasks(args, tasks):
         for variant in VARIANT_ORDER:
             fairs[f'{TASK_NAMES[task]}: {variant}'] = fair.fair(
                 args, NAME, config(args.mode, task, variant), *SEARCH[task]
             )
     if args.plan:
         return common.write_plan(args, NAME)
+    if args.tasks:
+        fair.earlier_tasks(args, NAME, fairs)
+    # the tasks measured: this run's, and with --tasks the earlier ones'
+    measured = [t for t in tasks if f'{TASK_NAMES[t]}: {VARIANT_ORDER[0]}' in fairs]
     rows = []
     for task in tasks:
         row = {'task': TASK_NAMES[task]}
         for variant in VARIANT_ORDER:
-            row[variant] = fair.spread(
-                [m['val_acc'] for m in fairs[f'{TASK_NAMES[task]}: {variant}']['runs']]
-            )
+            if task in measured:
+                runs = fairs[f'{TASK_NAMES[task]}: {variant}']['runs']
+                row[variant] = fair.spread([m['val_acc'] for m in runs])
             row[f'paper {variant}'] = common.pct(PAPER[task][variant])
+        if task not in measured:
+            row[VARIANT_ORDER[0]] = f'not run yet: --tasks={task}'
         rows.append(row)
     columns = ['task'] + [c for v in VARIANT_ORDER for c in (v, f'paper {v}')]
     budget = '; '.join(
         f'{TASK_NAMES[t]}: '
         + ', '.join(
-            f'{k}={v}' for k, v in config(args.mode, t, 'standard').items() if k != 'variant'
+            f'{k}={v}'
+            for k, v in {**config(args.mode, t, 'standard'), **args.at}.items()
+            if k != 'variant'
         )
         + (
             f' (MixiT also {papers.MIXIT_BLOCK})'
             if 'shaped_gate' in config(args.mode, t, 'mixit')
             else ''
         )
-        for t in tasks
+        for t in measured
     )
     notes = (
         f"Settings (learning_rate: the search's centre): {budget}. Cells: held-out accuracy over "
