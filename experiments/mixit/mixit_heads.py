@@ -307,6 +307,8 @@ PROTOCOL['regime'] = dict(
 # hour at the regime's measured 10.9 min a run (65.4 min for 6) scaled by its steps and tokens
 # (31,122 x 21 against 28,975 x 19: 12.9 min a run, 52 min). The width, where the regime departs
 # most (its 64 heads are 1 wide, the paper's 8), is beyond a CPU's hour: `beyond`.
+# Measured: 74.5 min, over the hour (its runs 16-21 min at 22-37 steps a second, the regime's at
+# 43-52, which the plan's scaling by steps and tokens did not predict).
 DIAGNOSIS = dict(
     flags=['--tasks=addition'],
     flags_of={'Dyck-1 length': ['--tasks=dyck']},
