@@ -941,7 +941,9 @@ def evaluate(model, x, y, batch_size, ctx, rank=0, world=1, exact=True):
     read/s, and with `exact` the share of examples with every scored token right (a task's; a
     corpus's windows have no such answer). The numbers do not depend on batch_size (fitting_model
     may lower it): each example's loss is summed on its own, in float64, and the examples' sums
-    once, in one order; the counts are whole numbers."""
+    once, in one order; the counts are whole numbers. (The logits themselves may round differently
+    in a batch of another size, as a CPU's BLAS blocks it: the loss can move in its last float32
+    digits.)"""
     model.eval()
     t0 = time.time()
     lo, hi = len(x) * rank // world, len(x) * (rank + 1) // world

@@ -1122,8 +1122,8 @@ def test_init_from_refuses_data_not_in_gpt2s_tokens(tmp_path, monkeypatch, capsy
 
 def test_eval_batch_is_a_ceiling_that_fits_the_memory(tmp_path, monkeypatch):
     """A 50,257-token head whose default evaluation batch (512) the memory cannot hold evaluates
-    with the largest batch that fits, and its numbers are exactly those of the whole split in one
-    batch and of a small explicit eval_batch_size: evaluate's sums do not depend on the batch."""
+    with the largest batch that fits, and its numbers are those of the whole split in one batch and
+    of a small explicit eval_batch_size: evaluate's sums do not depend on the batch."""
     batches = []
     evaluate = train_module.evaluate
 
@@ -1148,9 +1148,17 @@ def test_eval_batch_is_a_ceiling_that_fits_the_memory(tmp_path, monkeypatch):
         name: (tmp_path / 'out' / name / 'log.jsonl').read_text().splitlines()
         for name in ('whole', 'small', 'fitted')
     }
-    for key in ('val_loss', 'val_acc', 'val_exact'):
-        assert whole[key] == small[key] == fitted[key], key
-        assert len({tuple(json.loads(line)[key] for line in log) for log in logs.values()}) == 1
+    # the counts exactly; the loss to float32's rounding of the logits, which a CPU's BLAS may do
+    # differently for a batch of another size (one CPU did: 6e-10 relative; the mean of the batches'
+    # means, which this guards against, differs far more)
+    results = dict(whole=whole, small=small, fitted=fitted)
+    for key, rel in (('val_loss', 1e-6), ('val_acc', 0.0), ('val_exact', 0.0)):
+        series = [
+            [results[name][key], *(json.loads(line)[key] for line in log)]
+            for name, log in logs.items()
+        ]
+        for values in zip(*series, strict=True):
+            assert max(values) - min(values) <= rel * abs(values[0]), (key, values)
 
 
 def test_compute_dtype_names_what_a_device_runs():
