@@ -1179,10 +1179,9 @@ def test_induction_runs_a_task_at_a_time_into_one_results_file(tmp_path, monkeyp
         argv = ['induction.py', '--regime', f'--tasks={task}', f'--out_dir={tmp_path}']
         monkeypatch.setattr(sys, 'argv', argv)
         induction.main()
-        path = tmp_path / 'results' / 'induction-regime'
-        return json.loads(path.with_suffix('.json').read_text()), path.with_suffix(
-            '.md'
-        ).read_text()
+        results = tmp_path / 'results'
+        written = json.loads((results / 'induction-regime.json').read_text())
+        return written, (results / 'induction-regime.md').read_text()
 
     results, md = piece('khop')
     assert trained == ['khop'] * 4 and 'not run yet: --tasks=retrieval' in md
