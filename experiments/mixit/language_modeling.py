@@ -203,7 +203,7 @@ def regime_keys(n_embd):
 # heads at width 512). Moved toward the paper one axis at a time, 2 seeds a point, each at the
 # regime's tokens per parameter: the head width (2 heads of 16, 1 of 32, each with Table 8's softmax
 # scale), the width (48: 2.2 times the steps). About 7 minutes a point at width 32 (6 runs of the
-# regime's 1.1 min), 26 at width 48: 46 in all.
+# regime's 1.1 min), 26 at width 48: 46 in all (it took 27.3).
 DIAGNOSIS = dict(
     axes={
         'head width': {
