@@ -261,11 +261,11 @@ TREND = dict(
 # k-hop's split claim "MixiT is unable" (93.85-95.89% over the regime's seeds when this was
 # declared, 93.45-95.87% on the current code's, against the paper's 48.58%), on the axis where the
 # regime departs from the paper's 5 layers and k up to 16: the depth, with the hops and length it
-# sets (k up to 2^(layers - 1), length 100 / 16 per hop: quick's rule), 2 -> quick's 3 layers (k up
-# to 4, length 25). k-hop's regime (5,000 steps of 128 over 100,000
-# strings) does not depend on the model's size, so every point keeps it whole. 2 seeds of the 4
-# variants at the new point, the regime's point its run's seeds 0-1: 8 runs x 5,000 steps x quick's
-# 53 ms a step at 3 layers, about 35 minutes (it took 44.0). Declared before any run at this point.
+# sets (k up to 2^(layers - 1), length 100 / 16 per hop: quick's rule), 2 -> quick's 3 layers (k
+# up to 4, length 25). k-hop's regime (5,000 steps of 128 over 100,000 strings) does not depend on
+# the model's size, so every point keeps it whole. 2 seeds of the 4 variants at the new point, the
+# regime's point its run's seeds 0-1: 8 runs x 5,000 steps x quick's 53 ms a step at 3 layers,
+# about 35 minutes (it took 44.0). Declared before any run at this point.
 DIAGNOSIS = dict(
     flags=['--tasks=khop'],
     axes={
