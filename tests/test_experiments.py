@@ -996,6 +996,18 @@ def test_a_diagnosis_says_which_axis_closes_the_gap():
     assert 'moving width' in judged['evidence'] and 'no steady direction' in judged['evidence']
     held = claims.judge(solves, {'dyck: mixit': [0.97, 0.99]}, diagnosis=diagnosis)
     assert 'diagnosis' not in held and 'moving' not in held['evidence']
+    # a GPU's speed along a diagnosis measured on a GPU (throughput's, by hand on the H200) is
+    # judged at each size; the same numbers with no device named are unresolved
+    speed = dict(says='faster', test='above', bound=1.2, of=['a'], gpu=True, fmt='num')
+    eager = dict(
+        axes={'eager': dict(sizes=['no', 'yes'], values={'no': {'a': [1.1]}, 'yes': {'a': [1.3]}})}
+    )
+    on_gpu = claims.judge(
+        speed, {'a': [1.1]}, device='NVIDIA H200', diagnosis={**eager, 'device': 'NVIDIA H200'}
+    )
+    assert [p['outcome'] for p in on_gpu['diagnosis']['eager']] == ['fails', 'holds']
+    unnamed = claims.judge(speed, {'a': [1.1]}, device='NVIDIA H200', diagnosis=eager)
+    assert [p['outcome'] for p in unnamed['diagnosis']['eager']] == ['unresolved'] * 2
     # the results' text marks a failing claim of the regime that no axis diagnoses (none measures
     # its quantities: mixit_heads' Dyck-1 beside its addition axis), and no other
     other = claims.judge(

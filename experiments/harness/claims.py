@@ -228,7 +228,10 @@ def along(claim, trend):
 
     def at_size(values):  # a measured axis (trend.py): the claim on the size's quantities alone
         of = [q for q in claim['of'] if q in values] if trend.get('measured') else claim['of']
-        return judge({**declared(claim), 'of': of}, values) if of else dict(outcome='untested')
+        if not of:
+            return dict(outcome='untested')
+        # a GPU's speed is judged on the device the trend names (a diagnosis made on a GPU)
+        return judge({**declared(claim), 'of': of}, values, device=trend.get('device'))
 
     at = [at_size(trend['values'][size]) for size in trend['sizes']]
     margins = [c.get('margin') for c in at]  # None: a size that does not measure the claim
@@ -269,7 +272,7 @@ def diagnosed(claim, diagnosis):
     axis closes the gap, and which does not. An axis that measures none of the claim's quantities
     (another task's, diagnosed in the same file) is left out."""
     found = {
-        axis: along(claim, trend)
+        axis: along(claim, {**trend, 'device': diagnosis.get('device')})
         for axis, trend in diagnosis['axes'].items()
         if any(q in values for q in claim['of'] for values in trend['values'].values())
     }
@@ -432,9 +435,10 @@ def claims_text(results, older=False):
         if not diagnosis
         else [
             '',
-            'Diagnosis (experiments/tools/trend.py --diagnose, '
+            # 'how': a diagnosis measured other than by trend.py (throughput's, by hand on a GPU)
+            f'Diagnosis ({diagnosis.get("how", "experiments/tools/trend.py --diagnose")}, '
             + (
-                f'{diagnosis["seeds"]} seeds a point'
+                f'{diagnosis["seeds"]} seed{"s" * (diagnosis["seeds"] != 1)} a point'
                 if any(not t.get('measured') for t in diagnosis['axes'].values())
                 else "the regime run's seeds"
             )
