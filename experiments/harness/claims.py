@@ -220,7 +220,7 @@ def declared(claim):
     return {k: v for k, v in claim.items() if k not in judged}
 
 
-def along(claim, trend):
+def along(claim, trend, device=None):
     """The claim judged at each size of a trend (its axis, sizes and values at each) -> (each
     size's outcome and margin, the text that cites them): whether the claim holds at the last size
     where it did not at the first (moving the axis closes the gap), or the margin grows at every
@@ -230,8 +230,8 @@ def along(claim, trend):
         of = [q for q in claim['of'] if q in values] if trend.get('measured') else claim['of']
         if not of:
             return dict(outcome='untested')
-        # a GPU's speed is judged on the device the trend names (a diagnosis made on a GPU)
-        return judge({**declared(claim), 'of': of}, values, device=trend.get('device'))
+        # `device`: where the sizes were measured (a GPU's speed is judged only on a GPU)
+        return judge({**declared(claim), 'of': of}, values, device=device)
 
     at = [at_size(trend['values'][size]) for size in trend['sizes']]
     margins = [c.get('margin') for c in at]  # None: a size that does not measure the claim
@@ -272,7 +272,7 @@ def diagnosed(claim, diagnosis):
     axis closes the gap, and which does not. An axis that measures none of the claim's quantities
     (another task's, diagnosed in the same file) is left out."""
     found = {
-        axis: along(claim, {**trend, 'device': diagnosis.get('device')})
+        axis: along(claim, trend, diagnosis.get('device'))
         for axis, trend in diagnosis['axes'].items()
         if any(q in values for q in claim['of'] for values in trend['values'].values())
     }
