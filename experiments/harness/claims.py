@@ -12,12 +12,20 @@ common.report writes, one number per seed), which says what the claim needs over
                                         number, say)
     test='close', of=[a, b, ...], tol=t on every seed, the largest less the smallest at most t
                                         relative to their mean (similar(): t is the paper's own)
+    test='no_worse', of=[a, b], tol=t   on every seed, a short of b by at most t relative to their
+                                        mean, higher better (lower=True: a loss); matches(): "a
+                                        matches b" where being better is not against the claim
 
 fmt='num' prints the quantities as numbers, not percentages. A test holds when every seed agrees,
 fails when none does, and is split otherwise (the seeds disagree); a claim on a quantity its mode
-does not measure is untested. A claim the seeds cannot resolve is unresolved, never failed: a
-closeness ('within', 'close') whose seeds spread wider than its tolerance, and a claim on GPU speed
-(gpu=True) measured on a CPU.
+does not measure is untested. A claim the problem or the seeds cannot resolve is unresolved, never
+failed: an order whose quantities tie on every seed at the metric's ceiling or floor (`bounds`, 0
+and 1 for a percentage: 100% against 100% separates nothing), a closeness ('within', 'close')
+whose seeds spread wider than its tolerance, a 'no_worse' that does not hold, on a seed short by
+less than its seeds spread (no tolerance below what the seeds resolve), and a claim on GPU speed
+measured on a CPU. A claim whose words are one-sided ("reaches", "outperforms", "at least",
+"matches or beats") is tested one-sided (one_sided(), matches()); a band ('within') only where the
+paper's claim is the band.
 
 The words of the papers become tests by the rules below, each written once: a bound comes from a
 rule and the paper's numbers, never from a result. A file's verdict comes only from results in the
@@ -77,6 +85,22 @@ def similar(says, of, paper, fmt='pct'):
     return dict(says=says, test='close', of=list(of), tol=round(tol, 6), fmt=fmt)
 
 
+def one_sided(says, of, worst, lower=True, fmt='pct'):
+    """One-sided words, "reaches 4-6% error", "outperforms by a factor of about 2": every seed of
+    each quantity at least as good as the paper's `worst` number (the band's weak end: 6% error, a
+    ratio of 9/6), where doing better than the paper is not against its claim."""
+    return dict(says=says, test='below' if lower else 'above', bound=worst, of=list(of), fmt=fmt)
+
+
+def matches(says, of, paper, lower=False, fmt='pct'):
+    """The words "matches", "reaches the accuracy of", where the first model doing better than the
+    second is not against the claim: on every seed the first (of[0]) short of the second by at most
+    the paper's own gap of its numbers `paper` (relative to their mean; similar()'s tolerance);
+    `lower`: lower is better (a loss)."""
+    tol = (max(paper) - min(paper)) / (sum(abs(x) for x in paper) / len(paper))
+    return dict(says=says, test='no_worse', of=list(of), tol=round(tol, 6), lower=lower, fmt=fmt)
+
+
 def about(says, of, low, high, fmt='num'):
     """The words "about x", where the paper's own numbers bound x to [low, high] (a ratio of its
     9-10% to its 4-6%: 1.5-2.5): every seed of each quantity in that range."""
@@ -134,9 +158,12 @@ def judge(claim, values, trend=None, device=None, diagnosis=None):
         }
     r = {q: seed_range(values[q]) for q in claim['of']}
     test = claim['test']
-    if test == 'close':  # the relative spread on each seed, the seeds paired by their order
-        seeds = zip(*([float(v) for v in values[q]] for q in claim['of']))
+    if test in ('close', 'no_worse'):  # on each seed, relative, the seeds paired by their order
+        seeds = list(zip(*([float(v) for v in values[q]] for q in claim['of'])))
         gaps = [(max(x) - min(x)) / (sum(map(abs, x)) / len(x) or 1) for x in seeds]
+    if test == 'no_worse':  # how far the first falls short of the second (negative: better)
+        sign = 1 if claim.get('lower') else -1
+        gaps = [sign * (a - b) / ((abs(a) + abs(b)) / 2 or 1) for a, b in seeds]
     # margin: the least gap between neighbours' means, in the claim's order
     if test in ('descending', 'ascending'):
         order = claim['of'] if test == 'descending' else claim['of'][::-1]
@@ -152,7 +179,7 @@ def judge(claim, values, trend=None, device=None, diagnosis=None):
         a, b = claim['target'] - claim['tol'], claim['target'] + claim['tol']
         tests = [(a <= lo and hi <= b, hi < a or lo > b) for lo, hi, _, _ in r.values()]
         margins = [claim['tol'] - abs(mean - claim['target']) for _, _, mean, _ in r.values()]
-    elif test == 'close':
+    elif test in ('close', 'no_worse'):
         tests = [(all(g <= claim['tol'] for g in gaps), all(g > claim['tol'] for g in gaps))]
         margins = [claim['tol'] - sum(gaps) / len(gaps)]
     else:
@@ -164,16 +191,25 @@ def judge(claim, values, trend=None, device=None, diagnosis=None):
         if all(yes for yes, _ in tests)
         else 'split'
     )
-    # resolution: a closeness the seeds' spread cannot tell, a GPU's speed measured on a CPU
+    # resolution: an order the metric's bound cannot separate, a closeness the seeds' spread
+    # cannot tell, a GPU's speed measured on a CPU
+    bounds = claim.get('bounds', (0.0, 1.0) if claim.get('fmt', 'pct') == 'pct' else ())
+    tied = [
+        f"{a} and {b} tie at the metric's {'ceiling' if r[a][0] == max(bounds) else 'floor'}"
+        for a, b in (zip(order, order[1:]) if test in ('descending', 'ascending') else ())
+        if r[a][0] == r[a][1] == r[b][0] == r[b][1] and r[a][0] in bounds
+    ]
     wide = [
         q
         for q, (lo, hi, mean, n) in r.items()
-        if test in ('within', 'close')
+        if test in ('within', 'close', 'no_worse')
         and n > 1
-        and spread(lo, hi, mean, test == 'close') > claim['tol']
+        and spread(lo, hi, mean, test != 'within') > claim['tol']
+        # one-sided: resolved where it holds, or where every seed falls short by more than this
+        and not (test == 'no_worse' and (outcome == 'holds' or min(gaps) > spread(lo, hi, mean, 1)))
     ]
     on_cpu = claim.get('gpu') and not gpu_device(device)
-    if wide or on_cpu:
+    if tied or wide or on_cpu:
         outcome = 'unresolved'
     margin = min(margins)
     fmt = pct if claim.get('fmt', 'pct') == 'pct' else (lambda x: f'{x:.4g}')
@@ -190,11 +226,17 @@ def judge(claim, values, trend=None, device=None, diagnosis=None):
         'within': f'every seed within {fmt(claim.get("target", 0))} ± {fmt(claim.get("tol", 0))}',
         'close': f'on every seed a spread within {pct(claim.get("tol", 0))} of their mean, the '
         "paper's own",
+        'no_worse': 'on every seed the first short of the second by at most '
+        f"{pct(claim.get('tol', 0))} of their mean, the paper's own gap",
     }[test]
+    if test == 'no_worse':
+        shown += f'; short by {", ".join(pct(g) for g in gaps)}'
     if test == 'close':
         shown += f'; spread {", ".join(pct(g) for g in gaps)}'
     why = (
-        [f'not resolved: the seeds of {", ".join(wide)} spread wider than the tolerance']
+        [f'not resolved: {"; ".join(tied)} on every seed, which separates nothing']
+        if tied
+        else [f'not resolved: the seeds of {", ".join(wide)} spread wider than the tolerance']
         if wide
         else [f'not resolved: a claim on GPU speed, measured on {device or "a CPU"}']
         if on_cpu
@@ -220,11 +262,14 @@ def declared(claim):
     return {k: v for k, v in claim.items() if k not in judged}
 
 
-def along(claim, trend, device=None):
+def along(claim, trend, device=None, seeds=1):
     """The claim judged at each size of a trend (its axis, sizes and values at each) -> (each
     size's outcome and margin, the text that cites them): whether the claim holds at the last size
     where it did not at the first (moving the axis closes the gap), or the margin grows at every
-    step (toward the paper's claim), shrinks (away from it), or neither."""
+    step (toward the paper's claim), shrinks (away from it), or neither. A diagnosis (`seeds`:
+    SEEDS) closes a gap only where the moved point holds on that many seeds, and names the
+    settings an axis moves at once (its sizes' `keys`): closing it does not say which of them
+    did."""
 
     def at_size(values):  # a measured axis (trend.py): the claim on the size's quantities alone
         of = [q for q in claim['of'] if q in values] if trend.get('measured') else claim['of']
@@ -236,17 +281,25 @@ def along(claim, trend, device=None):
     at = [at_size(trend['values'][size]) for size in trend['sizes']]
     margins = [c.get('margin') for c in at]  # None: a size that does not measure the claim
     steps = [b - a for a, b in zip(margins, margins[1:]) if a is not None and b is not None]
+    last = trend['values'][trend['sizes'][-1]]
+    few = min((seed_range(last[q])[3] for q in claim['of'] if q in last), default=0) < seeds
+    closes = at[-1]['outcome'] == 'holds' and at[0]['outcome'] != 'holds'
     way = (
         'not measured at every size'
         if None in margins
         else 'closes the gap'
-        if at[-1]['outcome'] == 'holds' and at[0]['outcome'] != 'holds'
+        if closes and not few
+        else f'holds at the last size on fewer than {seeds} seeds: toward the paper, not closed'
+        if closes
         else 'toward the paper'
         if all(d > 0 for d in steps)
         else 'away from the paper'
         if all(d < 0 for d in steps)
         else 'no steady direction'
     )
+    moved = sorted({k for keys in trend.get('keys', {}).values() for k in keys})
+    if len(moved) > 1:  # which of them moved it, this axis cannot say
+        way += f' (moving {", ".join(moved)} at once)'
     fmt = pct if claim.get('fmt', 'pct') == 'pct' else (lambda x: f'{x:.4g}')
     sizes = ', '.join(
         f'{MARK[c["outcome"]]} {size}' + (f' (margin {fmt(c["margin"])})' if 'margin' in c else '')
@@ -272,7 +325,7 @@ def diagnosed(claim, diagnosis):
     axis closes the gap, and which does not. An axis that measures none of the claim's quantities
     (another task's, diagnosed in the same file) is left out."""
     found = {
-        axis: along(claim, trend, diagnosis.get('device'))
+        axis: along(claim, trend, diagnosis.get('device'), SEEDS)
         for axis, trend in diagnosis['axes'].items()
         if any(q in values for q in claim['of'] for values in trend['values'].values())
     }
@@ -360,10 +413,17 @@ def judged(results, declared, trains, cpu_regime=True, beyond=None):
         )
         for c in declared
     ]
+    # a claim the rules here judge otherwise than they did at its run says so until it runs again
+    then = {c['says']: c['outcome'] for c in results.get('claims', []) if 'outcome' in c}
     for c in claims:  # judge's own dicts
         why = [w for says, w in (beyond or {}).items() if c['says'].startswith(says)]
         if why:
             c['beyond'] = why[0]
+        if then.get(c['says'], c['outcome']) != c['outcome']:
+            c['evidence'] += (
+                f'; {MARK[then[c["says"]]]} {then[c["says"]]} when it ran: a rule of '
+                'experiments/harness/claims.py changed since, until the experiment runs again'
+            )
     results = {**results, 'claims': claims}
     results['standing'] = standing(results, trains, cpu_regime)
     return {**results, 'verdict': verdict(claims, results['standing'])}

@@ -65,8 +65,9 @@ from experiments.harness.common import ROOT
 
 # every size: one seed, the protocol's own settings (a TREND's 'flags' replace)
 FLAGS = ['--seeds=1', '--no-search']
-# a diagnosis: two seeds a point, enough to see whether a gap closes (the issue's budget: an hour)
-DIAGNOSIS_SEEDS = 2
+# a diagnosis: a verdict's seeds a point, so that "closes the gap" means every seed of the moved
+# point agrees with the paper (claims.along)
+DIAGNOSIS_SEEDS = claims.SEEDS
 # what this file reads of a size's results
 POINT_NEEDS = ('source', 'values', 'wall_s')
 # --out_dir's default, the experiments' own
