@@ -1371,12 +1371,12 @@ def test_a_measured_axis_judges_each_claim_at_each_size_alone_and_runs_nothing(
 ):
     """A DIAGNOSIS axis the regime run measures itself (mlp_basis_transfer's widths): trend.py
     --diagnose runs nothing and judges each failing claim on each width's quantities alone, from
-    regime results of the same code (here constructed: the MLP's error 3.3 / 4.6 / 5.3%, the linear
+    regime results of the same code (here constructed: the MLP's error 6.5 / 5.5 / 5.0%, the linear
     map's cosine distance 0.005 at every width); results of other code are refused."""
     trend, common, mlp = module('trend'), module('common'), module('mlp_basis_transfer')
     widths = mlp.scaled(**mlp.PROTOCOL['regime'])['widths']
     values = {}
-    for h, err in zip(widths, (0.033, 0.046, 0.053)):
+    for h, err in zip(widths, (0.065, 0.055, 0.05)):
         values.update(
             {
                 f'MLP relative L2 error, h={h}': [err, err + 0.001, err - 0.001],

@@ -101,19 +101,6 @@ def matches(says, of, paper, lower=False, fmt='pct'):
     return dict(says=says, test='no_worse', of=list(of), tol=round(tol, 6), lower=lower, fmt=fmt)
 
 
-def about(says, of, low, high, fmt='num'):
-    """The words "about x", where the paper's own numbers bound x to [low, high] (a ratio of its
-    9-10% to its 4-6%: 1.5-2.5): every seed of each quantity in that range."""
-    return dict(
-        says=says,
-        test='within',
-        target=(low + high) / 2,
-        tol=(high - low) / 2,
-        of=list(of),
-        fmt=fmt,
-    )
-
-
 def of_mode(declared, mode):
     """The claims that judge a mode's results, from an experiment's CLAIMS (a list, or {mode:
     list}). The regime mode adds the full protocol's claims it does not make itself: the paper's

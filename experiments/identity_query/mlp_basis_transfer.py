@@ -133,19 +133,18 @@ REGIME = {mode: regime(p) for mode, p in PROTOCOL.items()}
 
 
 # The paper's Figure 2 and its text, on every width a mode runs and every seed (one run per width in
-# the paper; the quick widths are the paper's / 8, the claims the same): the MLP's relative L2 error
-# is 4-6% (Figure 2; the text's 4-5% lies inside), the linear map's 9-14% (the text's 9-10% and the
-# figure's 11-14% together), "a factor of 2x" between them as claims.about: the ratios the text's
-# own numbers allow, 9% / 6% to 10% / 4% (1.5-2.5), and the linear map's cosine distance "remains
-# above 0.009" (Figure 2, right).
+# the paper; the quick widths are the paper's / 8, the claims the same): the MLP "achieves" 4-6%
+# relative L2 error (Figure 2; the text's 4-5% lies inside), tested one-sided (claims.one_sided): at
+# most 6%, as a lower error is not against it; the linear map's 9-14% (the text's 9-10% and the
+# figure's 11-14% together), a band, the baseline's level the comparison rests on; "outperforming
+# ... by a factor of 2x", one-sided: a ratio at least the text's own worst, 9% / 6% = 1.5; and the
+# linear map's cosine distance "remains above 0.009" (Figure 2, right).
 CLAIMS = {
     mode: [
-        dict(
-            says='the trained skip-GELU MLP reaches 4-6% relative L2 error (Figure 2)',
-            test='within',
-            target=0.05,
-            tol=0.01,
-            of=[f'MLP relative L2 error, h={h}' for h in scaled(**p)['widths']],
+        claims.one_sided(
+            'the trained skip-GELU MLP reaches 4-6% relative L2 error (Figure 2): at most 6%',
+            [f'MLP relative L2 error, h={h}' for h in scaled(**p)['widths']],
+            0.06,
         ),
         dict(
             says='the best linear map A* stays at 9-14% (text 9-10%, Figure 2 11-14%)',
@@ -154,11 +153,13 @@ CLAIMS = {
             tol=0.025,
             of=[f'linear A* relative L2 error, h={h}' for h in scaled(**p)['widths']],
         ),
-        claims.about(
-            'the MLP beats the linear map by a factor of about 2 in relative error',
+        claims.one_sided(
+            'the MLP outperforms the linear map by a factor of about 2 in relative error: at '
+            'least 9% / 6%',
             [f'linear / MLP error ratio, h={h}' for h in scaled(**p)['widths']],
             9 / 6,
-            10 / 4,
+            lower=False,
+            fmt='num',
         ),
         dict(
             says="the linear map's cosine distance remains above 0.009 (Figure 2)",
