@@ -338,8 +338,23 @@ def test_retrieval_score_reads_the_authors_query_token():
     maps = torch.zeros(2, 1, 2, 8, 8)  # (layer, batch, head, T, T)
     maps[1, 0, 0, 4, 3] = 1.0  # layer 2, head 0: the query reads the value after the matching key
     maps[1, 0, 1, 4, 1] = 1.0  # head 1: the other value
-    _, retrieve = heads_map.scores(maps, x, y, query_offset=3)
+    *_, retrieve = heads_map.scores(maps, x, y, query_offset=3)
     assert retrieve[1].tolist() == [1.0, 0.0]
+
+
+def test_previous_token_score_at_the_values_is_the_values_own():
+    """The previous-token score at the values averages each value's attention to the key before it
+    (odd positions before the query), the other over every real token: a brute force by position
+    (k0 3 k2 5 q, the query at 4)."""
+    heads_map = load('induction_heads_map')
+    x = torch.tensor([[8, 3, 10, 5, 10, 5, 0, 0]])
+    y = torch.full_like(x, -1)
+    y[0, 4] = 5
+    maps = torch.rand(1, 1, 1, 8, 8, generator=torch.Generator().manual_seed(0))
+    prev, at_values, _ = heads_map.scores(maps, x, y)
+    back = [float(maps[0, 0, 0, i, i - 1]) for i in range(1, 5)]  # positions 1..4, the query's
+    assert abs(float(at_values) - (back[0] + back[2]) / 2) < 1e-6  # values at 1 and 3
+    assert abs(float(prev) - sum(back) / 4) < 1e-6
 
 
 def test_algorithmic():
