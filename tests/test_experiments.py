@@ -625,13 +625,14 @@ def test_trend_bad_input_is_one_line():
     assert 'depth' in done.stderr and 'trend,' not in done.stderr
 
 
-# a README row: file (a link), what it reproduces, verdict (mode, date), claims held / failed /
-# open, time, results
+# a README row: file (a link), what it reproduces, verdict (mode, date), claims that agree /
+# contradict (a count above 0 links to the results .md) / cannot tell, time, results
 ROW = re.compile(
     r'\| \[(\w+)\.py\]\(experiments/(\w+)/\1\.py\) \| [^|]+ '
     r'\| \*\*(' + '|'.join(VERDICTS) + r')\*\* \(([^;|()]+; )?(full|regime|quick), '
     r'\d{4}-\d\d-\d\d(, earlier code)?\) '
-    r'\| \d+ / \d+ / \d+ \| [\d.]+ min( in \d+ runs)?( on ([^|]+))? '
+    r'\| \d+ / (?:0|\[[1-9]\d*\]\(experiments/results/\1(?:-quick|-regime)?\.md\)) / \d+ '
+    r'\| [\d.]+ min( in \d+ runs)?( on ([^|]+))? '
     r'\| \[md\]\(experiments/results/\1(-quick|-regime)?\.md\), \[json\][^|]* \|'
 )
 
@@ -649,9 +650,9 @@ def test_readme_tables_are_the_results(tmp_path):
     readme = tmp_path / 'README.md'
     readme.write_text(
         ''.join(
-            f'# {paper}\n\n{reproduce.MARKERS[0].format(paper)}\nold\n'
-            f'{reproduce.MARKERS[1].format(paper)}\n\n'
-            for paper in reproduce.PAPERS
+            f'# {table}\n\n{reproduce.MARKERS[0].format(table)}\nold\n'
+            f'{reproduce.MARKERS[1].format(table)}\n\n'
+            for table in reproduce.TABLES
         )
     )
     readme.write_text(reproduce.readme_with_tables(readme.read_text(), results))
@@ -699,6 +700,68 @@ def test_readme_tables_are_the_results(tmp_path):
         timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_readme_answer_by_task_is_each_variant_less_the_standard(tmp_path):
+    """The README's answer by task, from a constructed results folder: each cell the variant's mean
+    over the seeds less the standard model's (accuracy in points, loss in nats), linked to its
+    results .md and its mode where that is not the regime, beside the paper's difference read from
+    the file's PAPER; a family no results measure is left out, a quantity not measured says so. A
+    row's contradict count links to the results .md."""
+    reproduce = module('reproduce')
+
+    def write(name, mode, values):
+        path = tmp_path / f'{name}-{mode}.json'
+        path.write_text(json.dumps(dict(name=name, mode=mode, date='2026-12-01', values=values)))
+        path.with_suffix('.md').write_text('')
+
+    write(
+        'induction',
+        'regime',
+        {'retrieval: standard': [1.0] * 3, 'retrieval: mixit': [0.4, 0.5, 0.6]},
+    )
+    write(
+        'algorithmic',
+        'regime',
+        {
+            'dyck: standard': [0.96, 0.98, 1.0],
+            'dyck: frozen_qk': [0.99] * 3,
+            'dyck: mixit': [0.7, 0.8, 0.75],
+        },
+    )
+    write(
+        'identity_query', 'quick', {'baseline (124M)': [3.0, 3.2], 'W_Q = I (117M)': [3.15, 3.25]}
+    )
+    lines = reproduce.by_task_table(tmp_path).splitlines()
+    assert lines[0] == '| task | ' + ' | '.join(reproduce.COLUMNS) + ' |'
+    rows = {}
+    for line in lines[2:]:
+        task, *cells = [c.strip() for c in line[1:-1].split('|')]
+        rows[task] = dict(zip(reproduce.COLUMNS, cells))
+    assert 'memorization' not in rows and 'retrieval' in rows and 'sentiment (Yelp)' in rows
+    # 0.5 - 1.0 = -50 points; the paper's Table 1: 11.24% - 100%
+    assert rows['retrieval']['mixit'] == (
+        '[−50.0 pts](experiments/results/induction-regime.md) (paper −88.8)'
+    )
+    assert rows['retrieval']['frozen_qk'] == 'not measured (paper −3.0)'
+    # 0.75 - 0.98 = -23 points; Table 3: 96.17% - 95.80%; no frozen_mlp in Table 3
+    assert (
+        rows['Dyck-1']['mixit']
+        == '[−23.0 pts](experiments/results/algorithmic-regime.md) (paper +0.4)'
+    )
+    assert rows['Dyck-1']['frozen_mlp'] == ''
+    assert rows['Dyck-1']['universal_random'] == 'not measured (paper −5.6)'  # 94.4% - 100%
+    assert rows['sentiment (Yelp)']['mixit'] == 'not measured (paper +2.0)'  # 92.56% - 90.55%
+    # a loss: 3.2 - 3.1 = +0.1 nats, from the preview; the paper's 3.018 - 3.016, and Table 2's
+    # WikiText-103 and FineWeb-edu (3.07 - 2.78, 3.16 - 3.05)
+    lm = rows['language modelling (loss)']
+    assert lm['identity_query'] == (
+        '[+0.100 (quick)](experiments/results/identity_query-quick.md) (paper +0.002)'
+    )
+    assert lm['frozen_qk'] == 'not measured (paper +0.290, +0.110)'
+    # Dyck-1's "Frozen-QK and MixiT solve Dyck-1" fails on every seed of MixiT's
+    row = reproduce.row('algorithmic', 'Table 3', tmp_path)
+    assert ' | 0 / [1](experiments/results/algorithmic-regime.md) / ' in row
 
 
 def test_plan_lists_the_runs_and_trains_nothing(tmp_path):
@@ -956,73 +1019,6 @@ def test_check_finds_claims_committed_after_their_results(tmp_path):
     assert problem() is None
 
 
-def test_a_diagnosis_says_which_axis_closes_the_gap():
-    """claims.diagnosed: a claim that does not hold, judged at each size of each axis the regime
-    protocol moves toward the paper; an axis closes the gap where the claim holds at its last size,
-    an axis of another task's claim (measuring none of this one's quantities) is left out, and a
-    claim that holds is not diagnosed."""
-    claims = module('claims')
-    solves = claims.solves('MixiT solves Dyck-1', 'dyck: mixit')
-    diagnosis = dict(
-        axes={
-            'heads': dict(
-                axis='heads',
-                sizes=['16', '64'],
-                values={
-                    '16': {'dyck: mixit': [0.7, 0.72, 0.71]},
-                    '64': {'dyck: mixit': [0.97, 0.98, 0.99]},
-                },
-            ),
-            'width': dict(
-                axis='width',
-                sizes=['32', '64', '128'],
-                values={
-                    '32': {'dyck: mixit': [0.7, 0.72]},
-                    '64': {'dyck: mixit': [0.75, 0.74]},
-                    '128': {'dyck: mixit': [0.73, 0.76]},
-                },
-            ),
-            'addition depth': dict(
-                axis='addition depth',
-                sizes=['2', '4'],
-                values={'2': {'addition: mixit': [0.8, 0.8]}, '4': {'addition: mixit': [1, 1]}},
-            ),
-        }
-    )
-    judged = claims.judge(solves, {'dyck: mixit': [0.7, 0.72]}, diagnosis=diagnosis)
-    assert judged['outcome'] == 'fails'
-    assert list(judged['diagnosis']) == ['heads', 'width']
-    assert 'addition depth' not in judged['evidence']
-    assert [p['outcome'] for p in judged['diagnosis']['heads']] == ['fails', 'holds']
-    assert 'moving heads: ✗ 16' in judged['evidence']
-    assert judged['evidence'].count('closes the gap') == 1  # heads; width: no steady direction
-    assert 'moving width' in judged['evidence'] and 'no steady direction' in judged['evidence']
-    held = claims.judge(solves, {'dyck: mixit': [0.97, 0.99]}, diagnosis=diagnosis)
-    assert 'diagnosis' not in held and 'moving' not in held['evidence']
-    # a GPU's speed along a diagnosis measured on a GPU (throughput's, by hand on the H200) is
-    # judged at each size; the same numbers with no device named are unresolved
-    speed = dict(says='faster', test='above', bound=1.2, of=['a'], gpu=True, fmt='num')
-    eager = dict(
-        axes={'eager': dict(sizes=['no', 'yes'], values={'no': {'a': [1.1]}, 'yes': {'a': [1.3]}})}
-    )
-    on_gpu = claims.judge(
-        speed, {'a': [1.1]}, device='NVIDIA H200', diagnosis={**eager, 'device': 'NVIDIA H200'}
-    )
-    assert [p['outcome'] for p in on_gpu['diagnosis']['eager']] == ['fails', 'holds']
-    unnamed = claims.judge(speed, {'a': [1.1]}, device='NVIDIA H200', diagnosis=eager)
-    assert [p['outcome'] for p in unnamed['diagnosis']['eager']] == ['unresolved'] * 2
-    # the results' text marks a failing claim of the regime that no axis diagnoses (none measures
-    # its quantities: mixit_heads' Dyck-1 beside its addition axis), and no other
-    other = claims.judge(
-        claims.solves('MixiT solves addition', 'addition: mixit'),
-        {'addition: mixit': [0.8, 0.8]},
-        diagnosis=dict(diagnosis, axes={'heads': diagnosis['axes']['heads']}),
-    )
-    assert 'diagnosis' not in other and 'moving' not in other['evidence']
-    results = dict(
-        name='algorithmic', mode='regime', verdict='Partly', claims=[judged, held, other]
-    )
-    lines = claims.claims_text(results).splitlines()[2:]
 def test_a_tie_at_the_ceiling_and_one_sided_words_cannot_fail():
     """The problem's limits are 'cannot tell', never 'failed': an order whose quantities tie on
     every seed at the metric's ceiling (or floor) is unresolved, a tie elsewhere or a seed below
@@ -1114,6 +1110,73 @@ def test_a_diagnosis_closes_a_gap_on_every_seed_and_names_what_it_moves():
     assert text['evidence'].endswith('(moving length, max_hops, n_layer at once)')
 
 
+def test_a_diagnosis_says_which_axis_closes_the_gap():
+    """claims.diagnosed: a claim that does not hold, judged at each size of each axis the regime
+    protocol moves toward the paper; an axis closes the gap where the claim holds at its last size,
+    an axis of another task's claim (measuring none of this one's quantities) is left out, and a
+    claim that holds is not diagnosed."""
+    claims = module('claims')
+    solves = claims.solves('MixiT solves Dyck-1', 'dyck: mixit')
+    diagnosis = dict(
+        axes={
+            'heads': dict(
+                axis='heads',
+                sizes=['16', '64'],
+                values={
+                    '16': {'dyck: mixit': [0.7, 0.72, 0.71]},
+                    '64': {'dyck: mixit': [0.97, 0.98, 0.99]},
+                },
+            ),
+            'width': dict(
+                axis='width',
+                sizes=['32', '64', '128'],
+                values={
+                    '32': {'dyck: mixit': [0.7, 0.72]},
+                    '64': {'dyck: mixit': [0.75, 0.74]},
+                    '128': {'dyck: mixit': [0.73, 0.76]},
+                },
+            ),
+            'addition depth': dict(
+                axis='addition depth',
+                sizes=['2', '4'],
+                values={'2': {'addition: mixit': [0.8, 0.8]}, '4': {'addition: mixit': [1, 1]}},
+            ),
+        }
+    )
+    judged = claims.judge(solves, {'dyck: mixit': [0.7, 0.72]}, diagnosis=diagnosis)
+    assert judged['outcome'] == 'fails'
+    assert list(judged['diagnosis']) == ['heads', 'width']
+    assert 'addition depth' not in judged['evidence']
+    assert [p['outcome'] for p in judged['diagnosis']['heads']] == ['fails', 'holds']
+    assert 'moving heads: ✗ 16' in judged['evidence']
+    assert judged['evidence'].count('closes the gap') == 1  # heads; width: no steady direction
+    assert 'moving width' in judged['evidence'] and 'no steady direction' in judged['evidence']
+    held = claims.judge(solves, {'dyck: mixit': [0.97, 0.99]}, diagnosis=diagnosis)
+    assert 'diagnosis' not in held and 'moving' not in held['evidence']
+    # a GPU's speed along a diagnosis measured on a GPU (throughput's, by hand on the H200) is
+    # judged at each size; the same numbers with no device named are unresolved
+    speed = dict(says='faster', test='above', bound=1.2, of=['a'], gpu=True, fmt='num')
+    eager = dict(
+        axes={'eager': dict(sizes=['no', 'yes'], values={'no': {'a': [1.1]}, 'yes': {'a': [1.3]}})}
+    )
+    on_gpu = claims.judge(
+        speed, {'a': [1.1]}, device='NVIDIA H200', diagnosis={**eager, 'device': 'NVIDIA H200'}
+    )
+    assert [p['outcome'] for p in on_gpu['diagnosis']['eager']] == ['fails', 'holds']
+    unnamed = claims.judge(speed, {'a': [1.1]}, device='NVIDIA H200', diagnosis=eager)
+    assert [p['outcome'] for p in unnamed['diagnosis']['eager']] == ['unresolved'] * 2
+    # the results' text marks a failing claim of the regime that no axis diagnoses (none measures
+    # its quantities: mixit_heads' Dyck-1 beside its addition axis), and no other
+    other = claims.judge(
+        claims.solves('MixiT solves addition', 'addition: mixit'),
+        {'addition: mixit': [0.8, 0.8]},
+        diagnosis=dict(diagnosis, axes={'heads': diagnosis['axes']['heads']}),
+    )
+    assert 'diagnosis' not in other and 'moving' not in other['evidence']
+    results = dict(
+        name='algorithmic', mode='regime', verdict='Partly', claims=[judged, held, other]
+    )
+    lines = claims.claims_text(results).splitlines()[2:]
     assert ['not diagnosed yet' in line for line in lines] == [False, False, True]
     assert 'not diagnosed yet' not in claims.claims_text(dict(results, mode='quick'))
 
@@ -1345,6 +1408,7 @@ def test_a_diagnosis_takes_the_regime_point_from_the_regime_runs_own_seeds(tmp_p
         ran.append(index)
         return dict(values={q: MEMORIZATION_REGIME[q][:n] for q in measured}, wall_s=1.0)
 
+    n = trend.DIAGNOSIS_SEEDS
     monkeypatch.setattr(trend, 'point', point)
     width = mem.DIAGNOSIS['axes']['width']
     monkeypatch.setattr(mem, 'DIAGNOSIS', dict(mem.DIAGNOSIS, axes={'width': width}))
@@ -1409,7 +1473,6 @@ def test_a_measured_axis_judges_each_claim_at_each_size_alone_and_runs_nothing(
     assert error['evidence'].endswith('closes the gap')
     distance = by["the linear map's cosine distance remains above 0.009"]
     assert [p['outcome'] for p in distance['diagnosis'][axis]] == ['fails'] * 3
-    n = trend.DIAGNOSIS_SEEDS
     assert 'diagnosis' not in by['the best linear map A* stays at 9-14%']
     assert (
         "the regime run's own"
@@ -1483,7 +1546,7 @@ def readme_of(reproduce, order=('start', 'end'), starts=1):
             (marks[m].format(paper) + '\n') * (starts if m == 'start' else 1) + 'old\n'
             for m in order
         )
-        for paper in reproduce.PAPERS
+        for paper in reproduce.TABLES
     )
 
 
@@ -2427,3 +2490,52 @@ def test_gpu_check_bad_input_is_one_line(tmp_path):
         )
         assert out.returncode == 2 and out.stderr.startswith('error: '), out.stderr
         assert out.stderr.count('\n') == 1 and not (tmp_path / 'check').exists()
+
+
+def test_a_shrunk_problem_is_measured_from_its_generator_and_judged_against_the_papers(monkeypatch):
+    """harness/problems.py: k-hop's share of targets a rule with no hop gets right, by a brute force
+    over each position, and its count of distinct inputs, by enumerating a tiny task's; retrieval's
+    first-value rule; claims.standing: a judged measure more than its factor from the paper's
+    keeps the results from a verdict, a share under SHARE_FLOOR counts as one point, a reported
+    row never does."""
+    import math
+
+    import numpy as np
+
+    from data import synthetic
+
+    problems, claims = module('problems'), module('claims')
+    khop = synthetic.load_task('khop')
+    keys = dict(task='khop', length=6, letters=3, min_hops=0, max_hops=1, n_train=10)
+    monkeypatch.setattr(problems, 'SAMPLE', 3000)
+    (_, trivial, _), (_, covered, _), kept = problems.measured(tuple(sorted(keys.items())))
+    x, y = khop.generate(np.random.default_rng(0), 3000, 6, 3, 1, 0)
+    right = []
+    for xs, ys in zip(x, y):
+        k = xs[0] - 5
+        for i, target in enumerate(ys):
+            guess = 4 if i == 0 else xs[i] if k == 0 else 3  # <blank>, the letter, <none>
+            right.append(guess == target)
+    assert abs(trivial - sum(right) / len(right)) < 1e-12
+    inputs = {row.tobytes() for row in khop.generate(np.random.default_rng(1), 20_000, 6, 3, 1)[0]}
+    assert len(inputs) == 3 * 2**3 * 2  # a first letter, 3 that differ from the one before, 2 k
+    assert abs(covered - -math.expm1(-10 / len(inputs))) < 1e-12 and kept[1] == '6, 1'
+    retrieval = synthetic.load_task('retrieval')
+    keys = dict(task='retrieval', m_max=3, vocab=16, online=False, n_train=5)
+    (_, first, _), _, _ = problems.measured(tuple(sorted(keys.items())))
+    x, y = retrieval.generate(np.random.default_rng(0), problems.SAMPLE, 3, 16)
+    assert first == float(np.mean([xs[1] == ys[ys != -1][0] for xs, ys in zip(x, y)]))
+    # judged against the paper's
+    row = dict(quantity='q', ours=0.70, paper=0.32, factor=2)
+    results = dict(values={'a': [1.0] * 3}, claims=[dict(of=['a'])], claims_digest='0' * 16)
+    results.update(regime=[], mode='regime')
+    assert claims.standing(results, trains=True) == []
+    reasons = claims.standing({**results, 'problem': [row]}, trains=True)
+    assert len(reasons) == 1 and reasons[0].startswith("the problem is not the paper's: q 70.00%")
+    for ours, paper, factor, off in (
+        (0.60, 0.32, 2, False),
+        (0.005, 1e-40, 2, False),  # both under one point
+        (0.35, 1e-40, 2, True),
+        (0.70, 0.32, None, False),  # reported, not judged
+    ):
+        assert claims.off_problem(dict(ours=ours, paper=paper, factor=factor)) == off

@@ -65,6 +65,9 @@ SOLVES = 0.95
 ATTENDS = 0.5
 # A trained comparison's verdict needs at least this many seeds (the spread a closeness needs).
 SEEDS = 3
+# A shrunk problem's share (harness/problems.py) below one point counts as one point: it moves an
+# accuracy by less than that.
+SHARE_FLOOR = 0.01
 
 
 def solves(says, *of):
@@ -354,12 +357,26 @@ def seeds_of(results):
     return min((seed_range(results['values'][q])[3] for q in used), default=0)
 
 
+def off_problem(row):
+    """Whether a measure of a shrunk problem (harness/problems.py's row) is more than its declared
+    factor from the paper's: the problem is not the paper's."""
+    if row.get('factor') is None:
+        return False
+    a, b = (max(row[k], SHARE_FLOOR) for k in ('ours', 'paper'))
+    return max(a, b) / min(a, b) > row['factor']
+
+
+def shown(value):  # a problem measure: a share as a percentage, a size as it is
+    return pct(value) if isinstance(value, float) else value
+
+
 def standing(results, trains, cpu_regime=True):
     """-> why the results cannot give a verdict ([] when they can): their claims were not recorded
     as declared before the run (results older than that record), or, for an experiment that
     `trains`, no regime recorded, a CPU's results of one with no --regime (`cpu_regime` False: no
     size that tests its claims trains in the paper's regime within an hour), a quantity of the
-    regime below the paper's, or fewer than SEEDS seeds."""
+    regime below the paper's, a problem that is not the paper's (off_problem), or fewer than SEEDS
+    seeds."""
     reasons = []
     if not results.get('claims_digest'):
         reasons.append(
@@ -380,6 +397,12 @@ def standing(results, trains, cpu_regime=True):
         f'{figure(r["paper"])}'
         for r in results['regime']
         if r['ours'] < r['paper']
+    ]
+    reasons += [
+        f"the problem is not the paper's: {r['quantity']} {shown(r['ours'])} against the paper's "
+        f'{shown(r["paper"])}, more than {r["factor"]:g}x apart'
+        for r in results.get('problem') or []
+        if off_problem(r)
     ]
     n = seeds_of(results)
     return reasons + ([f'{n} seed{"s" * (n != 1)}, fewer than {SEEDS}'] if n < SEEDS else [])
@@ -462,6 +485,21 @@ def claims_text(results, older=False):
             + f'; {seeds_of(results)} seeds.',
         ]
         if results.get('regime')
+        else []
+    )
+    regime += (
+        [
+            '',
+            'Problem (experiments/harness/problems.py, from the generator before the run; the '
+            "paper's beside it): "
+            + '; '.join(
+                f"{r['quantity']} {shown(r['ours'])} (the paper's {shown(r['paper'])})"
+                + (' ✗' if off_problem(r) else '')
+                for r in results['problem']
+            )
+            + '.',
+        ]
+        if results.get('problem')
         else []
     )
     trend = results.get('trend')

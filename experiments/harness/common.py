@@ -70,7 +70,7 @@ import torch
 
 from data import corpus, local, synthetic
 from data.loader import ConfigError, load_data, task_data, task_keys, task_module
-from experiments.harness import papers
+from experiments.harness import papers, problems
 from experiments.harness.claims import claims_section, claims_text, judged, of_mode, seeds_of
 from experiments.harness.claims import pct  # noqa: F401 (the experiments' common.pct)
 from model import GPT, GPTConfig
@@ -583,20 +583,23 @@ def judged_by(results, name, declared, trains=None):
     module = experiment_module(name)
     trains = hasattr(module, 'REGIME') if trains is None else trains
     beyond = getattr(module, 'DIAGNOSIS', {}).get('beyond')
+    if hasattr(module, 'PROBLEM') and 'problem' not in results:  # measured from its generator
+        results = {**results, 'problem': problems.rows(module.PROBLEM, results['mode'])}
     return judged(results, declared, trains, trains and cpu_regime(module), beyond)
 
 
 def source_digest(name):
     """A digest of the experiment's file without docstring, comments, TREND and DIAGNOSIS (the
-    sizes trend.py runs, which change nothing of the experiment's own runs): its results are
-    current while it holds."""
+    sizes trend.py runs) and PROBLEM (measures of its problem, harness/problems.py), which change
+    nothing of the experiment's own runs: its results are current while it holds."""
     tree = ast.parse(experiment_path(name).read_text())
     if ast.get_docstring(tree) is not None:
         tree.body = tree.body[1:]
     tree.body = [
         n
         for n in tree.body
-        if not {getattr(t, 'id', None) for t in getattr(n, 'targets', [])} & {'TREND', 'DIAGNOSIS'}
+        if not {getattr(t, 'id', None) for t in getattr(n, 'targets', [])}
+        & {'TREND', 'DIAGNOSIS', 'PROBLEM'}
     ]
     return hashlib.sha256(syntax(tree).encode()).hexdigest()[:16]
 

@@ -306,6 +306,16 @@ REGIME = {
     ]
     for mode, p in PROTOCOL.items()
 }
+# Whether each task's shrunk problem is still the paper's (harness/problems.py, judged in
+# claims.standing): the share of targets a rule that does not do the task gets right and how much of
+# the input space training draws, each mode's beside the full protocol's, at most twice apart
+PROBLEM = dict(
+    factor=2,
+    modes={
+        mode: {t: common.config(p, task=t, variant='standard') for t in p['sweep']['task']}
+        for mode, p in PROTOCOL.items()
+    },
+)
 # Table 1's statements (the paper's Table 2 and Sec. 4.2), each on the held-out accuracy per scored
 # token of 'task: variant' (fair.report's values, one per seed), by the rules of harness/claims.py;
 # the same in every mode, as each mode measures the same labels on its own size of the task:

@@ -222,6 +222,20 @@ def per_param(p):
     return keys['max_iters'] * keys['batch_size'] / common.trained_params(keys)
 
 
+# Whether the shrunk problem is still the paper's (harness/problems.py, judged in claims.standing):
+# at the largest m_max a mode runs, where "eventually" is judged, beside the full protocol's (60),
+# at most twice apart
+PROBLEM = dict(
+    factor=2,
+    modes={
+        mode: {
+            'the largest m_max': common.config(
+                p, m_max=max(p['sweep']['m_max']), variant='standard'
+            )
+        }
+        for mode, p in PROTOCOL.items()
+    },
+)
 REGIME = {
     mode: [
         dict(

@@ -2,9 +2,10 @@
 Every reproduction at once, and the README's tables from their results. No verdict is typed: each
 experiment declares its CLAIMS before it runs (harness/claims.py), its results JSON recorded in
 experiments/results/ holds the numbers they test, and this file judges the claims on those numbers.
-It writes the README's tables between their markers, one short row a file (verdict, claims held /
-failed / open, time, links), and each claim's text and evidence in the claims section of the
-experiment's results .md.
+It writes the README's tables between their markers: the answer by task (each variant against the
+standard model, ours beside the paper's), then one short row a file (verdict, claims that agree /
+contradict / cannot tell, time, links), and each claim's text and evidence in the claims section of
+the experiment's results .md.
 
 Only a run with --record writes experiments/results/ (an experiment run by hand writes its results
 under its OUT_DIR/results/ and leaves the tracked ones, and --check, as they were): every experiment
@@ -98,7 +99,7 @@ MARKERS = (
     '<!-- end of reproductions {} -->',
 )
 HEAD = [
-    '| file | reproduces | verdict | claims held / failed / open | time | results |',
+    '| file | reproduces | verdict | agree / contradict / cannot tell | time | results |',
     '|---|---|---|---|---|---|',
 ]
 
@@ -108,6 +109,10 @@ def load(name, mode, results=None, needs=('name', 'mode', 'date', 'values')):
     keys this file reads, is bad input (one line, exit 2)."""
     path = common.results_path(mode, name, 'json', results or RESULTS)
     return common.read_results(path, needs) if path.exists() else None
+
+
+def results_of(name, folder=RESULTS):  # the results the README shows: the first of MODES there
+    return next(filter(None, (load(name, mode, folder) for mode in MODES)), None)
 
 
 def judged(results, name):
@@ -134,25 +139,27 @@ def claims_section(name, mode, folder=RESULTS):
 
 
 def row(name, reproduces, folder=RESULTS):
-    """A README row: the file, what it reproduces, the verdict judged here (with mode and date), the
-    claims held / failed / open (split, unresolved or not measured), the wall time and the results'
-    files."""
+    """A README row: the file, what it reproduces, the verdict judged here (with mode and date), its
+    claims that agree (hold) / contradict (fail, linked to the results .md that says why) / cannot
+    tell (the rest), the wall time and the results' files."""
     script = common.experiment_path(name).relative_to(common.ROOT).as_posix()
     link = f'[{name}.py]({script})'
-    results = next(filter(None, (load(name, mode, folder) for mode in MODES)), None)
+    results = results_of(name, folder)
     if results is None:
         return f'| {link} | {reproduces} | not run | | | |'
     results, older = judged(results, name)
-    outcomes = [c['outcome'] for c in results['claims']]
-    counts = (
-        f'{outcomes.count("holds")} / {outcomes.count("fails")} / '
-        + f'{len(outcomes) - outcomes.count("holds") - outcomes.count("fails")}'
-    )
     paths = [
         common.results_path(results['mode'], name, ext, folder) for ext in ('md', 'json', 'png')
     ]
     files = ', '.join(
         f'[{p.suffix[1:]}](experiments/results/{p.name})' for p in paths if p.exists()
+    )
+    outcomes = [c['outcome'] for c in results['claims']]
+    agree, contradict = outcomes.count('holds'), outcomes.count('fails')
+    why = f'[{contradict}](experiments/results/{paths[0].name})'
+    counts = (
+        f'{agree} / {why if contradict and paths[0].exists() else contradict} / '
+        f'{len(outcomes) - agree - contradict}'
     )
     wall = f'{results["wall_s"] / 60:.1f} min' if results.get('wall_s') is not None else ''
     if results.get('pieces'):  # run a task at a time (fair.earlier_tasks): the sum of the runs'
@@ -169,13 +176,124 @@ def row(name, reproduces, folder=RESULTS):
     )
 
 
+# The README's answer by task: the variants it compares with the standard model, and the tables of
+# MARKERS it writes (the answer's, then each paper's)
+COLUMNS = ['frozen_qk', 'frozen_mlp', 'mixit', 'identity_query', 'universal_random']
+TABLES = ('by task', *PAPERS)
+
+
+def by_task():
+    """-> {task family: [(file, {variant: (the label of our values, the paper's number)})]}, the
+    standard model among the variants; the paper's numbers from the file's PAPER, an accuracy as a
+    fraction, a loss in nats (a tuple: one a corpus)."""
+    paper = {
+        n: common.experiment_module(n).PAPER
+        for n in ('induction', 'algorithmic', 'universal_tasks', 'language_modeling')
+    }
+    memorization = common.experiment_module('memorization_capacity').PAPER
+    iq = common.experiment_module('identity_query').PAPER
+
+    def induction(task):  # Table 1: fractions
+        label = common.experiment_module('induction').TASK_NAMES[task]
+        return 'induction', {v: (f'{label}: {v}', x) for v, x in paper['induction'][task].items()}
+
+    def table3(task):  # Table 3: standard, frozen_qk, mixit, in %
+        variants = common.experiment_module('algorithmic').VARIANT_ORDER
+        row = paper['algorithmic'][task]
+        return 'algorithmic', {v: (f'{task}: {v}', x / 100) for v, x in zip(variants, row)}
+
+    def universal(task, ablation):  # Tables 1-4: sparse, random, trained, in %
+        row = paper['universal_tasks'][task, ablation]
+        variants = ('universal_sparse', 'universal_random', 'standard')
+        return 'universal_tasks', {
+            v: (f'{task}, {ablation}: {v}', x / 100) for v, x in zip(variants, row)
+        }
+
+    lm = paper['language_modeling']  # Table 2: WikiText-103, FineWeb-edu
+    return {
+        'retrieval': [induction('retrieval')],
+        'k-hop': [induction('khop'), universal('2-hop', '+ residual and LN')],
+        'memorization': [
+            ('memorization_capacity', {v: (v, x[0]) for v, x in memorization.items()})
+        ],
+        'addition': [table3('addition')],
+        'modular addition': [table3('modular_addition')],
+        'Dyck-1': [table3('dyck'), universal('dyck', 'attention-only')],
+        'sentiment (Yelp)': [table3('yelp')],
+        'language modelling (loss)': [
+            (
+                'language_modeling',
+                {
+                    v: (f'text: {v}', (lm['wikitext'][v], lm['fineweb_edu'][v]))
+                    for v in lm['wikitext']
+                },
+            ),
+            (
+                'identity_query',  # Table 2: GPT-2 small's baseline and W_Q = I
+                {
+                    v: (label, (iq[label]['loss'],))
+                    for v, label in (
+                        ('standard', 'baseline (124M)'),
+                        ('identity_query', 'W_Q = I (117M)'),
+                    )
+                },
+            ),
+        ],
+    }
+
+
+def signed(d, loss):  # a difference: of a loss in nats, or of an accuracy in points
+    digits = 3 if loss else 1
+    return f'{round(d if loss else 100 * d, digits) + 0.0:+.{digits}f}'.replace('-', '−')
+
+
+def by_task_cell(name, results, labels, variant):
+    """One file's cell of `variant`: its result less the standard model's (the seeds' means), linked
+    to its results .md, its mode where that is not the regime, the paper's difference beside it."""
+    (ours, paper), (ours0, paper0) = labels[variant], labels['standard']
+    loss = isinstance(paper, tuple)  # a loss, one a corpus; an accuracy is one number
+    gap = ', '.join(
+        signed(x - x0, loss) for x, x0 in zip(*[p if loss else (p,) for p in (paper, paper0)])
+    )
+    values = (results or {}).get('values', {})
+    if ours not in values or ours0 not in values:
+        return f'not measured (paper {gap})'
+    d = claims.seed_range(values[ours])[2] - claims.seed_range(values[ours0])[2]
+    mode = '' if results['mode'] == 'regime' else f' ({results["mode"]})'
+    # a shrunk problem that is not the paper's (claims.standing) says so in its cell
+    if any(
+        w.startswith("the problem is not the paper's") for w in judged(results, name)[0]['standing']
+    ):
+        mode += ", not the paper's problem"
+    md = common.results_path(results['mode'], name, 'md').name
+    unit = '' if loss else ' pts'
+    return f'[{signed(d, loss)}{unit}{mode}](experiments/results/{md}) (paper {gap})'
+
+
+def by_task_table(folder=RESULTS):
+    """The answer by task: a row per family with recorded results, a column per variant."""
+    rows = []
+    for family, sources in by_task().items():
+        found = [(name, results_of(name, folder), labels) for name, labels in sources]
+        if any(results for _, results, _ in found):
+            rows.append(
+                {'task': family}
+                | {v: '; '.join(by_task_cell(*f, v) for f in found if v in f[2]) for v in COLUMNS}
+            )
+    return common.markdown(['task', *COLUMNS], rows)
+
+
 def readme_with_tables(text, results=RESULTS):
-    """The README's text with each paper's table, made from the results JSON, between its markers
-    (which it needs; a start marker that names another writer is rewritten)."""
-    for paper, files in PAPERS.items():
-        table = '\n'.join(HEAD + [row(name, what, results) for name, what in files])
-        start, end = (m.format(paper) for m in MARKERS)
-        opening = start[: start.index(':') + 1]  # '<!-- reproductions PAPER:'
+    """The README's text with the answer by task and each paper's table, made from the results
+    JSON, between their markers (which it needs; a start marker naming another writer is
+    rewritten)."""
+    tables = {'by task': by_task_table(results)} | {
+        paper: '\n'.join(HEAD + [row(name, what, results) for name, what in files])
+        for paper, files in PAPERS.items()
+    }
+    for name, table in tables.items():
+        start, end = (m.format(name) for m in MARKERS)
+        opening = start[: start.index(':') + 1]  # '<!-- reproductions NAME:'
         if text.count(opening) != 1 or text.count(end) != 1 or text.find(opening) > text.find(end):
             raise ConfigError(
                 f'README.md lacks the markers {start} ... {end}, each once and in that order: put '
