@@ -2495,9 +2495,9 @@ def test_gpu_check_bad_input_is_one_line(tmp_path):
 def test_a_shrunk_problem_is_measured_from_its_generator_and_judged_against_the_papers(monkeypatch):
     """harness/problems.py: k-hop's share of targets a rule with no hop gets right, by a brute force
     over each position, and its count of distinct inputs, by enumerating a tiny task's; retrieval's
-    first-value rule; claims.standing: a judged measure more than its factor from the paper's
-    keeps the results from a verdict, a share under SHARE_FLOOR counts as one point, a reported
-    row never does."""
+    first-value rule; claims.judged: a claim on the quantities of a judged measure more than its
+    factor from the paper's is unresolved, a share under SHARE_FLOOR counts as one point, a
+    reported row never counts."""
     import math
 
     import numpy as np
@@ -2525,13 +2525,18 @@ def test_a_shrunk_problem_is_measured_from_its_generator_and_judged_against_the_
     (_, first, _), _, _ = problems.measured(tuple(sorted(keys.items())))
     x, y = retrieval.generate(np.random.default_rng(0), problems.SAMPLE, 3, 16)
     assert first == float(np.mean([xs[1] == ys[ys != -1][0] for xs, ys in zip(x, y)]))
-    # judged against the paper's
-    row = dict(quantity='q', ours=0.70, paper=0.32, factor=2)
-    results = dict(values={'a': [1.0] * 3}, claims=[dict(of=['a'])], claims_digest='0' * 16)
-    results.update(regime=[], mode='regime')
-    assert claims.standing(results, trains=True) == []
-    reasons = claims.standing({**results, 'problem': [row]}, trains=True)
-    assert len(reasons) == 1 and reasons[0].startswith("the problem is not the paper's: q 70.00%")
+    # judged against the paper's: a claim on the quantities of an off row is unresolved
+    row = dict(quantity='q', ours=0.70, paper=0.32, factor=2, of='k-hop: ')
+    values = {'k-hop: a': [1.0] * 3, 'other: a': [1.0] * 3}
+    results = dict(name='x', mode='regime', values=values, problem=[row])
+    declared = [claims.solves('k', 'k-hop: a'), claims.solves('o', 'other: a')]
+    k, o = claims.judged(results, declared, trains=True)['claims']
+    assert (
+        k['outcome'] == 'unresolved' and "the problem is not the paper's: q 70.00%" in k['evidence']
+    )
+    assert o['outcome'] == 'holds'
+    held = claims.judged(dict(results, problem=[dict(row, ours=0.6)]), declared, trains=True)
+    assert [c['outcome'] for c in held['claims']] == ['holds', 'holds']
     for ours, paper, factor, off in (
         (0.60, 0.32, 2, False),
         (0.005, 1e-40, 2, False),  # both under one point

@@ -1,7 +1,14 @@
 """The full protocols of the MixiT reproductions against the authors' code (github
-princeton-pli/MixiT; experiments/README.md, section 3). Reference numbers are written from their
-scripts and drivers, not read from experiments/harness/, so a change on either side shows; every
-full run's keys must pass train.py's checks and build its model."""
+princeton-pli/MixiT; experiments/README.md, section 3), and of the identity-query reproduction
+against its authors' (github MarkoKarbevski/Wqkv_necessity). Reference numbers are written from
+their scripts and drivers, not read from experiments/harness/ or the experiments, so a change on
+either side shows; every full run's keys must pass train.py's checks and build its model."""
+
+import argparse
+import json
+import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -28,6 +35,22 @@ LM_MIXIT = dict(shaped_gate=-1.0, skip_scaling=0.5, base_width=512)
 # trainer_classifier.py: np.sqrt(0.5), and no base_hidden_size passed: MixingLlamaConfig's 1.0
 YELP_MIXIT = dict(shaped_gate=-1.0, skip_scaling=0.5**0.5, base_width=1)
 TRAINER_CLASSIFIER_PY = dict(TRAINER_PY, classify=True)
+# Wqkv_necessity's train.py: block_size, learning_rate, beta1, beta2, grad_clip, warmup_iters,
+# lr_decay_iters, min_lr, eval_interval; its model.py: nanoGPT's GPT-2, bias=False, tied
+WQKV_TRAIN_PY = dict(
+    block_size=1024,
+    learning_rate=6e-4,
+    beta1=0.9,
+    beta2=0.95,
+    grad_clip=1.0,
+    warmup_iters=2000,
+    lr_decay_iters=600_000,
+    min_lr=6e-5,
+    eval_interval=1000,
+)
+WQKV_GPT2 = dict(
+    n_layer=12, n_head=12, vocab_size=50304, norm='layernorm', mlp='gelu', pos='learned', bias=False
+)
 
 
 def has(config, **expected):
@@ -317,7 +340,7 @@ def test_retrieval_regime_protocols():
         induction.config('regime', 'khop', 'mixit'),
         n_layer=2,
         max_hops=2,
-        length=12,
+        length=15,
         batch_size=128,
         max_iters=5000,
         n_train=100_000,
@@ -438,3 +461,93 @@ def test_memorization_capacity():
     args = mem.fair.parse_args('', argv=[])
     assert mem.fair.grid(args, runs['mixit'], 'memorization', mem.FIXED) == [{}]
     assert 'shaped_gate' not in runs[mem.PLAIN] and 'shaped_gate' not in runs['frozen_qk']
+
+
+def test_identity_query(tmp_path):
+    """Table 2 as Wqkv_necessity runs it: configs/configurator_creator.ipynb's five models (width,
+    MLP hidden size, attention scale, weight decay), train.py's settings and batch (12 sequences, 5
+    x 8 x 12 // 12 = 40 accumulated), the loss read at 100,000 steps (Table 2's), and
+    Generate_Indices.ipynb's two window files, drawn here as the notebook draws them."""
+    iq = load('identity_query')
+    models = {  # configurator_creator.ipynb: n_embd, mlp_hidden_size, scale, weight_decay
+        'baseline (124M)': (768, 768 * 4, 1 / math.sqrt(768 // 12), 0.1),
+        'baseline, 3.5x MLP': (768, int(768 * 3.5), 1 / math.sqrt(768 // 12), 0.1),
+        'baseline, smaller d_model': (744, 744 * 4, 1 / math.sqrt(744 // 12), 0.1),
+        'W_Q = I (117M)': (768, 768 * 4, 1 / (2 * math.sqrt(768 // 12)), 2**-5),
+        'W_Q = I, 4.5x MLP': (768, int(768 * 4.5), 1 / (2 * math.sqrt(768 // 12)), 2**-5),
+    }
+    assert list(models) == list(iq.PROTOCOL['full']['sweep']['variant'])
+    for label, (width, hidden, scale, weight_decay) in models.items():
+        c = iq.config('full', label)
+        has(c, task='openwebtext', n_embd=width, weight_decay=weight_decay, max_iters=100_000)
+        has(c, train_indices='train_indices.npy', eval_indices='eval_val_indices.npy')
+        has(c, **WQKV_GPT2, **WQKV_TRAIN_PY)
+        assert c.get('tie_embeddings') and not c.get('dropout')
+        with torch.device('meta'):
+            model = GPT(
+                GPTConfig(
+                    **{**VARIANTS[c['variant']], **{k: v for k, v in c.items() if k in MODEL_KEYS}}
+                )
+            )
+        block = model.h[0]
+        assert block.mlp.up_proj.weight.shape[0] == hidden
+        assert block.attn.scale == pytest.approx(scale)
+        assert block.attn.identity_query == label.startswith('W_Q = I')
+    micro = argparse.Namespace(mode='full', micro_batch=12)
+    assert iq.common.batch_keys(micro, iq.BATCH['full']) == dict(
+        batch_size=12, gradient_accumulation_steps=5 * 8 * 12 // 12
+    )
+    # --paper_text: batches drawn from (seed, step), the whole split every 5,000 steps (ours)
+    text = iq.config('full', 'W_Q = I (117M)', paper_text=True)
+    has(text, eval_interval=5000, train_indices='', eval_indices='', max_iters=100_000)
+    # Generate_Indices.ipynb on a corpus of these sizes: cell 1, then cell 2 (its first draw is
+    # their eval_train_indices.npy, unused); 3 of train_indices' 600,000 rows, a generator's
+    # first draws
+    n = dict(train=9_035_582_489, val=4_434_606)  # their notebook's sizes
+    (tmp_path / 'meta.json').write_text(json.dumps(dict(tokens=n)))
+    iq.authors_indices(tmp_path, 3)
+    gen = torch.Generator(device='cpu')
+    gen.manual_seed(42)
+    ix_train = torch.randint(n['train'] - 1024, (3, 5 * 8 * 12), device='cpu', generator=gen)
+    gen = torch.Generator(device='cpu')
+    gen.manual_seed(42)
+    torch.randint(n['train'] - 1024, (600000 // 1000, 200 * 12), device='cpu', generator=gen)
+    ix_val = torch.randint(n['val'] - 1024, (600000 // 1000, 200 * 12), device='cpu', generator=gen)
+    assert np.array_equal(np.load(tmp_path / 'train_indices.npy'), ix_train.numpy())
+    gen.manual_seed(42)  # the first rows of more rows are the same: the draws come in order
+    assert torch.equal(ix_train, torch.randint(n['train'] - 1024, (1000, 480), generator=gen)[:3])
+    assert np.array_equal(np.load(tmp_path / 'eval_val_indices.npy'), ix_val.numpy())
+    # precision: their bfloat16 autocast (train.py's dtype and ctx), this file's default in full
+    for mode, dtype in (('full', 'bfloat16'), ('smoke', 'float32')):
+        argv = [f'--{mode}'] if mode != 'full' else []
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(iq.__file__),
+                '--plan',
+                f'--out_dir={tmp_path / mode}',
+                f'--data_dir={tmp_path / "data"}',
+                *argv,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        plan = json.loads((tmp_path / mode / 'identity_query-plan.json').read_text())
+        assert {r['dtype'] for r in plan['runs']} == {dtype}
+
+
+def test_the_khop_regime_is_the_shortest_whose_problem_is_the_papers():
+    """induction.py's --regime k-hop length: its problem within PROBLEM's factor of the paper's
+    (harness/problems.py, from the generator), one letter shorter not."""
+    from experiments.harness import claims, problems
+
+    induction = load('induction')
+    modes = induction.PROBLEM['modes']
+    prefix = 'k-hop induction heads: '
+    rows = [r for r in problems.rows(induction.PROBLEM, 'regime') if r['of'] == prefix]
+    assert rows and not any(claims.off_problem(r) for r in rows)
+    shorter = dict(modes['regime'][prefix], length=modes['regime'][prefix]['length'] - 1)
+    declared = dict(induction.PROBLEM, modes={**modes, 'regime': {prefix: shorter}})
+    assert any(claims.off_problem(r) for r in problems.rows(declared, 'regime'))

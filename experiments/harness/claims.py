@@ -359,7 +359,8 @@ def seeds_of(results):
 
 def off_problem(row):
     """Whether a measure of a shrunk problem (harness/problems.py's row) is more than its declared
-    factor from the paper's: the problem is not the paper's."""
+    factor from the paper's: the problem is not the paper's, and a claim on its quantities (those
+    that begin with the row's `of`) is unresolved (judged())."""
     if row.get('factor') is None:
         return False
     a, b = (max(row[k], SHARE_FLOOR) for k in ('ours', 'paper'))
@@ -375,8 +376,7 @@ def standing(results, trains, cpu_regime=True):
     as declared before the run (results older than that record), or, for an experiment that
     `trains`, no regime recorded, a CPU's results of one with no --regime (`cpu_regime` False: no
     size that tests its claims trains in the paper's regime within an hour), a quantity of the
-    regime below the paper's, a problem that is not the paper's (off_problem), or fewer than SEEDS
-    seeds."""
+    regime below the paper's, or fewer than SEEDS seeds."""
     reasons = []
     if not results.get('claims_digest'):
         reasons.append(
@@ -397,12 +397,6 @@ def standing(results, trains, cpu_regime=True):
         f'{figure(r["paper"])}'
         for r in results['regime']
         if r['ours'] < r['paper']
-    ]
-    reasons += [
-        f"the problem is not the paper's: {r['quantity']} {shown(r['ours'])} against the paper's "
-        f'{shown(r["paper"])}, more than {r["factor"]:g}x apart'
-        for r in results.get('problem') or []
-        if off_problem(r)
     ]
     n = seeds_of(results)
     return reasons + ([f'{n} seed{"s" * (n != 1)}, fewer than {SEEDS}'] if n < SEEDS else [])
@@ -425,7 +419,16 @@ def judged(results, declared, trains, cpu_regime=True, beyond=None):
     ]
     # a claim the rules here judge otherwise than they did at its run says so until it runs again
     then = {c['says']: c['outcome'] for c in results.get('claims', []) if 'outcome' in c}
+    off = [r for r in results.get('problem') or [] if off_problem(r)]
     for c in claims:  # judge's own dicts
+        shrunk = [r for r in off if any(q.startswith(r['of']) for q in c['of'])]
+        if shrunk and c['outcome'] != 'untested':  # a problem that is not the paper's
+            c['outcome'] = 'unresolved'
+            c['evidence'] += "; not resolved: the problem is not the paper's: " + '; '.join(
+                f"{r['quantity']} {shown(r['ours'])} against the paper's {shown(r['paper'])}, "
+                f'more than {r["factor"]:g}x apart'
+                for r in shrunk
+            )
         why = [w for says, w in (beyond or {}).items() if c['says'].startswith(says)]
         if why:
             c['beyond'] = why[0]

@@ -15,8 +15,8 @@ keys and the full protocol's (the paper's problem), each row (quantity, ours, pa
                       reported, not judged
 
 A judged row is off where ours and the paper's are more than the experiment's declared factor apart
-(PROBLEM['factor']; claims.off_problem): the problem is not the paper's, and the results give no
-verdict (claims.standing).
+(PROBLEM['factor']; claims.off_problem): the problem is not the paper's, and a claim on the
+quantities it measures is unresolved (claims.judged).
 """
 
 import functools
@@ -99,15 +99,16 @@ def measured(keys):
 
 
 def rows(declared, mode):
-    """-> [dict(quantity, ours, paper, factor)] of a mode against the full protocol, from an
-    experiment's PROBLEM ({factor, modes: {mode: {label: task keys}}}); [] for the full protocol
-    or a mode it does not declare. `factor` is None on a row that is reported, not judged."""
+    """-> [dict(quantity, ours, paper, factor, of)] of a mode against the full protocol, from an
+    experiment's PROBLEM ({factor, modes: {mode: {of: task keys}}}, `of` the start of the labels of
+    the quantities the task measures, '' all); [] for the full protocol or a mode it does not
+    declare. `factor` is None on a row that is reported, not judged."""
     modes = declared['modes']
     if mode == 'full' or mode not in modes:
         return []
     out = []
-    for label, keys in modes[mode].items():
-        paper = measured(tuple(sorted(modes['full'][label].items())))
+    for of, keys in modes[mode].items():
+        paper = measured(tuple(sorted(modes['full'][of].items())))
         for (quantity, ours, judged), (_, theirs, _) in zip(
             measured(tuple(sorted(keys.items()))), paper
         ):
@@ -117,6 +118,7 @@ def rows(declared, mode):
                     ours=ours,
                     paper=theirs,
                     factor=declared['factor'] if judged else None,
+                    of=of,
                 )
             )
     return out

@@ -153,9 +153,7 @@ def per_param(keys):
 
 # Whether the shrunk problem is still the paper's (harness/problems.py, judged in claims.standing):
 # each mode's retrieval beside the full protocol's (m_max 30), at most twice apart
-PROBLEM = dict(
-    factor=2, modes={mode: {'retrieval': common.config(p)} for mode, p in PROTOCOL.items()}
-)
+PROBLEM = dict(factor=2, modes={mode: {'': common.config(p)} for mode, p in PROTOCOL.items()})
 REGIME = {
     mode: [
         dict(

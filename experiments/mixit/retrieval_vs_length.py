@@ -228,11 +228,7 @@ def per_param(p):
 PROBLEM = dict(
     factor=2,
     modes={
-        mode: {
-            'the largest m_max': common.config(
-                p, m_max=max(p['sweep']['m_max']), variant='standard'
-            )
-        }
+        mode: {'': common.config(p, m_max=max(p['sweep']['m_max']), variant='standard')}
         for mode, p in PROTOCOL.items()
     },
 )

@@ -260,10 +260,9 @@ def by_task_cell(name, results, labels, variant):
         return f'not measured (paper {gap})'
     d = claims.seed_range(values[ours])[2] - claims.seed_range(values[ours0])[2]
     mode = '' if results['mode'] == 'regime' else f' ({results["mode"]})'
-    # a shrunk problem that is not the paper's (claims.standing) says so in its cell
-    if any(
-        w.startswith("the problem is not the paper's") for w in judged(results, name)[0]['standing']
-    ):
+    # a shrunk problem that is not the paper's (claims.off_problem) says so in its cell
+    rows = judged(results, name)[0].get('problem') or []
+    if any(claims.off_problem(r) and ours.startswith(r['of']) for r in rows):
         mode += ", not the paper's problem"
     md = common.results_path(results['mode'], name, 'md').name
     unit = '' if loss else ' pts'
