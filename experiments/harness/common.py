@@ -583,7 +583,10 @@ def judged_by(results, name, declared, trains=None):
     module = experiment_module(name)
     trains = hasattr(module, 'REGIME') if trains is None else trains
     beyond = getattr(module, 'DIAGNOSIS', {}).get('beyond')
-    if hasattr(module, 'PROBLEM') and 'problem' not in results:  # measured from its generator
+    # its problem measured from the generator, on the code that made the results (other code's
+    # keys are not the file's now)
+    made_here = results.get('source') == source_digest(name)
+    if hasattr(module, 'PROBLEM') and 'problem' not in results and made_here:
         results = {**results, 'problem': problems.rows(module.PROBLEM, results['mode'])}
     return judged(results, declared, trains, trains and cpu_regime(module), beyond)
 
