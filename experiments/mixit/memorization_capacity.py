@@ -261,7 +261,6 @@ def config(mode, variant):
 def main():
     args = fair.parse_args(__doc__)
     setting = PROTOCOL[args.mode]['keys']
-    size = setting['size']
     labels = PROTOCOL[args.mode]['sweep']['variant']
     fairs = {
         label: fair.fair(args, NAME, config(args.mode, label), 'memorization', FIXED)
@@ -272,6 +271,7 @@ def main():
     rows, values = [], {}  # values: each row's bits per parameter, which CLAIMS test
     for label, f in fairs.items():
         keys = config(args.mode, label)
+        size = common.train_keys(args, keys)['size']  # the run's own table, --at's where given
         # the paper's count at the paper's setting, whatever the mode: vocab 1024, block 3
         paper_count = GPT(
             GPTConfig(
