@@ -95,6 +95,9 @@ eval_split = ''  # the split to evaluate on; '' = the task's held-out split (met
 val_frac = 0.0  # model selection: hold out the training split's last val_frac, evaluate on it
 online = False  # synthetic tasks: a fresh batch from the generator every step
 classify = False  # the authors' Yelp classifier: a head output per class (needs classes)
+# a corpus's fixed windows: .npy files of window starts (a path, or a name in the task's folder),
+# as the identity-query authors' train_indices.npy and eval_val_indices.npy (eval_indices below)
+train_indices = ''  # .npy of train.bin window starts, a row a step; '' = drawn from (seed, step)
 # model: a GPTConfig field given as a key overrides the variant's value
 variant = 'standard'  # one of model.VARIANTS
 n_layer = 2  # blocks
@@ -123,6 +126,7 @@ grad_clip = 1.0  # clip the global gradient norm to this; 0 = off
 # the device's memory is used (fitting_model; evaluate's numbers do not depend on it)
 eval_interval = 200  # evaluate, log and save ckpt.pt every this many steps and at the end
 eval_examples = 0  # held-out examples (a corpus: windows) per evaluation; 0 = the whole split
+eval_indices = ''  # .npy of held-out window starts, a row an evaluation: step // eval_interval
 eval_batch_size = 512  # examples per evaluation batch, at most: lowered to what the memory holds
 log_interval = 10  # steps between progress-bar updates (the only host-device sync)
 progress = True  # show a tqdm progress bar
@@ -188,6 +192,7 @@ RESUMABLE = NOT_NAMED + (
     'grad_clip',
     'eval_interval',
     'eval_examples',
+    'eval_indices',
     'eval_split',
     'dtype',
     'data_dir',
@@ -1076,7 +1081,7 @@ def train(config=None):
             generate_missing(cfg)
     with together(ddp):
         dtype, ctx = compute_dtype(cfg, device_type)
-        meta, train_data, (x_val, y_val), T = load_data(cfg, generate=False)
+        meta, train_data, held_out, T = load_data(cfg, generate=False)
         if ckpt:
             checkpoint.same_data(ckpt, meta)
         # GPT-2's shape and weights (model.py) or this code's init; a ValueError is bad input
@@ -1087,7 +1092,8 @@ def train(config=None):
         except ValueError as e:
             raise ConfigError(str(e)) from None
     batch = batches(cfg, train_data, T, device, rank, world, meta['vocab_size'])
-    x_val, y_val = x_val.to(device), y_val.to(device)
+    # the held-out windows: the same at every evaluation, or eval_indices' row of its step (loader)
+    fixed = None if callable(held_out) else tuple(t.to(device) for t in held_out)
 
     # the optimizer, and a resumed run's weights, optimizer state and step
     optimizer = raw_model.configure_optimizers(
@@ -1142,6 +1148,7 @@ def train(config=None):
         share, piece = divmod(rank, pieces)
 
         def evaluation(lr):  # the weights at `step` evaluated, as log.jsonl records it
+            x_val, y_val = fixed or [t.to(device) for t in held_out(step)]
             ev = evaluate(model, x_val, y_val, eval_batch, ctx, rank, world, not corpus)
             tokens, elapsed_s = step * global_batch * T, time.time() - t_start
             return dict(

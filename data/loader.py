@@ -5,9 +5,10 @@ held-out split, and a prompt in a task's tokens (--sample).
 
 A batch is a function of (seed, step) only: examples by a fresh permutation per epoch, windows of a
 token stream at offsets drawn from a generator seeded by (seed, step) (nanoGPT's get_batch, made
-reproducible), or, online, fresh examples from the task's generator (held-out inputs redrawn). So N
-processes draw the batch one process draws, each training its share of it (batches), and a resumed
-run sees the batches an uninterrupted one would.
+reproducible) or read from a fixed index file, a row a step (train_indices), or, online, fresh
+examples from the task's generator (held-out inputs redrawn). So N processes draw the batch one
+process draws, each training its share of it (batches), and a resumed run sees the batches an
+uninterrupted one would.
 """
 
 import difflib
@@ -177,6 +178,11 @@ def load_data(cfg, generate=True):
                 f'{directory / f"{s}.{ext}"} is missing or not a regular file: {again}'
             )
     held = slice(cfg['eval_examples'] or None)
+    if ext == 'npz' and (cfg['train_indices'] or cfg['eval_indices']):
+        raise ConfigError(
+            f'train_indices and eval_indices are window starts in a token stream, and {task} is '
+            'examples: drop them'
+        )
     if ext == 'npz':
         try:
             (train_x, train_y), (x_val, y_val) = (
@@ -232,8 +238,43 @@ def load_data(cfg, generate=True):
                 f'val_frac={cfg["val_frac"]} leaves {len(train):,} training tokens, '
                 f'too few for windows of block_size={T}: lower val_frac'
             )
+    if cfg['eval_indices']:  # fixed windows, a row an evaluation: a function of its step
+        rows = index_file(cfg, 'eval_indices', directory, len(evaluated) - T)
+        need = cfg['max_iters'] // cfg['eval_interval'] + 1  # step s reads row s // eval_interval
+        if len(rows) < need:
+            raise ConfigError(
+                f'{cfg["eval_indices"]} holds {len(rows)} rows; max_iters={cfg["max_iters"]:,} '
+                f'at eval_interval={cfg["eval_interval"]:,} reads {need}'
+            )
+
+        def held_out(step):
+            return windows(evaluated, rows[step // cfg['eval_interval']][held], T)
+
+        return meta, train, held_out, T
     x_val, y_val = eval_windows(evaluated, T)
     return meta, train, (x_val[held], y_val[held]), T
+
+
+def index_file(cfg, key, directory, end):
+    """The window starts of the .npy file cfg[key] (a path, or a name in the task's folder), rows of
+    ints in [0, end) (a window is T + 1 tokens), memory-mapped: as the identity-query authors'
+    train_indices.npy and eval_val_indices.npy (their Generate_Indices.ipynb)."""
+    path = Path(directory) / cfg[key]
+    try:
+        rows = np.load(path, mmap_mode='r')
+    except (OSError, ValueError) as e:
+        raise ConfigError(
+            f'{key}={cfg[key]!r}: cannot read {path} as a .npy file ({type(e).__name__}): '
+            "give a .npy of window starts, or '' for none"
+        ) from None
+    if rows.ndim != 2 or rows.dtype.kind not in 'iu' or not rows.size:
+        raise ConfigError(f'{path} holds {rows.dtype} {rows.shape}, not rows of window starts')
+    if rows.min() < 0 or rows.max() >= end:
+        raise ConfigError(
+            f'{path} holds window starts outside [0, {end:,}): a window of block_size + 1 '
+            'tokens there would leave the split (starts written for other files?)'
+        )
+    return rows
 
 
 # tokens: a train.bin up to this size (2 GB) is checked whole when loaded, a larger one per batch
@@ -462,6 +503,15 @@ def online_batches(cfg):
     return batches
 
 
+def windows(tokens, starts, T):
+    """The (x, y) of the windows of T + 1 tokens of a stream at `starts`, (len(starts), T) each."""
+    # (len(starts), T + 1)
+    window = torch.from_numpy(
+        tokens[np.asarray(starts)[:, None] + np.arange(T + 1)].astype(np.int64)
+    )
+    return window[:, :-1], window[:, 1:]
+
+
 def get_batch(train, step, global_batch, T, seed):
     """The (x, y) of optimizer step `step`, (global_batch, T) each, a function of (seed, step) only:
     examples by batch_indices, windows of a token stream, or fresh examples (online)."""
@@ -469,10 +519,9 @@ def get_batch(train, step, global_batch, T, seed):
         return train(step, global_batch)
     if isinstance(train, np.memmap):
         g = torch.Generator().manual_seed(zlib.crc32(f'{seed}:{step}'.encode()))
-        starts = torch.randint(len(train) - T, (global_batch, 1), generator=g).numpy()
-        # (global_batch, T + 1)
-        window = torch.from_numpy(train[starts + np.arange(T + 1)].astype(np.int64))
-        return window[:, :-1], window[:, 1:]
+        return windows(
+            train, torch.randint(len(train) - T, (global_batch,), generator=g).numpy(), T
+        )
     x, y = train
     idx = to_device(batch_indices(len(x), step, global_batch, seed), x.device)
     return x[idx], y[idx]
@@ -511,12 +560,24 @@ def batches(cfg, train, T, device, rank=0, world=1, vocab_size=2**16):
     host while the GPU still runs the last step, and only this rank's rows are copied. The windows
     of a train.bin too large to check whole when loaded are checked against vocab_size as they are
     drawn."""
-    unchecked = isinstance(train, np.memmap) and len(train) > CHECKED_WHOLE
+    unchecked = isinstance(train, np.memmap) and len(train) > CHECKED_WHOLE and train.filename
+    B, accumulation = cfg['batch_size'], cfg['gradient_accumulation_steps']
     if cfg['online']:
         train = online_batches(cfg)
     elif not isinstance(train, np.memmap):
         train = tuple(t.to(device) for t in train)
-    B, accumulation = cfg['batch_size'], cfg['gradient_accumulation_steps']
+    elif cfg['train_indices']:  # fixed windows, a row a step
+        rows, stream = index_file(cfg, 'train_indices', task_data(cfg)[2], len(train) - T), train
+        if rows.shape[0] < cfg['max_iters'] or rows.shape[1] != B * accumulation:
+            raise ConfigError(
+                f'{cfg["train_indices"]} holds {rows.shape[0]:,} rows of {rows.shape[1]}, not '
+                f'max_iters={cfg["max_iters"]:,} rows of batch_size x gradient_accumulation_steps '
+                f'= {B * accumulation}'
+            )
+
+        def train(step, n):
+            return windows(stream, rows[step], T)
+
     local, size, k = layout(B, accumulation, world)
     group, piece = divmod(rank, k)  # the micro-batches of group `group`, piece `piece` of each
     mine = slice(group * local, (group + 1) * local)
@@ -524,7 +585,7 @@ def batches(cfg, train, T, device, rank=0, world=1, vocab_size=2**16):
     def batch(step):
         x, y = get_batch(train, step, B * accumulation, T, cfg['seed'])
         if unchecked:
-            check_tokens(torch.cat((x, y)).reshape(-1), vocab_size, train.filename)
+            check_tokens(torch.cat((x, y)).reshape(-1), vocab_size, unchecked)
         # (micro-batch, piece, example, position): this process's piece of its group's micro-batches
         rows = [t.reshape(accumulation, k, size, -1)[mine, piece] for t in (x, y)]
         xs, ys = (to_device(t.contiguous(), device) for t in rows)

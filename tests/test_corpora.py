@@ -295,7 +295,7 @@ def test_openwebtext_release_archives(tmp_path):
         outer.addfile(info, io.BytesIO(inner.getvalue()))
     outer.close()
     out, meta = prepared(
-        'openwebtext', tmp_path, tmp_path / 'openwebtext.tar.xz', val_fraction=0.25
+        'openwebtext', tmp_path, tmp_path / 'openwebtext.tar.xz', val_fraction=0.25, split='every'
     )
     assert docs_of(out / 'val.bin') == texts[0::4]
     assert docs_of(out / 'train.bin') == [t for i, t in enumerate(texts) if i % 4]
@@ -958,12 +958,30 @@ def test_fineweb_download(tmp_path, monkeypatch):
 def test_openwebtext_download(tmp_path, monkeypatch):
     texts = [f'Page {i}\n\nA “quoted” line — and an emoji 😀.\n' * (i + 1) for i in range(9)]
     calls = fake_datasets(monkeypatch, {'train': [{'text': t} for t in texts]})
-    out, _ = prepared('openwebtext', tmp_path, None, val_fraction=0.25)
+    out, _ = prepared('openwebtext', tmp_path, None, val_fraction=0.25, split='every')
     assert calls == [
         dict(path='Skylion007/openwebtext', name=None, split='train', streaming=True, read=9)
     ]
     assert tokens_of(out / 'val.bin') == byte_stream(texts[0::4])
     assert tokens_of(out / 'train.bin') == byte_stream([t for i, t in enumerate(texts) if i % 4])
+
+
+def test_openwebtext_split_is_nanogpts_seeded_shuffle(tmp_path, monkeypatch):
+    """The default split is nanoGPT's, Hugging Face's train_test_split(test_size=val_fraction,
+    seed=2357, shuffle=True), written out here: numpy's default_rng(2357) permutes the documents,
+    its first ceil(val_fraction n) are val and the rest train, each split in the permutation's
+    order (UTF-8 beyond ASCII and an empty document come back whole); split='every' keeps every
+    round(1 / val_fraction)th document, in the order read."""
+    texts = [''] + [f'Page {i}: a “quoted” line, {"é" * i} 😀\n' for i in range(1, 41)]
+    fake_datasets(monkeypatch, {'train': [{'text': t} for t in texts]})
+    out, meta = prepared('openwebtext', tmp_path, None, val_fraction=0.1)
+    order = np.random.default_rng(2357).permutation(41)
+    n_val = 5  # ceil(0.1 x 41), Hugging Face's n_test
+    assert meta['args']['split'] == 'nanogpt' and meta['documents'] == dict(train=36, val=5)
+    assert tokens_of(out / 'val.bin') == byte_stream([texts[i] for i in order[:n_val]])
+    assert tokens_of(out / 'train.bin') == byte_stream([texts[i] for i in order[n_val:]])
+    every, _ = prepared('openwebtext', tmp_path, None, 'every', val_fraction=0.1, split='every')
+    assert tokens_of(every / 'val.bin') == byte_stream(texts[0::10])
 
 
 @pytest.mark.parametrize('task', ['wikitext', 'fineweb_edu', 'openwebtext'])

@@ -604,6 +604,84 @@ def test_val_frac_holds_the_training_splits_tail_out(tmp_path):
         )
 
 
+def test_index_files_fix_each_steps_windows_and_each_evaluations(tmp_path):
+    """train_indices and eval_indices (the identity-query authors' fixed windows): step s trains on
+    the windows that start at row s of train_indices, and the evaluation at step s reports the mean
+    loss over the windows of row s // eval_interval of eval_indices, computed here window by window
+    from the run's weights; too few rows, or a window past the split's end, is refused in one
+    line."""
+    from data import corpus
+
+    (tmp_path / 'book.txt').write_text(
+        'In the beginning was a tiny corpus, read in windows.\n' * 40
+    )
+    folder = tmp_path / 'text'
+    corpus.prepare('text', {'encoding': 'bytes'}, tmp_path / 'book.txt', folder)
+    T, rng = 16, np.random.default_rng(0)
+    tokens = {s: np.fromfile(folder / f'{s}.bin', dtype=np.uint16) for s in ('train', 'val')}
+    starts = {
+        'train': rng.integers(0, len(tokens['train']) - T, (4, 6)),
+        'val': rng.integers(0, len(tokens['val']) - T, (3, 5)),
+    }
+    np.save(folder / 'train_indices.npy', starts['train'])
+    np.save(folder / 'eval_val_indices.npy', starts['val'])
+    keys = dict(
+        task='text',
+        encoding='bytes',
+        data_dir=str(folder),
+        block_size=T,
+        n_layer=1,
+        n_head=2,
+        n_embd=16,
+        batch_size=3,
+        gradient_accumulation_steps=2,
+        max_iters=4,
+        eval_interval=2,
+        warmup_iters=0,
+        lr_decay_iters=4,
+        progress=False,
+        device='cpu',
+        out_dir=str(tmp_path / 'out'),
+        train_indices='train_indices.npy',
+        eval_indices=str(folder / 'eval_val_indices.npy'),  # a path works as a name does
+    )
+
+    def windows(split, row):  # (x, y) of the windows at a row of starts, written out
+        w = np.stack([tokens[split][s : s + T + 1] for s in row]).astype(np.int64)
+        return torch.from_numpy(w[:, :-1]), torch.from_numpy(w[:, 1:])
+
+    cfg = train_module.resolve(keys)
+    batch = loader.batches(cfg, loader.load_data(cfg)[1], T, 'cpu')
+    for step in range(4):
+        micro = batch(step)
+        x, y = (torch.cat([m[i] for m in micro]) for i in (0, 1))
+        assert len(micro) == 2 and all(
+            torch.equal(a, b) for a, b in zip((x, y), windows('train', starts['train'][step]))
+        )
+    for steps in (2, 4):  # the evaluation at step 2 in both runs, and at step 4
+        m = train({**keys, 'max_iters': steps, 'run_name': f'{steps}'})
+        ckpt = torch.load(Path(m['run_dir']) / 'ckpt.pt', weights_only=True)
+        model = GPT(GPTConfig(**ckpt['model_args']))
+        model.load_state_dict(ckpt['model'])
+        model.eval()
+        with torch.no_grad():  # model.py's loss: the mean over the row's tokens
+            losses = [model(*windows('val', row))[1].item() for row in starts['val']]
+        assert m['val_loss'] == pytest.approx(losses[steps // 2], rel=1e-5)
+        assert all(abs(m['val_loss'] - loss) > 1e-4 for loss in losses[: steps // 2])
+    log = [json.loads(line) for line in (tmp_path / 'out' / '4' / 'log.jsonl').open()]
+    assert log[0]['step'] == 2 and log[0]['val_loss'] == pytest.approx(
+        json.loads((tmp_path / 'out' / '2' / 'log.jsonl').read_text())['val_loss'], rel=1e-6
+    )
+    for bad, message in (
+        (dict(max_iters=5), r'holds 4 rows of 6, not max_iters=5 rows'),
+        (dict(max_iters=6), r'holds 3 rows; max_iters=6 at eval_interval=2 reads 4'),
+        (dict(block_size=T + 40), r'holds window starts outside \[0, '),
+    ):
+        with pytest.raises(ConfigError, match=message) as e:
+            train({**keys, **bad, 'run_name': 'bad'})
+        assert '\n' not in str(e.value)
+
+
 @pytest.mark.parametrize('schedule', ['cosine', 'linear'])
 def test_lr_schedule_is_the_formula(schedule):
     """get_lr against each schedule written out: warm-up (step + 1) / (warmup + 1) of the peak, then

@@ -2,13 +2,16 @@
 Table 2 of "W_K, W_V is probably all you need" (the identity-query paper), W_Q = I (117M): GPT-2
 small without query weights, the query of head h the normalized input's h-th slice (attention scale
 1/(2 sqrt(d_h)), weight decay 2^-5): the 'W_Q = I (117M)' row of
-experiments/identity_query/identity_query.py's full protocol, the paper's text. The paper's
+experiments/identity_query/identity_query.py's full protocol, the authors' code. The paper's
 validation loss: baseline (124M) 3.016, W_Q = I (117M) 3.018. The other model of the claim:
 identity_query_baseline.py.
 
-OpenWebText is prepared first (it downloads; tiktoken's GPT-2 files too):
+OpenWebText is prepared first (it downloads; tiktoken's GPT-2 files too), then the authors' fixed
+windows are written beside it (data/openwebtext/train_indices.npy, eval_val_indices.npy: the
+experiment's --plan writes them, and trains nothing):
 
     python data/openwebtext/prepare.py
+    python experiments/identity_query/identity_query.py --plan
     python train.py experiments/config/identity_query_wq_identity.py
 
 The batch of 480 sequences of 1024 tokens is 40 micro-batches of 12 (the experiment's --micro_batch;
@@ -48,4 +51,8 @@ grad_clip = 1.0
 batch_size = 12
 gradient_accumulation_steps = 40
 max_iters = 100000
-eval_interval = 5000
+eval_interval = 1000
+
+# the authors' fixed windows, files in the task's folder
+train_indices = 'train_indices.npy'
+eval_indices = 'eval_val_indices.npy'
