@@ -65,6 +65,11 @@ SOLVES = 0.95
 ATTENDS = 0.5
 # A trained comparison's verdict needs at least this many seeds (the spread a closeness needs).
 SEEDS = 3
+# Settings a diagnosis's size sets by a rule from the one it moves, which moving it cannot
+# confound: the steps and warm-up that keep the paper's regime, the evaluation at the end, the
+# schedule's floor with its learning rate, the context with the length, the softmax scale with the
+# head width.
+FOLLOWS = {'max_iters', 'eval_interval', 'warmup_iters', 'min_lr', 'block_size', 'attn_scale'}
 # A shrunk problem's share (harness/problems.py) below one point counts as one point: it moves an
 # accuracy by less than that.
 SHARE_FLOOR = 0.01
@@ -287,7 +292,7 @@ def along(claim, trend, device=None, seeds=1):
         if all(d < 0 for d in steps)
         else 'no steady direction'
     )
-    moved = sorted({k for keys in trend.get('keys', {}).values() for k in keys})
+    moved = sorted({k for keys in trend.get('keys', {}).values() for k in keys} - FOLLOWS)
     if len(moved) > 1:  # which of them moved it, this axis cannot say
         way += f' (moving {", ".join(moved)} at once)'
     fmt = pct if claim.get('fmt', 'pct') == 'pct' else (lambda x: f'{x:.4g}')
