@@ -7,10 +7,13 @@ keys and the full protocol's (the paper's problem), each row (quantity, ours, pa
     trivial share     the share of scored targets a rule that does not do the task gets right:
                       k-hop, a rule that does no hop (<blank>, the letter itself at k = 0,
                       <none> otherwise); retrieval, the value of the first pair (a value in
-                      context, chance for a model that cannot retrieve)
+                      context, chance for a model that cannot retrieve); addition, adding digit
+                      by digit without carrying; Dyck-1, the more common answer, whatever the
+                      string
     inputs drawn      the chance that an input the task draws is one training drew too (how near
                       the problem is to a table a model could store): 1 - exp(-draws / inputs)
-                      for inputs drawn uniformly, k-hop's; retrieval's, for each m
+                      for inputs drawn uniformly, k-hop's and addition's; retrieval's, for each m
+                      (Dyck-1's strings are not uniform: not measured)
     kept              the generator's own sizes beside the paper's (length and hops, m_max):
                       reported, not judged
 
@@ -88,7 +91,43 @@ def drawn(n, log_inputs):
     return -math.expm1(-math.exp(math.log(n) - log_inputs)) if n else 0.0
 
 
-MEASURES = {'khop': khop, 'retrieval': retrieval}
+def addition(cfg):
+    digits = cfg['digits']
+    x, y = synthetic.load_task('addition').generate(
+        np.random.default_rng(0), SAMPLE, digits, cfg['format']
+    )
+    a, b = x[:, :digits], x[:, digits + 1 : 2 * digits + 1]
+    # the sum's tokens without carries: every digit (a + b) mod 10, then <stop>, then <pad>
+    first, stop, pad, c = (14 if cfg['format'] == 'authors' else 0), 12, 13, 2 * digits + 2
+    guess = np.concatenate([x, np.full((len(x), 1), pad)], 1)
+    guess[:, c : c + digits] = first + (a + b) % 10
+    guess[:, c + digits], guess[:, c + digits + 1 :] = stop, pad
+    scored = y != -1
+    inputs = 2 * (math.log(9) + (digits - 1) * math.log(10))
+    return [
+        (
+            'addition: scored targets adding without carries gets right',
+            float((guess[:, 1:] == y)[scored].mean()),
+            True,
+        ),
+        ('addition: inputs drawn that training drew too', drawn(draws(cfg), inputs), True),
+        ('addition: digits', f'{digits}', False),
+    ]
+
+
+def dyck(cfg):
+    _, y = synthetic.load_task('dyck').generate(
+        np.random.default_rng(0), SAMPLE, cfg['length'], cfg['format']
+    )
+    answers = y[y != -1]
+    common = float(max(np.mean(answers == a) for a in np.unique(answers)))
+    return [
+        ('Dyck-1: scored targets the more common answer gets right', common, True),
+        ('Dyck-1: most brackets', f'{cfg["length"]}', False),
+    ]
+
+
+MEASURES = {'khop': khop, 'retrieval': retrieval, 'addition': addition, 'dyck': dyck}
 
 
 @functools.cache

@@ -488,6 +488,19 @@ DIAGNOSIS = dict(
     },
 )
 # each mode's regime beside the paper's, per task it runs (harness/claims.py's standing)
+# Whether each shrunk problem is still the paper's (harness/problems.py, judged in claims.judged):
+# each mode's beside the full protocol's, at most twice apart
+PROBLEM = dict(
+    factor=2,
+    modes={
+        mode: {
+            f'{t}: ': common.config(p, task=t, variant='standard')
+            for t in ('addition', 'dyck')
+            if t in p['sweep']['task']
+        }
+        for mode, p in PROTOCOL.items()
+    },
+)
 REGIME = {
     mode: [
         dict(quantity=name, ours=ours, paper=PAPER_REGIME[task])

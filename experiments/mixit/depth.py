@@ -253,6 +253,15 @@ def regime_mixit():
 
 PROTOCOL['regime'] = regime_mixit()
 # each mode's regime beside the paper's, per model and depth it runs
+# Whether each shrunk problem is still the paper's (harness/problems.py, judged in claims.judged):
+# each mode's beside the full protocol's, at most twice apart
+PROBLEM = dict(
+    factor=2,
+    modes={
+        mode: {'': common.config(p, variant=next(iter(p['sweep']['variant'])), n_layer=2)}
+        for mode, p in PROTOCOL.items()
+    },
+)
 REGIME = {
     mode: [
         dict(

@@ -357,6 +357,19 @@ DIAGNOSIS = dict(
     },
 )
 # each mode's regime beside the paper's, per task it runs
+# Whether each shrunk problem is still the paper's (harness/problems.py, judged in claims.judged):
+# each mode's beside the full protocol's, at most twice apart
+PROBLEM = dict(
+    factor=2,
+    modes={
+        mode: {
+            f'{t}, ': common.config(p, task=t, n_head=p['sweep']['n_head'][0])
+            for t in ('addition', 'dyck')
+            if t in p['sweep']['task']
+        }
+        for mode, p in PROTOCOL.items()
+    },
+)
 REGIME = {
     mode: [
         dict(

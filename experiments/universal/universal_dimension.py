@@ -264,6 +264,17 @@ def config(mode, k, column):
     return common.config({**protocol, 'keys': keys}, universal_k=k, variant=column)
 
 
+# Whether the shrunk problem is still the paper's (harness/problems.py, judged in claims.judged):
+# the k-hop task at each mode's largest k beside the full protocol's, at most twice apart
+PROBLEM = dict(
+    factor=2,
+    modes={
+        mode: {'': config(mode, max(p['sweep']['universal_k']), 'random, constructed D')}
+        for mode, p in PROTOCOL.items()
+    },
+)
+
+
 def plot(rows, values):
     import matplotlib
 

@@ -453,6 +453,18 @@ def regime(mode):
     return found
 
 
+# Whether each shrunk problem is still the paper's (harness/problems.py, judged in claims.judged):
+# each mode's beside the full protocol's, at most twice apart
+PROBLEM = dict(
+    factor=2,
+    modes={
+        mode: {
+            f'{task}, {ablation}: ': config(mode, (task, ablation), 'universal_sparse')
+            for task, ablation in setting['rows']
+        }
+        for mode, setting in SETTING.items()
+    },
+)
 REGIME = {mode: regime(mode) for mode in SETTING}
 
 
