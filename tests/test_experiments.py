@@ -2531,6 +2531,23 @@ def test_a_shrunk_problem_is_measured_from_its_generator_and_judged_against_the_
     (_, first, _), _, _ = problems.measured(tuple(sorted(keys.items())))
     x, y = retrieval.generate(np.random.default_rng(0), problems.SAMPLE, 3, 16)
     assert first == float(np.mean([xs[1] == ys[ys != -1][0] for xs, ys in zip(x, y)]))
+    # addition: a brute force adding each column without its carry, over the scored targets
+    keys = dict(task='addition', digits=3, online=False, n_train=7)
+    (_, nocarry, _), (_, covered, _), _ = problems.measured(tuple(sorted(keys.items())))
+    x, y = synthetic.load_task('addition').generate(np.random.default_rng(0), problems.SAMPLE, 3)
+    right = []
+    for xs, ys in zip(x, y):
+        digits = [14 + (int(xs[i]) + int(xs[4 + i])) % 10 for i in range(3)]
+        guess = {8: digits[1], 9: digits[2], 10: 12, 11: 13}  # the targets of positions 8..11
+        right += [guess[i] == t for i, t in enumerate(ys) if t != -1]
+    assert abs(nocarry - sum(right) / len(right)) < 1e-12
+    assert abs(covered - -math.expm1(-7 / 900**2)) < 1e-15
+    # Dyck-1: the more common answer
+    keys = dict(task='dyck', length=8)
+    (_, common, _), _ = problems.measured(tuple(sorted(keys.items())))
+    _, y = synthetic.load_task('dyck').generate(np.random.default_rng(0), problems.SAMPLE, 8)
+    answers = list(y[y != -1])
+    assert common == max(answers.count(a) for a in set(answers)) / len(answers)
     # judged against the paper's: a claim on the quantities of an off row is unresolved
     row = dict(quantity='q', ours=0.70, paper=0.32, factor=2, of='k-hop: ')
     values = {'k-hop: a': [1.0] * 3, 'other: a': [1.0] * 3}
