@@ -498,8 +498,8 @@ def claims_text(results, older=False):
     regime += (
         [
             '',
-            'Problem (experiments/harness/problems.py, from the generator before the run; the '
-            "paper's beside it): "
+            "Problem (experiments/harness/problems.py, from the task's generator at the protocol's "
+            "keys; the paper's beside it, ✗ more than the file's factor apart): "
             + '; '.join(
                 f"{r['quantity']} {shown(r['ours'])} (the paper's {shown(r['paper'])})"
                 + (' ✗' if off_problem(r) else '')
