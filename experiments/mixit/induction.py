@@ -261,10 +261,11 @@ TREND = dict(
     },
 )
 
-# A diagnosis of k-hop's claims, should one not hold in the regime: the depth alone, 2 -> quick's 3
-# layers at the regime's k and length (one setting an axis; the earlier axis, which moved k and the
-# length with it, is in the results' history). k-hop's regime (5,000 steps of 128 over 100,000
-# strings) does not depend on the model's size, so every point keeps it whole; 3 seeds a point.
+# A diagnosis of k-hop's claims, should one not hold in the regime: the depth alone, 2 -> quick's
+# 3 layers at the regime's k and length (one setting an axis; the earlier axis, which moved k and
+# the length with it, is in the results' git history, 3f05c64). k-hop's regime (5,000 steps of 128
+# over 100,000 strings) does not depend on the model's size, so every point keeps it whole; 3
+# seeds a point.
 DIAGNOSIS = dict(
     flags=['--tasks=khop'],
     axes={
