@@ -249,7 +249,8 @@ def signed(d, loss):  # a difference: of a loss in nats, or of an accuracy in po
 
 def by_task_cell(name, results, labels, variant):
     """One file's cell of `variant`: its result less the standard model's (the seeds' means), linked
-    to its results .md, its mode where that is not the regime, the paper's difference beside it."""
+    to its results .md, its mode where that is not the regime, the paper's difference beside it.
+    `results`: the file's, judged here (judged()), or None."""
     (ours, paper), (ours0, paper0) = labels[variant], labels['standard']
     loss = isinstance(paper, tuple)  # a loss, one a corpus; an accuracy is one number
     gap = ', '.join(
@@ -261,8 +262,9 @@ def by_task_cell(name, results, labels, variant):
     d = claims.seed_range(values[ours])[2] - claims.seed_range(values[ours0])[2]
     mode = '' if results['mode'] == 'regime' else f' ({results["mode"]})'
     # a shrunk problem that is not the paper's (claims.off_problem) says so in its cell
-    rows = judged(results, name)[0].get('problem') or []
-    if any(claims.off_problem(r) and ours.startswith(r['of']) for r in rows):
+    if any(
+        claims.off_problem(r) and ours.startswith(r['of']) for r in results.get('problem') or []
+    ):
         mode += ", not the paper's problem"
     md = common.results_path(results['mode'], name, 'md').name
     unit = '' if loss else ' pts'
@@ -273,7 +275,11 @@ def by_task_table(folder=RESULTS):
     """The answer by task: a row per family with recorded results, a column per variant."""
     rows = []
     for family, sources in by_task().items():
-        found = [(name, results_of(name, folder), labels) for name, labels in sources]
+        found = [
+            (name, results and judged(results, name)[0], labels)
+            for name, labels in sources
+            for results in [results_of(name, folder)]
+        ]
         if any(results for _, results, _ in found):
             rows.append(
                 {'task': family}
