@@ -8,15 +8,15 @@ checkpoints in a module of their own). A run lives in one folder, out_dir/<run n
                   with their sha256
     .lock         held (flock) by the one process that writes the folder
 
-train.py calls it where a run starts (find_checkpoint, load_checkpoint, resumed_config: the
-run to resume and its config), where the run's state comes back (restore), and in one line where
-each evaluation is saved (Run.record).
+train.py calls it where a run starts (load_checkpoint, resumed_config: the run to resume and its
+config; configurator.find_run finds it with find_checkpoint), where the run's state comes back
+(restore), and in one line where each evaluation is saved (Run.record).
 
 Files are written to a temporary name and renamed. A checkpoint is read with weights_only and
 checked against its checksum and its own model_args, so a crafted file is refused, not run.
 
-Nothing here imports train.py: what depends on its keys (which keys name a run, which --resume may
-change) is passed in.
+Nothing here imports train.py or configurator.py: what depends on the keys (which keys name a
+run, which --resume may change) is passed in.
 """
 
 import errno
@@ -33,8 +33,16 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 
-from data.loader import ConfigError, check_meta, read_json
-from data.synthetic import atomic_write, cannot_write, open_regular, remove_leftovers, temporary
+from data.loader import check_meta
+from data.synthetic import (
+    ConfigError,
+    atomic_write,
+    cannot_write,
+    open_regular,
+    read_json,
+    remove_leftovers,
+    temporary,
+)
 from model import GPT, GPTConfig
 
 
@@ -48,9 +56,9 @@ def together(ddp):
     folder; each machine reads its own data).
 
     At its end all learn whether any failed, and all stop with the first failure's ConfigError,
-    which rank 0 prints (train.py main). Else the others would wait in their next collective for a
-    process that has left: a gloo traceback, or an NCCL hang. No collective may run inside the
-    block."""
+    which rank 0 prints (configurator.command_line). Else the others would wait in their next
+    collective for a process that has left: a gloo traceback, or an NCCL hang. No collective may
+    run inside the block."""
     error = None
     try:
         yield
@@ -148,7 +156,7 @@ CHOSEN_NOW = ('out_dir', 'data_dir', 'wandb_log', 'wandb_project', 'wandb_run_na
 
 def resumed_config(ckpt, overrides, resolve, resumable):
     """A resumed run's config: the checkpoint's, with the keys given now, through `resolve`
-    (train.py's); CHOSEN_NOW come from the command line alone.
+    (configurator's); CHOSEN_NOW come from the command line alone.
 
     A key outside `resumable` given with a value other than the run's (its config's, else its
     model's) is refused, by name."""

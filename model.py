@@ -33,20 +33,17 @@ variants built with the same seed share the initial values of the parameters the
 """
 
 import itertools
-import json
 import math
-import os
 import re
 import zlib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Optional
 
 import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
-from data.synthetic import open_regular  # a FIFO or a device is refused, not read forever
+from checks import check_config
 
 
 @dataclass
@@ -60,7 +57,6 @@ class GPTConfig:
     bias: bool = False  # biases on attention and MLP linears (and LayerNorm), never on the LM head
     # architecture
     norm: str = 'rmsnorm'  # 'rmsnorm' | 'layernorm' | 'none'
-    # mlp='gated': W_D(silu(W_G h) * W_U h), Eq. 2.2
     mlp: str = 'gated'  # 'gated' (Eq. 2.2) | 'gelu' | 'gelu_tanh' (GPT-2's gelu_new) | 'none'
     mlp_ratio: float = 4.0  # MLP width n_m = mlp_ratio * n_embd
     pos: str = 'rope'  # 'rope' on q/k | 'learned' absolute, added to the token embedding | 'none'
@@ -73,31 +69,28 @@ class GPTConfig:
     frozen_mlp: bool = False  # keep every MLP weight and bias at initialization
     frozen_blocks: bool = False  # keep the blocks and final norm: only embeddings, LM head trained
     identity_query: bool = False  # W_Q = I: no query projection
-    # attn_scale=None: 1/sqrt(head_dim), or 1/(2 sqrt(head_dim)) for W_Q = I (identity_query)
     attn_scale: Optional[float] = None  # softmax scale; None: 1/sqrt(head_dim), halved if W_Q = I
     mixit_std: Optional[float] = None  # std of MixiT's M, all heads; None: per head (their code)
     mixit_sink: bool = False  # head 0 of every layer the authors' fixed "sink" (mixit sets it)
-    # the authors' MixiT block (their modeling_llama.py, which uses it for MixiT only); off = the
-    # paper's Llama block. shaped_gate c: the gated MLP's gate is gain * LeakyReLU of negative slope
-    # 1 + c/sqrt(n) instead of SiLU. skip_scaling s: around both sublayers (attention and MLP).
+    # the authors' MixiT block (experiments/README.md, section 3, 'MixiT MLP gate', 'MixiT
+    # residual', 'MixiT width multipliers'); None and 0: the paper's Llama block
     shaped_gate: Optional[float] = None  # c: the gate is gain * LeakyReLU(1 + c/sqrt(n)) (they: -1)
     skip_scaling: Optional[float] = None  # s: x <- s x + sqrt(1 - s^2) f(x) (they: sqrt(0.5))
-    # base_width: down_proj's multiplier is 1/sqrt(fan_in) (its base is 1)
     base_width: int = 0  # every linear's output times sqrt(base_width / fan_in); 0 = off
-    # scaled_init=False: std 0.02 for o_proj and down_proj too, as the authors' code
     scaled_init: bool = True  # o_proj, down_proj with std 0.02/sqrt(2 n_layer) (GPT-2); False: 0.02
-    # n_classes > 0: the authors' Yelp classifier
     n_classes: int = 0  # > 0: a classifier head of n_classes outputs, read at the scored positions
     universal: str = ''  # '' | 'sparse' | 'random': the fixed universal backbone (universal_*)
     universal_k: int = 4  # query/key width k of each universal head
-    # universal_d=0: d = vocab_size, plus block_size if pos='learned' (universal_width)
     universal_d: int = 0  # width d of the simulated T(H, L, d, k); 0 = vocab_size (+ positions)
     looped: bool = False  # universal: one fixed block's matrices in every layer (weight-tied)
-    # causal: train.py's classify makes it False for MixiT only, unless given
     causal: bool = True  # causal mask; False = bidirectional (classify: False for MixiT only)
-    # pad_token under train.py's classify: the end-of-text token
     pad_token: int = -1  # id whose embedding row stays zero, untrained (padding_idx); -1 = none
     seed: int = 0  # seeds every initial weight and fixed matrix
+
+    def universal_shape(self):
+        """(d, D) of universal_sparse: the simulated class's width and the backbone's (Thm 3.1)."""
+        d = universal_width(self)
+        return d, universal_dim(self.n_head, self.n_layer, d, self.universal_k, self.looped)
 
 
 VARIANTS = {
@@ -117,97 +110,8 @@ VARIANTS = {
 }
 
 
-def check_config(c):
-    """Rejects sizes and combinations that cannot be built, with a message that says what to do."""
-    sizes = dict(
-        block_size=1,
-        vocab_size=1,
-        n_layer=1,
-        n_head=1,
-        n_embd=1,
-        universal_k=1,
-        universal_d=0,
-        base_width=0,
-        n_classes=0,
-    )
-    for key, low in sizes.items():
-        if getattr(c, key) < low:
-            raise ValueError(f'{key}={getattr(c, key)} must be at least {low}')
-    for key in ('mlp_ratio', 'rope_base', 'attn_scale', 'mixit_std'):
-        if getattr(c, key) is not None and not getattr(c, key) > 0:
-            raise ValueError(f'{key}={getattr(c, key)} must be positive')
-    if not 0 <= c.dropout < 1:
-        raise ValueError(f'dropout={c.dropout} must be in [0, 1)')
-    if c.skip_scaling is not None and not (0 < c.skip_scaling < 1 and c.residual):
-        raise ValueError(
-            f'skip_scaling={c.skip_scaling} must be in (0, 1), with residual=True (None = x + f(x))'
-        )
-    if c.shaped_gate is not None and c.mlp != 'gated':
-        raise ValueError("shaped_gate replaces the gated MLP's SiLU: it needs mlp='gated'")
-    if c.n_classes and c.tie_embeddings:
-        raise ValueError(
-            'a classifier head (n_classes > 0) cannot be tied to the token embedding: '
-            'tie_embeddings=False'
-        )
-    if not -1 <= c.pad_token < c.vocab_size:
-        raise ValueError(
-            f'pad_token={c.pad_token} must be a token id below vocab_size={c.vocab_size}, '
-            'or -1 (none)'
-        )
-    if c.pad_token >= 0 and c.tie_embeddings:
-        raise ValueError(
-            'the LM head would train the padding row of a tied embedding: tie_embeddings=False or '
-            'pad_token=-1'
-        )
-    choices = dict(
-        norm=('rmsnorm', 'layernorm', 'none'),
-        mlp=('gated', 'gelu', 'gelu_tanh', 'none'),
-        pos=('rope', 'learned', 'none'),
-        mixing=('softmax', 'mixit'),
-        universal=('', 'sparse', 'random'),
-    )
-    for key, allowed in choices.items():
-        if getattr(c, key) not in allowed:
-            raise ValueError(f'{key}={getattr(c, key)!r} is not one of {allowed}')
-    if c.n_embd % c.n_head and not c.universal:
-        raise ValueError(f'n_embd={c.n_embd} must be a multiple of n_head={c.n_head}')
-    if c.pos == 'rope' and (c.n_embd // c.n_head) % 2:
-        raise ValueError(
-            f'RoPE needs an even head_dim, got {c.n_embd // c.n_head}: change n_embd or n_head'
-        )
-    if c.mixing == 'mixit' and c.pos == 'rope':
-        raise ValueError("MixiT has no queries or keys for RoPE to rotate: use pos='learned'")
-    if c.mixing == 'mixit' and (c.identity_query or c.frozen_qk):
-        raise ValueError('MixiT has no W_Q or W_K: identity_query and frozen_qk do not apply to it')
-    if c.mixit_sink and c.mixing != 'mixit':
-        raise ValueError("mixit_sink needs mixing='mixit'")
-    if c.universal:
-        if c.pos == 'rope' or c.mixing == 'mixit' or c.identity_query or c.frozen_qk:
-            raise ValueError(
-                'the universal backbones have their own fixed attention: '
-                "use pos='learned' or 'none', mixing='softmax', and neither identity_query nor "
-                'frozen_qk'
-            )
-        if c.universal == 'sparse':
-            D = universal_dim(c.n_head, c.n_layer, universal_width(c), c.universal_k, c.looped)
-            # a D of thousands of digits (deep or wide): its size in bits, not its digits
-            if c.n_embd != D:
-                raise ValueError(
-                    f'universal_sparse with H={c.n_head} heads, L={c.n_layer} layers, '
-                    f'd={universal_width(c)}, k={c.universal_k}'
-                    f'{" (looped)" if c.looped else ""} has '
-                    + (
-                        f'width D = {D}: set n_embd={D}'
-                        if D < 2**64
-                        else f'width D ~ 2^{D.bit_length()}'
-                    )
-                )
-    elif c.looped:
-        raise ValueError('looped applies to the universal backbones only')
-
-
-# --- universal backbones (seed fixed-universal-transformers, Thm 3.1; its formulas were lost, so
-# this is re-derived). A target of the class T(H, L, d, k) maps X (m x d) layer by layer:
+# --- universal backbones ("Fixed Universal Transformers", Thm 3.1, re-derived: experiments/
+# README.md, section 1). A target of the class T(H, L, d, k) maps X (m x d) layer by layer:
 # X_l = sum_h A_lh X_{l-1} V_lh, with A_lh = softmax(mask(X_{l-1} Q_lh K_lh^T X_{l-1}^T / sqrt(k))),
 # Q, K: d x k, V: d x d. Unrolled, X_L is a sum over the H^L head paths p = (h_1..h_L) of A_p X V_p,
 # V_p = V_1h1 ... V_LhL. The universal model keeps, for every node p of that tree (a path prefix),
@@ -227,8 +131,7 @@ def universal_layout(H, L, d, k, looped=False):
     slot, then the H key slots), a leaf owns d.
     Looped: every prefix s owns 2Hk + d columns (query slots, key slots, a leaf slot), s being the
     path still to walk: each layer moves block s to block s[1:] along head s[0], and only block ()
-    is read (our derivation: the formulas of Theorem 3.2 of "Fixed Universal Transformers" are lost
-    in our copy of the paper)."""
+    is read (our derivation, experiments/README.md, section 1)."""
     blocks, at = {}, 0
     for depth in range(L + 1):
         for p in itertools.product(range(H), repeat=depth):
@@ -321,8 +224,7 @@ def make_norm(config):
 
 class ScaledLinear(nn.Linear):
     """nn.Linear with its output (bias included) times a fixed width multiplier, the authors'
-    ScaledLinear (modeling_llama.py): with the multiplier sqrt(base / fan_in) a layer's output keeps
-    the scale it has at the base width, whatever the width (a muP-style parametrization)."""
+    ScaledLinear (experiments/README.md, section 3, 'MixiT width multipliers')."""
 
     def __init__(self, fan_in, fan_out, bias, multiplier):
         super().__init__(fan_in, fan_out, bias=bias)
@@ -334,15 +236,10 @@ class ScaledLinear(nn.Linear):
 
 def linear(config, fan_in, fan_out, base=None, bias=None):
     """A linear layer of the model: nn.Linear, or with base_width > 0 the authors' ScaledLinear with
-    the multiplier sqrt(base / fan_in).
-
-    base = base_width (their base_hidden_size, 512 in every driver), except for down_proj, whose
-    base is their base_intermediate_size, 1.0: a multiplier 1/sqrt(4n) (0.022 at n = 512). A
-    multiplier of exactly 1 (fan_in = base: MixiT's v, o, gate, up and head at n = 512) is no
-    multiply (the same outputs)."""
+    the multiplier sqrt(base / fan_in), base = base_width (down_proj's: 1)."""
     bias = config.bias if bias is None else bias
     multiplier = math.sqrt((base or config.base_width) / fan_in) if config.base_width else 1.0
-    return (
+    return (  # a multiplier of exactly 1 (fan_in = base) is no multiply: the same outputs
         nn.Linear(fan_in, fan_out, bias=bias)
         if multiplier == 1
         else ScaledLinear(fan_in, fan_out, bias, multiplier)
@@ -375,10 +272,18 @@ class Attention(nn.Module):
     def __init__(self, config):
         super().__init__()
         n, self.n_head, self.head_dim = config.n_embd, config.n_head, config.n_embd // config.n_head
-        self.identity_query, qkv = config.identity_query, 'kv' if config.identity_query else 'qkv'
-        self.groups = (qkv[:-1], 'v') if config.frozen_qk else (qkv,)
-        for group in self.groups:
-            setattr(self, f'{group}_proj', linear(config, n, len(group) * n))
+        self.identity_query, self.frozen_qk = config.identity_query, config.frozen_qk
+        # frozen_qk: GPT.frozen_modules keeps qk_proj (k_proj if W_Q = I) at initialization
+        if self.identity_query and self.frozen_qk:  # W_Q = I
+            self.k_proj = linear(config, n, n)
+            self.v_proj = linear(config, n, n)
+        elif self.identity_query:  # W_Q = I
+            self.kv_proj = linear(config, n, 2 * n)
+        elif self.frozen_qk:
+            self.qk_proj = linear(config, n, 2 * n)
+            self.v_proj = linear(config, n, n)
+        else:
+            self.qkv_proj = linear(config, n, 3 * n)  # nanoGPT's c_attn
         self.o_proj = linear(config, n, n)
         default = (
             1 / (2 * math.sqrt(self.head_dim))
@@ -392,11 +297,15 @@ class Attention(nn.Module):
     def project(self, x):
         """x (B, T, C) -> q, k, v, each (B, nh, T, hd), before RoPE."""
         B, T, C = x.shape
-        out = {'q': x} if self.identity_query else {}  # W_Q = I: head h reads slice h
-        # one letter is not split: the backward of a split copies (cat)
-        for group, y in ((g, getattr(self, f'{g}_proj')(x)) for g in self.groups):
-            out.update(zip(group, y.split(C, dim=-1) if len(group) > 1 else [y]))
-        return [out[t].view(B, T, self.n_head, self.head_dim).transpose(1, 2) for t in 'qkv']
+        if self.identity_query and self.frozen_qk:
+            q, k, v = x, self.k_proj(x), self.v_proj(x)
+        elif self.identity_query:  # W_Q = I: head h reads slice h
+            q, (k, v) = x, self.kv_proj(x).split(C, dim=-1)
+        elif self.frozen_qk:
+            (q, k), v = self.qk_proj(x).split(C, dim=-1), self.v_proj(x)
+        else:
+            q, k, v = self.qkv_proj(x).split(C, dim=-1)
+        return [t.view(B, T, self.n_head, self.head_dim).transpose(1, 2) for t in (q, k, v)]
 
     def forward(self, x, rope=None):
         B, T, C = x.shape
@@ -421,10 +330,9 @@ class MixiT(nn.Module):
     A = I + C*(M - rowmean_causal(M)), drawn once from (seed, layer) and kept as a persistent
     buffer, so it is in every checkpoint and never trained.
 
-    By default it is the MixiT of the authors' code (modeling_llama.py, shaped_attention='mixing'),
-    which made the papers' numbers: each head draws its own std of M, and head 0 is a fixed "sink".
-    mixit_std=<value> and mixit_sink=False give the paper text's Eq. 2.3 with one std (the authors'
-    GPT-2 path: 1/sqrt(m head_dim))."""
+    By default the authors' code's MixiT, which made the papers' numbers: each head its own std of
+    M, head 0 a fixed "sink"; mixit_std=<value> and mixit_sink=False give the paper text's
+    (experiments/README.md, section 3, 'MixiT std of M', 'MixiT head 0')."""
 
     def __init__(self, config, layer):
         super().__init__()
@@ -446,39 +354,29 @@ class MixiT(nn.Module):
 
     @staticmethod
     def fixed_std(block_size, head_dim):
-        """Eq. 2.3's one std, 1/sqrt(m head_dim), as the authors' GPT-2 path (the text: 1/sqrt(n m),
-        n the width; experiments/README.md, sections 1, 3)."""
+        """Eq. 2.3's one std, 1/sqrt(m head_dim), as the authors' GPT-2 path (experiments/README.md,
+        section 3, 'MixiT std of M')."""
         return 1 / math.sqrt(block_size * head_dim)
 
     @staticmethod
     def matrix(block_size, std, generator, sink=False, causal=True):
-        """The fixed mixing matrices of one layer, (n_head, m, m), for per-head stds std (n_head,).
-
-        Eq. 2.3: A = I + C*(M - rowmean_causal(M)), M_ij ~ N(0, std^2), C the causal mask; row i's
-        mean is over j <= i only, so every row sums to exactly one and depends on columns j <= i
-        only: the top-left T x T block of A is the matrix for any shorter length T.
-        causal=False (the authors' classifier, is_causal=False) keeps all of M. Their code still
-        subtracts sum_j M_ij / (i + 1), the causal row's mean, over all m columns; it is followed
-        here, so that those rows do not sum to one (row i sums to 1 + (1 - m/(i+1)) sum_j M_ij).
-        sink: head 0 is their code's sink_matrix, 0.5 on the diagonal, then column 0 set to 0.5, so
-        row 0 is (0.5, 0, ...): it sums to 0.5, not 1, as the code assigns column 0
-        (experiments/README.md, section 3)."""
+        """The fixed mixing matrices of one layer, (n_head, m, m), for the heads' stds (n_head,)."""
         m, n_head = block_size, len(std)
         M = torch.randn(n_head, m, m, generator=generator) * std.view(-1, 1, 1)
         C = torch.tril(torch.ones(m, m))
+        # Eq. 2.3, A = I + C*(M - rowmean_causal(M)), C the causal mask: row i's mean over j <= i,
+        # so every row sums to one and reads columns j <= i only, and the top-left T x T block of A
+        # is the matrix for any shorter length T
         if causal:
             A = torch.eye(m) + C * (M - (M * C).sum(-1, keepdim=True) / C.sum(-1, keepdim=True))
-        else:
+        else:  # all of M, less the causal row's mean (section 3, 'classifier (Yelp) attention')
             A = torch.eye(m) + M - M.sum(-1, keepdim=True) / torch.arange(1, m + 1).view(-1, 1)
-        if sink:  # their code overwrites head 0: half on the token itself, half on the first token
+        if sink:  # head 0: half on the token itself, half on the first (section 3, 'MixiT head 0')
             A[0] = 0.5 * torch.eye(m)
             A[0, :, 0] = 0.5
         return A
 
     def forward(self, x, rope=None):
-        # One batched matmul over the heads: head h's (T, T) matrix times its values of the whole
-        # batch, laid out (nh, T, B * hd). Broadcasting (nh, T, T) @ (B, nh, T, hd) would copy the
-        # matrix B times, kept for backward.
         B, T, C = x.shape
         if not self.causal and T != self.mix.size(-1):
             raise ValueError(
@@ -486,20 +384,14 @@ class MixiT(nn.Module):
                 'give inputs of exactly block_size tokens (pad them), or build the model with '
                 f'block_size={T}'
             )
-        v = (
-            self.v_proj(x)
-            .view(B, T, self.n_head, self.head_dim)
-            .permute(2, 1, 0, 3)
-            .reshape(self.n_head, T, -1)
-        )
-        # no copy: train.py casts the buffer to the compute dtype once
-        A = self.mix[:, :T, :T].to(v.dtype)
-        y = (
-            torch.bmm(A, v)
-            .view(self.n_head, T, B, self.head_dim)
-            .permute(2, 1, 0, 3)
-            .reshape(B, T, C)
-        )
+        # y_h = A_h @ v_h for every head h, one bmm: v (B, T, nh, hd) -> (nh, T, B * hd), head h's
+        # values of the whole batch side by side (broadcasting (nh, T, T) @ (B, nh, T, hd) would
+        # keep B copies of A for backward)
+        v = self.v_proj(x).view(B, T, self.n_head, self.head_dim).permute(2, 1, 0, 3)
+        v = v.reshape(self.n_head, T, B * self.head_dim)
+        A = self.mix[:, :T, :T].to(v.dtype)  # (nh, T, T); no copy: train.py casts the buffer once
+        y = torch.bmm(A, v).view(self.n_head, T, B, self.head_dim)  # (nh, T, B, hd)
+        y = y.permute(2, 1, 0, 3).reshape(B, T, C)  # (B, T, nh * hd)
         return self.resid_dropout(self.o_proj(y))
 
 
@@ -538,11 +430,8 @@ class UniversalAttention(nn.Module):
 
 class MLP(nn.Module):
     """The gated MLP W_D(phi(W_G h) * W_U h) of the Llama block (Eq. 2.2, phi = SiLU), or GPT-2's
-    W_D gelu(W_U h).
-
-    shaped_gate = c is the authors' MixiT gate (LlamaMLP.create_shaped_activation):
-    phi = gain * LeakyReLU with negative slope 1 + c/sqrt(n),
-    gain = torch's calculate_gain('leaky_relu', slope), nearly linear at large n."""
+    W_D gelu(W_U h). shaped_gate = c is the authors' MixiT gate: phi = gain * LeakyReLU with
+    negative slope 1 + c/sqrt(n) (experiments/README.md, section 3, 'MixiT MLP gate')."""
 
     def __init__(self, config):
         super().__init__()
@@ -588,7 +477,7 @@ class Block(nn.Module):
         return self.add(x, self.mlp(self.norm2(x))) if hasattr(self, 'mlp') else x
 
     def add(self, x, f):
-        # x + f(x); the authors' MixiT block (LlamaDecoderLayer): s x + sqrt(1 - s^2) f(x)
+        # x + f(x); the authors' MixiT block: s x + sqrt(1 - s^2) f(x) (section 3, 'MixiT residual')
         if not self.residual:
             return f
         return x + f if self.skip is None else self.skip * x + math.sqrt(1 - self.skip**2) * f
@@ -606,8 +495,7 @@ class GPT(nn.Module):
         super().__init__()
         check_config(config)
         self.config = config
-        # pad_token's row: zero at init and no gradient, so it stays zero (the authors' classifier:
-        # padding_idx)
+        # pad_token's row: zero at init and no gradient, so it stays zero (padding_idx)
         self.wte = nn.Embedding(
             config.vocab_size,
             config.n_embd,
@@ -637,8 +525,8 @@ class GPT(nn.Module):
         """nanoGPT's init (N(0, 0.02), residual projections scaled by 1/sqrt(2 n_layer), zero
         biases, unit norms), each tensor from its own generator seeded by (seed, name).
 
-        scaled_init=False drops the 1/sqrt(2 n_layer), as the authors' Llama code (HF's
-        _init_weights: N(0, 0.02) for every weight)."""
+        scaled_init=False drops the 1/sqrt(2 n_layer), as the authors' code (experiments/README.md,
+        section 3, 'init')."""
         with torch.no_grad():
             for name, p in self.named_parameters():
                 if name.endswith('bias'):
@@ -665,7 +553,7 @@ class GPT(nn.Module):
                         )
                         * std
                     )
-            # the padding row (pad_token) is zero, as HF's _init_weights makes it
+            # the padding row (pad_token) is zero
             if self.wte.padding_idx is not None:
                 self.wte.weight[self.wte.padding_idx].zero_()
 
@@ -768,64 +656,6 @@ class GPT(nn.Module):
         flops_per_iter = self.flops_per_token() * self.config.block_size * fwdbwd_per_iter
         return flops_per_iter / dt / peak_flops
 
-    @classmethod
-    def from_pretrained(cls, source, variant='standard', block_size=1024, **keys):
-        """nanoGPT's GPT.from_pretrained: GPT-2's weights (a folder of its Hugging Face files, or
-        'gpt2', ... through transformers) in `variant`, with GPTConfig `keys` on top. train.py's
-        --init_from runs the same three steps, with a memory check before the model is built."""
-        config, weights = gpt2_files(source)
-        args = {**VARIANTS[variant], **keys}
-        model = cls(GPTConfig(**{**args, **gpt2_args(config, VARIANTS[variant], keys, block_size)}))
-        model.load_gpt2(weights)
-        return model
-
-    @torch.no_grad()
-    def load_gpt2(self, weights):
-        """Copies GPT-2's tensors (gpt2_files) into this model by name, nanoGPT's from_pretrained:
-        its frozen parts are thereby frozen at GPT-2's values.
-
-        -> the names left at this code's init (MixiT's matrices, a classifier's head) and GPT-2's
-        left unused (W_Q for identity_query, W_Q and W_K for MixiT). Learned positions beyond
-        block_size are cut, as nanoGPT's crop_block_size does."""
-        try:
-            ours = {
-                'wte.weight': weights['wte.weight'],
-                'wpe.weight': weights['wpe.weight'][: self.config.block_size],
-                'norm_f.weight': weights['ln_f.weight'],
-                'norm_f.bias': weights['ln_f.bias'],
-            }
-            # GPT-2's head is its token embedding; a classifier's head is ours
-            if not self.config.n_classes:
-                ours['lm_head.weight'] = weights['wte.weight']
-            for i in range(self.config.n_layer):
-                for name, theirs in GPT2_NAMES.items():
-                    w = weights[f'h.{i}.{theirs}.weight']
-                    ours[f'h.{i}.{name}.weight'] = w.t() if w.dim() == 2 else w
-                    ours[f'h.{i}.{name}.bias'] = weights[f'h.{i}.{theirs}.bias']
-                c_attn = f'h.{i}.attn.c_attn'  # (n, 3n): q, k, v side by side
-                w, b = weights[c_attn + '.weight'].t().chunk(3), weights[c_attn + '.bias'].chunk(3)
-                for x, wx, bx in zip('qkv', w, b):
-                    ours[f'h.{i}.attn.{x}_proj.weight'], ours[f'h.{i}.attn.{x}_proj.bias'] = wx, bx
-        except (KeyError, AttributeError) as e:
-            raise ValueError(
-                f"init_from's weights lack GPT-2's {e} (or are no tensors): give GPT-2's own files"
-            ) from None
-        state = self.state_dict()
-        # a fused projection (qkv_proj, ...) stacked from GPT-2's parts, in the order of its rows
-        for name in state:
-            parts = unfused_names(name)
-            if name not in ours and len(parts) > 1 and all(p in ours for p in parts):
-                ours[name] = torch.cat([ours.pop(p) for p in parts])
-        for name, w in ours.items():
-            if name in state and w.shape != state[name].shape:
-                raise ValueError(
-                    f"init_from's {name} has shape {tuple(w.shape)} where its config.json makes "
-                    f'{tuple(state[name].shape)}: give matching files'
-                )
-            if name in state:
-                state[name].copy_(w)
-        return [n for n in state if n not in ours], sorted(set(ours) - set(state))
-
     @torch.no_grad()
     def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None):
         """Samples max_new_tokens continuations of idx (B, T), conditioning on at most block_size
@@ -846,253 +676,3 @@ class GPT(nn.Module):
                 logits[logits < v[:, [-1]]] = -float('inf')
             seq[:, t] = torch.multinomial(F.softmax(logits, dim=-1), num_samples=1)[:, 0]
         return seq
-
-
-# ------------------------------------------------------------------ GPT-2's weights (--init_from)
-# GPT-2 in Hugging Face's layout: transformer.{wte, wpe, h.<i>.{ln_1, attn.c_attn, attn.c_proj,
-# ln_2, mlp.c_fc, mlp.c_proj}, ln_f}, its linears HF's Conv1D, weight (in, out) where nn.Linear's is
-# (out, in), and c_attn's q, k and v side by side. Its block is this file's GPT-2 flavour with
-# biases and the tanh GELU (gelu_new).
-GPT2_FLAVOUR = dict(
-    norm='layernorm', mlp='gelu_tanh', pos='learned', tie_embeddings=True, bias=True, mlp_ratio=4.0
-)
-GPT2_NAMES = {  # this file's name in block i: GPT-2's
-    'norm1': 'ln_1',
-    'attn.o_proj': 'attn.c_proj',
-    'norm2': 'ln_2',
-    'mlp.up_proj': 'mlp.c_fc',
-    'mlp.down_proj': 'mlp.c_proj',
-}
-GPT2_SIZES = ('n_layer', 'n_head', 'n_embd', 'vocab_size', 'n_positions')
-# HF's activation_function: this file's mlp (gelu_new and gelu_pytorch_tanh are both the tanh form)
-GPT2_ACTIVATIONS = {'gelu_new': 'gelu_tanh', 'gelu_pytorch_tanh': 'gelu_tanh', 'gelu': 'gelu'}
-# the settings of HF's GPT2Config that change what GPT-2 computes, with the values this file builds
-# (the first is HF's default); the others change nothing loaded here: dropouts (training),
-# initializer_range (init), use_cache, token ids, the summary_* of the double-heads model, and
-# add_cross_attention (unused without an encoder)
-GPT2_SETTINGS = dict(
-    model_type=('gpt2',),
-    activation_function=tuple(GPT2_ACTIVATIONS),
-    layer_norm_epsilon=(1e-5,),
-    scale_attn_weights=(True,),  # scores / sqrt(head_dim)
-    scale_attn_by_inverse_layer_idx=(False,),  # also / (layer + 1)
-    reorder_and_upcast_attn=(False,),  # q k in float32
-    tie_word_embeddings=(True,),  # the head is wte: load_gpt2 reads no head of its own
-)
-# the specification's dtypes that torch reads
-SAFETENSORS = dict(
-    F64=torch.float64,
-    F32=torch.float32,
-    F16=torch.float16,
-    BF16=torch.bfloat16,
-    I64=torch.int64,
-    I32=torch.int32,
-    I16=torch.int16,
-    I8=torch.int8,
-    U8=torch.uint8,
-    BOOL=torch.bool,
-)
-SAFETENSORS_HEADER_MAX = 100_000_000  # bytes: the specification's limit
-
-
-def read_safetensors(path):
-    """{name: tensor} of a .safetensors file, read without its package: 8 bytes (the header's
-    length N, little-endian), a JSON header {name: {dtype, shape, data_offsets}}, then the tensors'
-    bytes. Checked as the specification asks (huggingface/safetensors): N at most 100 MB and inside
-    the file; each dtype known, each shape a list of non-negative integers, each data_offsets
-    [begin, end] the tensor's bytes exactly; the tensors tile the data, neither overlapping nor
-    leaving a gap. It runs no code."""
-
-    def bad(why):
-        return ValueError(f'{path} is not a valid safetensors file: {why}; fetch it again')
-
-    try:
-        with open_regular(path) as f:
-            size, n = os.fstat(f.fileno()).st_size, int.from_bytes(f.read(8), 'little')
-            if size < 8 or n > min(size - 8, SAFETENSORS_HEADER_MAX):
-                raise bad(f'a header of {n} bytes in a file of {size}')
-            header = json.loads(f.read(n))
-            data = bytearray(f.read())
-    except OSError as e:
-        raise ValueError(f'cannot read {path} ({e.strerror or e}): fetch it again') from None
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise bad(f'its header is not JSON ({type(e).__name__})') from None
-    if not isinstance(header, dict):
-        raise bad('its header is not a JSON object')
-    header.pop('__metadata__', None)
-    tensors, spans = {}, []
-    for name, t in header.items():
-        dtype, shape, span = (
-            t.get(k) if isinstance(t, dict) else None for k in ('dtype', 'shape', 'data_offsets')
-        )
-        if not (isinstance(dtype, str) and dtype in SAFETENSORS):
-            raise bad(
-                f'tensor {name!r:.60} has dtype {dtype!r:.60}, not one of {", ".join(SAFETENSORS)}'
-            )
-        if not (isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)):
-            raise bad(
-                f'tensor {name!r:.60} has shape {shape!r:.60}, not a list of non-negative integers'
-            )
-        if not (
-            isinstance(span, list)
-            and len(span) == 2
-            and all(type(o) is int for o in span)
-            and 0 <= span[0] <= span[1] <= len(data)
-        ):
-            raise bad(
-                f'tensor {name!r:.60} has data_offsets {span!r:.60}, not [begin, end] within the '
-                f'{len(data)} bytes of data'
-            )
-        count, (begin, end) = math.prod(shape), span
-        if end - begin != count * SAFETENSORS[dtype].itemsize:
-            raise bad(
-                f'tensor {name!r:.60} of shape {shape!s:.60} in {dtype} is '
-                f'{count * SAFETENSORS[dtype].itemsize} bytes, its data_offsets {span} hold '
-                f'{end - begin}'
-            )
-        # frombuffer refuses count 0
-        tensors[name] = (
-            torch.frombuffer(data, dtype=SAFETENSORS[dtype], offset=begin, count=count)
-            if count
-            else torch.empty(0, dtype=SAFETENSORS[dtype])
-        ).view(shape)
-        spans.append((begin, end, name))
-    at, last = 0, None
-    for begin, end, name in sorted(spans):
-        if begin < at:
-            raise bad(f'tensors {last!r:.60} and {name!r:.60} overlap (bytes {begin} to {at})')
-        if begin > at:
-            raise bad(
-                f'bytes {at} to {begin} of the data, before tensor {name!r:.60}, are no tensor'
-            )
-        at, last = end, name
-    if at != len(data):
-        raise bad(f'bytes {at} to {len(data)} of the data, after tensor {last!r}, are no tensor')
-    return tensors
-
-
-def check_gpt2_config(config, where):
-    """GPT-2's config.json (its dict) against what this file's GPT-2 flavour builds, before any
-    weight is read: its sizes positive integers (JSON's true is not 1), n_inner 4 n_embd, and each
-    of GPT2_SETTINGS at a value it builds; anything else refused by name rather than loaded as
-    something else."""
-    fix = "give GPT-2's own files"
-    if not isinstance(config, dict):
-        raise ValueError(f'{where} holds no JSON object of keys: {fix}')
-    for key in GPT2_SIZES:
-        if key not in config:
-            raise ValueError(f"{where} lacks GPT-2's {key!r}: {fix}")
-        if not (type(config[key]) is int and config[key] > 0):
-            raise ValueError(
-                f'{where} has {key}={json.dumps(config[key], default=repr):.60}, not a positive '
-                f'integer: {fix}'
-            )
-    for key, builds in {**GPT2_SETTINGS, 'n_inner': (None, 4 * config['n_embd'])}.items():
-        value = config.get(key, builds[0])
-        if not any(type(value) is type(b) and value == b for b in builds):
-            raise ValueError(
-                f'{where} sets {key}={json.dumps(value, default=repr):.60}, which this GPT-2 does '
-                f'not build (only {" or ".join(json.dumps(b) for b in builds)}): {fix}'
-            )
-
-
-def check_gpt2_weights(weights, where):
-    """A weights file's object, as {name: tensor}, every float weight finite: NaN or inf would be
-    blamed on the learning rate at the first step."""
-    fix = "give GPT-2's own files"
-    if not isinstance(weights, dict):
-        raise ValueError(f'{where} holds a {type(weights).__name__}, not {{name: tensor}}: {fix}')
-    for name, w in weights.items():
-        if not (isinstance(name, str) and isinstance(w, torch.Tensor)):
-            raise ValueError(
-                f'{where} holds {name!r:.60} ({type(w).__name__}), not a tensor named by a string: '
-                f'{fix}'
-            )
-        if w.is_floating_point() and not torch.isfinite(w).all():
-            raise ValueError(
-                f'{where} holds {name} with {w.numel() - int(torch.isfinite(w).sum())} NaN or '
-                f'infinite values: {fix}'
-            )
-
-
-def gpt2_files(source):
-    """-> (config.json's dict, {name: tensor}) of GPT-2 in Hugging Face's layout, both checked
-    (check_gpt2_config, check_gpt2_weights).
-
-    From a folder of its files (config.json and model.safetensors or pytorch_model.bin), else by
-    name ('gpt2' ... 'gpt2-xl') through transformers, which downloads it: imported only here, when
-    it is asked for."""
-    folder, fix = (
-        Path(source).expanduser(),
-        "give a folder of GPT-2's files in Hugging Face's layout",
-    )
-    if folder.is_dir():
-        try:
-            with open_regular(folder / 'config.json') as f:
-                config = json.loads(f.read().decode('utf-8-sig'))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-            why = getattr(e, 'strerror', None) or type(e).__name__
-            raise ValueError(f'cannot read {folder / "config.json"} ({why}): {fix}') from None
-        check_gpt2_config(config, folder / 'config.json')
-        # exists, not is_file: a FIFO or a device there is refused by name, by open_regular
-        if (folder / 'model.safetensors').exists():
-            where = folder / 'model.safetensors'
-            weights = read_safetensors(where)
-        elif (folder / 'pytorch_model.bin').exists():
-            where = folder / 'pytorch_model.bin'
-            try:  # weights_only: a pickle from elsewhere could run code
-                with open_regular(where) as f:
-                    weights = torch.load(f, map_location='cpu', weights_only=True)
-            except OSError as e:
-                raise ValueError(f'cannot read {where} ({e.strerror or e}): {fix}') from None
-            except Exception as e:  # torch.load raises many types for a damaged file
-                raise ValueError(
-                    f'{where} does not load as tensors ({type(e).__name__}): {fix}'
-                ) from None
-        else:
-            raise ValueError(
-                f'{folder} holds neither model.safetensors nor pytorch_model.bin: {fix}'
-            )
-    else:
-        try:
-            from transformers import GPT2LMHeadModel
-        except ImportError:
-            raise ValueError(
-                f'init_from={source!r} is not a folder; fetching it needs transformers '
-                f'(pip install transformers) and the network: install it, or {fix}'
-            ) from None
-        try:
-            hf = GPT2LMHeadModel.from_pretrained(source)
-        except (OSError, ValueError) as e:
-            raise ValueError(
-                f'transformers cannot load {source!r} ({str(e)[:120]}): name a GPT-2 '
-                f"('gpt2', 'gpt2-medium', ...) with the network up, or {fix}"
-            ) from None
-        config, weights, where = hf.config.to_dict(), hf.state_dict(), f'{source!r} of transformers'
-        check_gpt2_config(config, where)
-    check_gpt2_weights(weights, where)
-    return config, {k.removeprefix('transformer.'): v for k, v in weights.items()}
-
-
-def gpt2_args(config, variant, given, block_size):
-    """GPT-2's shape, from its config.json (checked by gpt2_files), as GPTConfig fields over a new
-    run's: refused where the `variant`'s flags or a model key `given` on the command line
-    contradict it. tie_embeddings is free: an untied head starts from wte."""
-    shape = dict(
-        GPT2_FLAVOUR,
-        **{key: config[key] for key in ('n_layer', 'n_head', 'n_embd', 'vocab_size')},
-        mlp=GPT2_ACTIVATIONS[config.get('activation_function', 'gelu_new')],
-        tie_embeddings=given.get('tie_embeddings', True),
-    )
-    for key, value in shape.items():
-        if given.get(key, value) != value or variant.get(key, value) != value:
-            how = (
-                f'drop --{key}'
-                if key in given
-                else 'choose a variant with a standard block (not universal_*)'
-            )
-            raise ValueError(f'init_from loads GPT-2, whose {key} is {value!r}: {how}')
-    positions = config['n_positions']
-    if not 0 < block_size <= positions:
-        raise ValueError(f'GPT-2 has {positions} positions: set block_size <= {positions}')
-    return {**shape, 'block_size': block_size}

@@ -12,7 +12,6 @@ uninterrupted one would.
 """
 
 import difflib
-import json
 import math
 import zipfile
 import zlib
@@ -23,10 +22,7 @@ import numpy as np
 import torch
 
 from data import corpus, synthetic
-
-
-class ConfigError(ValueError):
-    """Bad input: an unknown key, a wrong type, an impossible combination, missing data."""
+from data.synthetic import ConfigError, read_json
 
 
 def unknown(what, name, choices):
@@ -34,25 +30,6 @@ def unknown(what, name, choices):
     close = difflib.get_close_matches(name, choices, n=1)
     hint = f"; did you mean '{close[0]}'?" if close else ''
     return ConfigError(f"unknown {what} '{name}'{hint} (python train.py --help lists them all)")
-
-
-def read_json(path, fix):
-    """A JSON object from a file the user or a run wrote; anything else is a ConfigError that says
-    `fix`."""
-    try:
-        # -sig: a BOM, as Windows editors write; a FIFO or a device is refused, not waited on
-        with synthetic.open_regular(path, 'r', encoding='utf-8-sig') as f:
-            value = json.loads(f.read())
-    # Recursion: nested 10^5 deep
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise ConfigError(
-            f'cannot read {path} ({getattr(e, "strerror", None) or type(e).__name__}): {fix}'
-        ) from None
-    if not isinstance(value, dict):
-        raise ConfigError(
-            f'{path} holds a JSON {type(value).__name__}, not an object of keys: {fix}'
-        )
-    return value
 
 
 def task_module(name):
@@ -400,7 +377,7 @@ def class_targets(y, classes, path, again):
     scored), each moved from the separator to the token before it, the review's last, where the
     authors' classifier reads (their LlamaForSequenceClassification reads the last token that is not
     padding, and their padding is the end of text, our separator: its embedding row is zero there,
-    model_args_of in train.py)."""
+    configurator.model_args_of)."""
     scored = y != -1
     ids, classes = y[scored], torch.tensor(classes, dtype=y.dtype)
     match = ids[:, None] == classes  # (scored positions, classes)

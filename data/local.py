@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from data import corpus
-from data.loader import ConfigError, read_json
+from data.synthetic import ConfigError, read_json
 
 LICENSES = '/usr/share/common-licenses'  # base-files: on every Debian system
 

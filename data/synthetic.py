@@ -1,8 +1,10 @@
 """
 Shared plumbing for the synthetic tasks (data/<task>/prepare.py): command-line flags, train/held-out
 splits (i.i.d. draws; held-out inputs kept out of train unless the task says otherwise), atomic
-writes, meta.json, and replacing a directory's data set as a whole. Each task's format lives in its
-own prepare.py, which defines
+writes, meta.json, and replacing a directory's data set as a whole. It is the lowest module of data/
+(it imports none of the others), so the pieces every module shares live here too: ConfigError, the
+error for bad input, and read_json, a JSON file a user or a run wrote. Each task's format lives in
+its own prepare.py, which defines
 
     DEFAULTS = dict(...)               # the paper-scale settings; every key is a --flag
     def generate(rng, n, **args)       # n random examples -> (x, y), int arrays of shape (n, T)
@@ -44,6 +46,10 @@ from tqdm import tqdm
 
 DATA_ROOT = Path(__file__).resolve().parent
 VERSION = 2  # of the split rules; 1 drew distinct training inputs (skewed, see default_splits)
+
+
+class ConfigError(ValueError):
+    """Bad input: an unknown key, a wrong type, an impossible combination, missing data."""
 
 
 def tasks():
@@ -250,6 +256,25 @@ def open_regular(path, mode='rb', **kwargs):
         raise
 
 
+def read_json(path, fix):
+    """A JSON object from a file the user or a run wrote; anything else is a ConfigError that says
+    `fix`."""
+    try:
+        # -sig: a BOM, as Windows editors write; a FIFO or a device is refused, not waited on
+        with open_regular(path, 'r', encoding='utf-8-sig') as f:
+            value = json.loads(f.read())
+    # Recursion: nested 10^5 deep
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ConfigError(
+            f'cannot read {path} ({getattr(e, "strerror", None) or type(e).__name__}): {fix}'
+        ) from None
+    if not isinstance(value, dict):
+        raise ConfigError(
+            f'{path} holds a JSON {type(value).__name__}, not an object of keys: {fix}'
+        )
+    return value
+
+
 def check_out_dir(out, task, overwrite):
     """Before any work: an out_dir under a file, which cannot be made (NotADirectoryError, as
     mkdir's), and, unless overwrite, one whose meta.json is not this task's: another task's data, a
@@ -260,8 +285,6 @@ def check_out_dir(out, task, overwrite):
     meta = out / 'meta.json'
     if overwrite or not os.path.lexists(meta):
         return
-    from data.loader import read_json  # loader imports this module
-
     fix = 'choose another --out_dir, or add --overwrite to replace it'
     made = read_json(meta, f'it is not {task} data: {fix}').get('task')
     if made != task:

@@ -31,12 +31,14 @@ import torch
 from torch.nn import functional as F
 
 from data import corpus, local
-from data.synthetic import load_split
+from data.synthetic import ConfigError, load_split
 from model import GPT, GPTConfig
-from data.loader import ConfigError, eval_windows, get_batch
+from data.loader import eval_windows, get_batch
 from data.loader import load_data
 from test_tasks import data_of, eventually_no_temporaries, run_hostile
-from train import resolve, sample_text, train
+from configurator import resolve
+from sample import sample_text
+from train import train
 
 ROOT = Path(__file__).resolve().parents[1]
 BYTES = corpus.get_encoding('bytes')

@@ -6,6 +6,7 @@ not listed here."""
 
 import ast
 import importlib
+import itertools
 import json
 import os
 import re
@@ -150,6 +151,135 @@ def test_import_layers():
         assert not imported_names(path) & run_side, (
             f'{path} imports {imported_names(path) & run_side}'
         )
+
+
+def test_no_import_circle():
+    """No circle of imports among the repository's modules (the root's, data/'s, the task scripts',
+    the harness's, the tools' and the reproductions'), an import inside a function included: each
+    can be read knowing only what it imports."""
+    paths = [
+        *ROOT.glob('*.py'),
+        *(ROOT / 'data').glob('*.py'),
+        *(ROOT / 'data').glob('*/prepare.py'),
+        *REPRODUCTIONS,
+        *TOOLS,
+        *HARNESS,
+    ]
+    dotted = {'.'.join(p.relative_to(ROOT).with_suffix('').parts): p for p in paths}
+    imports = {m: imported_names(p) & set(dotted) - {m} for m, p in dotted.items()}
+    done = set()
+
+    def visit(m, path):  # depth first: a module met again on the path it was reached by closes one
+        assert m not in path, 'a circle of imports: ' + ' -> '.join([*path[path.index(m) :], m])
+        if m not in done:
+            for n in sorted(imports[m]):
+                visit(n, [*path, m])
+            done.add(m)
+
+    for m in sorted(dotted):
+        visit(m, [])
+    assert {'data.corpus', 'data.loader', 'data.synthetic', 'train'} <= done
+
+
+# The columns of a reproduction docstring's table of what each mode trains (its header begins
+# '| mode |'), each as the run's train.py keys (its standard model's) write it; `regime` the
+# quantity of REGIME[mode] (and the paper's, in parentheses), as claims.figure writes it. A column
+# named for a sweep axis is the row's value of it (or its values, the row standing for each); any
+# other holds no figure, so that none goes unchecked.
+MODE_COLUMNS = {
+    'layers, width, heads': lambda c: f'{c["n_layer"]}, {c["n_embd"]}, {c["n_head"]}',
+    'layers, width': lambda c: f'{c["n_layer"]}, {c["n_embd"]}',
+    'steps x batch': lambda c: f'{c["max_iters"]:,} x {c["batch_size"]:,}',
+}
+
+
+def mode_table(doc):
+    """-> the rows ({column: cell}) of the tables in `doc` whose header begins '| mode |'."""
+    rows, header = [], None
+    for line in (line.strip() for line in doc.splitlines()):
+        cells = [c.strip() for c in line.strip('|').split('|')]
+        if not line.startswith('|'):
+            header = None
+        elif cells[0] == 'mode':
+            header = cells
+        elif header and set(line) - set('|- '):
+            assert len(cells) == len(header), line
+            rows.append(dict(zip(header, cells)))
+    return rows
+
+
+# the reproductions that train through common.config and give such a table (the numerical checks'
+# tables, covariance_sde's and frozen_qk_approximation's, copy a literal PROTOCOL)
+MODE_TABLES = [
+    p
+    for p in REPRODUCTIONS
+    if 'common.config(' in p.read_text()
+    and '\n| mode |' in (ast.get_docstring(ast.parse(p.read_text())) or '')
+]
+
+
+@pytest.mark.parametrize('path', MODE_TABLES, ids=name_of)
+def test_docstring_table_of_the_modes_is_the_protocol(path):
+    """A reproduction's docstring table of what each mode trains is what its PROTOCOL and REGIME
+    compute (sizes computed at import, one by a fixed point): every mode but smoke and every value
+    of the axes it names, each column equal to the computation, so the table cannot go stale."""
+    from experiments.harness import claims, common, fair
+    from configurator import resolve
+
+    experiment = module(path.stem)
+    rows = mode_table(experiment.__doc__)
+    assert rows, 'the table has rows'
+    axes = [c for c in rows[0] if c in experiment.PROTOCOL[rows[0]['mode']]['sweep']]
+
+    def values(axis, mode, cell):  # an axis's cell: one of its values, or several, ', ' between
+        named = {str(v): v for v in experiment.PROTOCOL[mode]['sweep'][axis]}
+        return [named[cell]] if cell in named else [named[c] for c in cell.split(', ')]
+
+    points = [
+        (row, dict(zip(axes, point)))
+        for row in rows
+        for point in itertools.product(*(values(a, row['mode'], row[a]) for a in axes))
+    ]
+    # every mode but the tests' (smoke) and every value of the axes the table names, each once
+    assert sorted((r['mode'], *map(str, point.values())) for r, point in points) == sorted(
+        (mode, *map(str, point))
+        for mode, p in experiment.PROTOCOL.items()
+        if mode != 'smoke'
+        for point in itertools.product(*(p['sweep'][a] for a in axes))
+    )
+    for row, point in points:
+        protocol = experiment.PROTOCOL[row['mode']]
+        keys = common.config(protocol, **point)
+        seen = f'{path.stem}, {row["mode"]}, {", ".join(map(str, point.values()))}'
+        for column, cell in row.items():
+            rest = cell  # what the checks below leave of the cell: words, no figure
+            if column in MODE_COLUMNS:
+                assert cell == MODE_COLUMNS[column](keys), f'{seen}: {column}'
+            elif column == 'lr':
+                assert float(cell) == keys['learning_rate'], f'{seen}: lr'
+            elif column == 'problem':  # `key = value`s of the task's settings, its defaults filled
+                task = resolve(keys)
+                pairs = re.findall(r'(\w+) = ([^,;]+)', cell)
+                assert pairs and all(str(task[k]) == v.strip() for k, v in pairs), f'{seen}: {cell}'
+                rest = re.sub(r'(\w+) = ([^,;]+)', '', cell)
+            elif column == 'seeds':
+                flag = [] if row['mode'] == 'full' else [f'--{row["mode"]}']
+                assert int(cell) == fair.parse_args(experiment.__doc__, argv=flag).seeds, seen
+            elif column.startswith('regime'):  # the row's task's quantity (a mode's only one)
+                regime = experiment.REGIME[row['mode']]
+                of = [r for r in regime if r['quantity'].startswith(f'{row.get("task")}: ')]
+                r = of or (regime if len(regime) == 1 and 'task' not in row else [])
+                shown = claims.figure(r[0]['ours']) if r else '–'
+                assert cell.split(' ')[0] == shown, f'{seen}: {cell!r}, computed {shown!r}'
+                rest = cell.removeprefix(shown)
+                if r and '(' in cell:  # the paper's beside it
+                    paper = f'({claims.figure(r[0]["paper"])})'
+                    assert cell.endswith(paper), seen
+                    rest = rest.removesuffix(paper)
+            if column not in {'mode', *axes, *MODE_COLUMNS, 'lr', 'seeds'}:
+                assert not re.search(r'\d', rest), (
+                    f'{seen}: {column}: an unchecked figure, {cell!r}'
+                )
 
 
 @pytest.mark.parametrize('path', REPRODUCTIONS, ids=name_of)
@@ -625,15 +755,15 @@ def test_trend_bad_input_is_one_line():
     assert 'depth' in done.stderr and 'trend,' not in done.stderr
 
 
-# a README row: file (a link), what it reproduces, verdict (mode, date), claims that agree /
-# contradict (a count above 0 links to the results .md) / cannot tell, time, results
+# a README row: file (a link to its results .md), what it reproduces, verdict (mode), claims that
+# agree / contradict / cannot tell, time
 ROW = re.compile(
-    r'\| \[(\w+)\.py\]\(experiments/(\w+)/\1\.py\) \| [^|]+ '
-    r'\| \*\*(' + '|'.join(VERDICTS) + r')\*\* \(([^;|()]+; )?(full|regime|quick), '
-    r'\d{4}-\d\d-\d\d(, earlier code)?\) '
-    r'\| \d+ / (?:0|\[[1-9]\d*\]\(experiments/results/\1(?:-quick|-regime)?\.md\)) / \d+ '
-    r'\| [\d.]+ min( in \d+ runs)?( on ([^|]+))? '
-    r'\| \[md\]\(experiments/results/\1(-quick|-regime)?\.md\), \[json\][^|]* \|'
+    r'\| \[(\w+)\]\(experiments/results/\1(-quick|-regime)?\.md\) \| [^|]+ '
+    r'\| \*\*('
+    + '|'.join(VERDICTS)
+    + r')\*\* \(([^;|()]+; )?(full|regime|quick)(, earlier code)?\) '
+    r'\| \d+ / \d+ / \d+ '
+    r'\| [\d.]+ min( in \d+ runs)?( on ([^|]+))? \|'
 )
 
 
@@ -657,6 +787,7 @@ def test_readme_tables_are_the_results(tmp_path):
     )
     readme.write_text(reproduce.readme_with_tables(readme.read_text(), results))
     assert reproduce.check(readme, results) == []
+    assert max(map(len, readme.read_text().splitlines())) <= 200, 'a line within 200 characters'
     rows = [line for line in readme.read_text().splitlines() if line.startswith('| [')]
     assert len(rows) == len(reproduce.EXPERIMENTS) and all(ROW.fullmatch(r) for r in rows), rows
     assert [ROW.fullmatch(r)[1] for r in rows] == reproduce.EXPERIMENTS
@@ -700,14 +831,15 @@ def test_readme_tables_are_the_results(tmp_path):
         timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    assert max(map(len, (ROOT / 'README.md').read_text().splitlines())) <= 200
 
 
 def test_readme_answer_by_task_is_each_variant_less_the_standard(tmp_path):
     """The README's answer by task, from a constructed results folder: each cell the variant's mean
     over the seeds less the standard model's (accuracy in points, loss in nats), linked to its
-    results .md and its mode where that is not the regime, beside the paper's difference read from
-    the file's PAPER; a family no results measure is left out, a quantity not measured says so. A
-    row's contradict count links to the results .md."""
+    results .md (a reference link, defined under the table) and its mode where that is not the
+    regime, beside the paper's difference read from the file's PAPER; a family no results measure is
+    left out, a quantity not measured says so. A file's row links its results .md."""
     reproduce = module('reproduce')
 
     def write(name, mode, values):
@@ -734,34 +866,35 @@ def test_readme_answer_by_task_is_each_variant_less_the_standard(tmp_path):
     )
     lines = reproduce.by_task_table(tmp_path).splitlines()
     assert lines[0] == '| task | ' + ' | '.join(reproduce.COLUMNS) + ' |'
+    table = [line for line in lines if line.startswith('|')]
+    # each results .md a cell links, once, after a blank line that ends the table
+    assert lines[len(table) :] == [
+        '',
+        *(f'[{n}]: experiments/results/{n}.md' for n in ('induction-regime', 'algorithmic-regime')),
+        '[identity_query-quick]: experiments/results/identity_query-quick.md',
+    ]
     rows = {}
-    for line in lines[2:]:
+    for line in table[2:]:
         task, *cells = [c.strip() for c in line[1:-1].split('|')]
         rows[task] = dict(zip(reproduce.COLUMNS, cells))
     assert 'memorization' not in rows and 'retrieval' in rows and 'sentiment (Yelp)' in rows
     # 0.5 - 1.0 = -50 points; the paper's Table 1: 11.24% - 100%
-    assert rows['retrieval']['mixit'] == (
-        '[−50.0 pts](experiments/results/induction-regime.md) (paper −88.8)'
-    )
-    assert rows['retrieval']['frozen_qk'] == 'not measured (paper −3.0)'
+    assert rows['retrieval']['mixit'] == '[−50.0][induction-regime] (−88.8)'
+    assert rows['retrieval']['frozen_qk'] == 'not measured (−3.0)'
     # 0.75 - 0.98 = -23 points; Table 3: 96.17% - 95.80%; no frozen_mlp in Table 3
-    assert (
-        rows['Dyck-1']['mixit']
-        == '[−23.0 pts](experiments/results/algorithmic-regime.md) (paper +0.4)'
-    )
+    assert rows['Dyck-1']['mixit'] == '[−23.0][algorithmic-regime] (+0.4)'
     assert rows['Dyck-1']['frozen_mlp'] == ''
-    assert rows['Dyck-1']['universal_random'] == 'not measured (paper −5.6)'  # 94.4% - 100%
-    assert rows['sentiment (Yelp)']['mixit'] == 'not measured (paper +2.0)'  # 92.56% - 90.55%
+    assert rows['Dyck-1']['universal_random'] == 'not measured (−5.6)'  # 94.4% - 100%
+    assert rows['sentiment (Yelp)']['mixit'] == 'not measured (+2.0)'  # 92.56% - 90.55%
     # a loss: 3.2 - 3.1 = +0.1 nats, from the preview; the paper's 3.018 - 3.016, and Table 2's
     # WikiText-103 and FineWeb-edu (3.07 - 2.78, 3.16 - 3.05)
     lm = rows['language modelling (loss)']
-    assert lm['identity_query'] == (
-        '[+0.100 (quick)](experiments/results/identity_query-quick.md) (paper +0.002)'
-    )
-    assert lm['frozen_qk'] == 'not measured (paper +0.290, +0.110)'
+    assert lm['identity_query'] == '[+0.100 (quick)][identity_query-quick] (+0.002)'
+    assert lm['frozen_qk'] == 'not measured (+0.290, +0.110)'
     # Dyck-1's "Frozen-QK and MixiT solve Dyck-1" fails on every seed of MixiT's
     row = reproduce.row('algorithmic', 'Table 3', tmp_path)
-    assert ' | 0 / [1](experiments/results/algorithmic-regime.md) / ' in row
+    assert row.startswith('| [algorithmic](experiments/results/algorithmic-regime.md) | Table 3 |')
+    assert ' | 0 / 1 / ' in row
 
 
 def test_plan_lists_the_runs_and_trains_nothing(tmp_path):

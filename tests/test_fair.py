@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from data.loader import ConfigError
+from data.synthetic import ConfigError
 from experiments.harness import common, fair
 
 MODADD = dict(task='modular_addition', p=11, variant='standard', learning_rate=1e-2, min_lr=1e-3)

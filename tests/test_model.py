@@ -13,13 +13,13 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from gpt2 import gpt2_files
 from model import (
     GPT,
     GPTConfig,
     VARIANTS,
     MixiT,
     apply_rope,
-    gpt2_files,
     seeded,
     unfused_names,
     universal_dim,
@@ -147,8 +147,8 @@ def test_fused_projections_draw_and_compute_as_apart(variant):
 
     def rows(a):
         return {
-            x: getattr(a, f'{g}_proj').weight[i * n : (i + 1) * n]
-            for g in a.groups
+            x: lin.weight[i * n : (i + 1) * n]
+            for g, lin in projections(a).items()
             for i, x in enumerate(g)
         }
 
@@ -367,12 +367,21 @@ def test_classifier_head():
         build('standard', n_classes=2, tie_embeddings=True)
 
 
+def projections(attn):
+    """{letters: linear} of an Attention's projections of q, k, v (qkv_proj; qk_proj, v_proj; ...),
+    found by their names."""
+    return {
+        m[1]: lin
+        for name, lin in attn.named_children()
+        if (m := re.fullmatch('([qkv]+)_proj', name))
+    }
+
+
 def apart(attn, x):
     """q, k, v (B, T, C) each from its own slice of the weights (W_Q = I: q = x): three projections,
     as unfused."""
     C, out = x.size(-1), {'q': x} if attn.identity_query else {}
-    for g in attn.groups:
-        lin = getattr(attn, f'{g}_proj')
+    for g, lin in projections(attn).items():
         for i, t in enumerate(g):
             rows = slice(i * C, (i + 1) * C)
             out[t] = F.linear(x, lin.weight[rows], None if lin.bias is None else lin.bias[rows])
@@ -425,7 +434,7 @@ def classifier_args(variant, **given):
     """train.py's GPTConfig of a classify=True run of `variant` (the authors' Yelp classifier): a
     task of 50 tokens with 2 classes, examples of 16 tokens, token 0 the end of text (the separator
     and the padding, meta's sep)."""
-    from train import model_args_of, resolve
+    from configurator import model_args_of, resolve
 
     cfg = resolve(
         dict(
@@ -755,49 +764,50 @@ def replace(name, f):
     return setup
 
 
+# the library's error, named in gpt2.py's one line, and what to do
+SAFETENSORS, AGAIN = r'model\.safetensors \(SafetensorError: .*', r'.*\): fetch it again$'
 CASES = [
-    # model.safetensors against its specification
+    # model.safetensors against its specification: refused by the safetensors library, in one line
     (
         'header length 2^64 - 1',
         replace('model.safetensors', lambda b: (2**64 - 1).to_bytes(8, 'little') + b[8:]),
-        'a header of 18446744073709551615 bytes in a file of',
+        SAFETENSORS + 'header too large' + AGAIN,
     ),
     (
         'header longer than the file',
         replace('model.safetensors', lambda b: len(b).to_bytes(8, 'little') + b[8:]),
-        r'a header of \d+ bytes in a file of',
+        SAFETENSORS + 'invalid header length' + AGAIN,
     ),
     (
         'unknown dtype',
         tensor('ln_f.bias', dtype='F8_E9'),
-        "tensor 'transformer.ln_f.bias' has dtype 'F8_E9', not one of F64, F32",
+        SAFETENSORS + 'unknown variant `F8_E9`' + AGAIN,
     ),
     (
         'shape not integers',
         tensor('ln_f.bias', shape=['4']),
-        r"tensor 'transformer.ln_f.bias' has shape \['4'\], not a list of non-negative integers",
+        SAFETENSORS + 'invalid type: string "4"' + AGAIN,
     ),
     (
         'offsets outside the file',
         tensor('ln_f.bias', data_offsets=[1000, 1016]),
-        r"'transformer.ln_f.bias' has data_offsets \[1000, 1016\], not \[begin, end\] within the "
-        '272 bytes of data',
+        SAFETENSORS + r'invalid offset for tensor `transformer\.ln_f\.bias`' + AGAIN,
     ),
     (
         'byte range shorter than the shape',
         tensor('ln_f.bias', data_offsets=[256, 268]),
-        r"'transformer.ln_f.bias' of shape \[4\] in F32 is 16 bytes, its data_offsets "
-        r'\[256, 268\] hold 12',
+        SAFETENSORS + 'invalid shape, data type, or offset for tensor' + AGAIN,
     ),
     (
         'overlapping tensors',
         tensor('wpe.weight', data_offsets=[0, 128]),
-        "tensors 'transformer.wpe.weight' and 'transformer.wte.weight' overlap",
+        # either of the two: the library's order of equal offsets varies from run to run
+        SAFETENSORS + r'invalid offset for tensor `transformer\.w(pe|te)\.weight`' + AGAIN,
     ),
     (
         'bytes that are no tensor',
         replace('model.safetensors', lambda b: b + b'polyglot'),
-        "bytes 272 to 280 of the data, after tensor 'transformer.ln_f.bias', are no tensor",
+        SAFETENSORS + 'incomplete metadata, file not fully covered' + AGAIN,
     ),
     (
         'a NaN weight',
@@ -879,7 +889,7 @@ def deadline(seconds):
 
 @pytest.mark.parametrize('setup, message', [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_gpt2_files_refuse_what_is_not_gpt2(tmp_path, setup, message):
-    """gpt2_files, what train.py's --init_from and GPT.from_pretrained read GPT-2 with, refuses in
+    """gpt2_files, what train.py's --init_from and gpt2.from_pretrained read GPT-2 with, refuses in
     one line naming the file: the valid folder loads, the changed one does not."""
     folder = tmp_path / 'gpt2'
     tensors = gpt2_folder(folder)

@@ -18,7 +18,7 @@ from data.loader import task_data
 from experiments.harness import papers
 from experiments.harness.common import experiment_module as load
 from model import GPT, GPTConfig, VARIANTS
-from train import MODEL_KEYS, resolve
+from configurator import MODEL_KEYS, resolve
 
 # every driver of theirs: HF Trainer's AdamW, schedule to 0; N(0, 0.02) weights; biases
 # (attention_bias = mlp_bias)

@@ -25,11 +25,16 @@ import pytest
 import torch
 
 import checkpoint
+import configurator
+import devices
 import train as train_module
+from checkpoint import load_checkpoint
 from data import corpus
+from data.loader import generate_missing, layout
+from data.synthetic import ConfigError
 from test_model import deadline
 from test_train import TINY
-from train import load_checkpoint, train
+from train import train
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -980,13 +985,9 @@ def test_resume_finds_an_extended_run_and_refuses_changes_before_writing(tmp_pat
         {'run_name': folder.name},
         {},
     ):  # found by its name, or as the run that differs in that key only
-        with pytest.raises(
-            train_module.ConfigError, match="cannot change variant .'standard' in the run"
-        ):
+        with pytest.raises(ConfigError, match="cannot change variant .'standard' in the run"):
             train({**keys, 'resume': True, 'max_iters': 12, 'variant': 'mixit', **named})
-    with pytest.raises(
-        train_module.ConfigError, match='cannot resume: no run'
-    ):  # n_layer, not given, differs
+    with pytest.raises(ConfigError, match='cannot resume: no run'):  # n_layer, not given, differs
         train(
             {
                 **{k: v for k, v in keys.items() if k != 'n_layer'},
@@ -1012,9 +1013,7 @@ def test_resume_refuses_data_that_changed_under_the_run(tmp_path):
     (tmp_path / 'data' / 'meta.json').write_text(
         json.dumps({**meta, 'itos': meta['itos'][::-1]})
     )  # other tokens
-    with pytest.raises(
-        train_module.ConfigError, match=r"not what this run trained on \(itos: \['0', "
-    ):
+    with pytest.raises(ConfigError, match=r"not what this run trained on \(itos: \['0', "):
         train({**keys, 'resume': True, 'max_iters': 9})
 
 
@@ -1026,7 +1025,7 @@ def test_overwrite_replaces_another_run_only_when_asked(tmp_path):
         'run_name': 'r',
     }
     train(keys)
-    with pytest.raises(train_module.ConfigError, match='holds another run'):
+    with pytest.raises(ConfigError, match='holds another run'):
         train({**keys, 'seed': 1})
     assert train({**keys, 'seed': 1, 'overwrite': True})['run_dir'].endswith('r')
     assert load_checkpoint(tmp_path / 'out' / 'r' / 'ckpt.pt')['config']['seed'] == 1
@@ -1196,7 +1195,7 @@ def test_a_resume_refuses_a_checkpoint_replaced_after_it_read_it(tmp_path, monke
     monkeypatch.setattr(train_module, 'load_checkpoint', read_then_replaced)
     before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
     with pytest.raises(
-        train_module.ConfigError,
+        ConfigError,
         match='another process wrote .* after this one read its checkpoint',
     ):
         train({**keys, 'resume': True, 'max_iters': 9})
@@ -1222,9 +1221,7 @@ def test_a_run_stops_when_its_folder_is_made_again(tmp_path, monkeypatch):
         return record(self, *args)
 
     monkeypatch.setattr(checkpoint.Run, 'record', remade)
-    with pytest.raises(
-        train_module.ConfigError, match='removed or made again while this run wrote it'
-    ):
+    with pytest.raises(ConfigError, match='removed or made again while this run wrote it'):
         train(keys)
     assert [p.name for p in (tmp_path / 'out' / 'r').iterdir()] == ['.lock']
 
@@ -1333,7 +1330,7 @@ def test_a_train_bin_too_large_to_check_whole_is_checked_batch_by_batch(tmp_path
         progress=False,
     )
     with pytest.raises(
-        train_module.ConfigError, match='train.bin holds token ids outside the vocabulary of 257'
+        ConfigError, match='train.bin holds token ids outside the vocabulary of 257'
     ):
         train(keys)
     assert not (tmp_path / 'out' / 'r' / 'ckpt.pt').exists(), 'stopped at the first batch'
@@ -1444,9 +1441,7 @@ def test_wandb_missing_is_refused_before_anything_is_written(base, tmp_path, mon
     shutil.copytree(base, tmp_path / 'case')
     before = {p: p.read_bytes() for p in (tmp_path / 'case' / 'out').rglob('*') if p.is_file()}
     for keys in (dict(run_name='new'), dict(run_name='done', resume=True, max_iters=9)):
-        with pytest.raises(
-            train_module.ConfigError, match='wandb_log=True needs the wandb package'
-        ):
+        with pytest.raises(ConfigError, match='wandb_log=True needs the wandb package'):
             train(
                 {
                     **TINY,
@@ -1548,7 +1543,7 @@ def test_a_two_process_resume_ends(tmp_path):
 
 def launched(env, *argv, timeout=60):
     """train.py with `env` added to its environment (a launch by hand); -> the process."""
-    clean = {k: v for k, v in os.environ.items() if k not in train_module.LAUNCH}
+    clean = {k: v for k, v in os.environ.items() if k not in devices.LAUNCH}
     return subprocess.run(
         [sys.executable, 'train.py', *argv],
         cwd=ROOT,
@@ -1595,7 +1590,7 @@ def test_a_process_whose_peers_never_come_stops_in_one_line_and_hears_sigterm(tm
     p = launched(env, *argv, '--ddp_timeout=2')
     assert p.returncode == 2 and p.stderr.count('\n') == 1, p.stderr
     assert p.stderr.startswith('error: process 0 of 2 waited 2 s for the others'), p.stderr
-    clean = {k: v for k, v in os.environ.items() if k not in train_module.LAUNCH}
+    clean = {k: v for k, v in os.environ.items() if k not in devices.LAUNCH}
     waiting = subprocess.Popen(
         [sys.executable, 'train.py', *argv],
         cwd=ROOT,
@@ -1665,14 +1660,14 @@ def test_compare_runs_reads_a_run_through_no_link_and_prints_no_foreign_line(tmp
     linked = tmp_path / 'linked'
     linked.mkdir()
     (linked / 'log.jsonl').symlink_to(secret)
-    with pytest.raises(train_module.ConfigError, match='symbolic link') as e:
+    with pytest.raises(ConfigError, match='symbolic link') as e:
         checkpoint.read_log(linked)
     assert 'SECRET' not in str(e.value)
     for line in ('{"step": 2, "val_acc": Infinity}', '{"step": 2, "tokens": -1e999}'):
         odd = tmp_path / 'odd'
         odd.mkdir(exist_ok=True)
         (odd / 'log.jsonl').write_text(line + '\n')
-        with pytest.raises(train_module.ConfigError, match='finite numbers') as e:
+        with pytest.raises(ConfigError, match='finite numbers') as e:
             checkpoint.read_log(odd)
         assert line[:12] not in str(e.value)
 
@@ -1726,18 +1721,18 @@ def test_the_memory_a_cpu_run_may_take_is_what_is_free():
     free = int(meminfo['MemAvailable'].split()[0]) * 1024
     total = int(meminfo['MemTotal'].split()[0]) * 1024
     held = int(Path('/proc/self/statm').read_text().split()[1]) * os.sysconf('SC_PAGE_SIZE')
-    assert abs(train_module.device_memory('cpu') - free - held) < min(2**29, (total - free) / 2)
+    assert abs(devices.device_memory('cpu') - free - held) < min(2**29, (total - free) / 2)
 
 
 def test_a_launch_by_a_cluster_script_without_local_world_size_is_taken(monkeypatch):
     """torchrun sets LOCAL_WORLD_SIZE; a cluster's own launch may leave it out: every process on one
     machine, not a refusal of LOCAL_RANK 1."""
-    for k in train_module.LAUNCH + ('LOCAL_WORLD_SIZE',):
+    for k in devices.LAUNCH + ('LOCAL_WORLD_SIZE',):
         monkeypatch.delenv(k, raising=False)
     env = dict(RANK='1', LOCAL_RANK='1', WORLD_SIZE='2', MASTER_ADDR='127.0.0.1', MASTER_PORT='1')
     for k, v in env.items():
         monkeypatch.setenv(k, v)
-    assert train_module.launch() == (1, 2)
+    assert devices.launch() == (1, 2)
 
 
 @pytest.mark.skipif(sys.platform != 'linux', reason='gloo is exercised on Linux')
@@ -1816,14 +1811,14 @@ def test_processes_share_a_step_as_one_process_runs_it(batch_size, accumulation,
 
 
 def test_a_split_that_does_not_divide_names_what_would():
-    with pytest.raises(train_module.ConfigError) as e:
-        train_module.layout(5, 1, 2)
+    with pytest.raises(ConfigError) as e:
+        layout(5, 1, 2)
     assert str(e.value).endswith(
         'use batch_size=4 or 6, or gradient_accumulation_steps=2 (a multiple of 2)'
     )
     assert str(e.value).startswith('batch_size=5 does not split between the 2 processes')
-    assert train_module.layout(5, 2, 2) == (1, 5, 1) and train_module.layout(6, 2, 4) == (1, 3, 2)
-    assert train_module.layout(6, 3, 2) == (3, 3, 2) and train_module.layout(8, 2, 8) == (1, 2, 4)
+    assert layout(5, 2, 2) == (1, 5, 1) and layout(6, 2, 4) == (1, 3, 2)
+    assert layout(6, 3, 2) == (3, 3, 2) and layout(8, 2, 8) == (1, 2, 4)
 
 
 @pytest.mark.skipif(sys.platform != 'linux', reason='torchrun with gloo is exercised on Linux')
@@ -1843,7 +1838,7 @@ def test_torchrun_with_the_default_accumulation_trains_what_one_process_trains(t
     keys = {**TINY, 'format': 'text', 'out_dir': str(tmp_path / 'out')}
     keys.update(data_dir=str(tmp_path / 'data'), max_iters=4, eval_interval=4, log_interval=1)
     keys['device'] = 'cpu'
-    train_module.generate_missing(train_module.resolve(keys))
+    generate_missing(configurator.resolve(keys))
     half = loader.batch_indices(TINY['n_train'], 0, TINY['batch_size'], 0)[:8].numpy()
     npz(lambda x, y: (x, np.where(np.isin(np.arange(len(y)), half)[:, None], -1, y)))(tmp_path)
     scored = (load_split(tmp_path / 'data', 'train')[1] != -1).sum(1)
@@ -1869,7 +1864,7 @@ def test_torchrun_with_the_default_accumulation_trains_what_one_process_trains(t
 def torchrun_two(*argv, timeout=300):
     """`torchrun --standalone --nproc_per_node=2 train.py argv`, as a user types it (gloo on the
     CPU; torchrun sets OMP_NUM_THREADS=1 itself); -> the finished process."""
-    clean = {k: v for k, v in os.environ.items() if k not in train_module.LAUNCH}
+    clean = {k: v for k, v in os.environ.items() if k not in devices.LAUNCH}
     command = [sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nproc_per_node=2']
     return subprocess.run(
         [*command, 'train.py', *map(str, argv)],
@@ -1891,7 +1886,7 @@ def test_a_cpu_run_takes_a_thread_per_physical_core_of_its_own(tmp_path, monkeyp
         (tmp_path / f'cpu{n}').mkdir()
         (tmp_path / f'cpu{n}' / 'physical_package_id').write_text(f'{package}\n')
         (tmp_path / f'cpu{n}' / 'core_id').write_text(f'{core}\n')
-    monkeypatch.setattr(train_module, 'CPU_TOPOLOGY', str(tmp_path / 'cpu{}'))
+    monkeypatch.setattr(devices, 'CPU_TOPOLOGY', str(tmp_path / 'cpu{}'))
     for k in ('OMP_NUM_THREADS', 'LOCAL_WORLD_SIZE', 'WORLD_SIZE'):
         monkeypatch.delenv(k, raising=False)
     for cpus in ({0}, {0, 1}, {0, 2, 4}, {1, 2, 3, 6, 7}, set(range(12))):
@@ -1900,16 +1895,16 @@ def test_a_cpu_run_takes_a_thread_per_physical_core_of_its_own(tmp_path, monkeyp
         for here in (None, '1', '2', '4'):
             if here:
                 monkeypatch.setenv('LOCAL_WORLD_SIZE', here)
-            assert train_module.cpu_threads() == max(1, cores // int(here or 1)), (cpus, here)
+            assert devices.cpu_threads() == max(1, cores // int(here or 1)), (cpus, here)
         monkeypatch.delenv('LOCAL_WORLD_SIZE')
     monkeypatch.setenv('WORLD_SIZE', '2')  # a launch without LOCAL_WORLD_SIZE: all on one machine
-    assert train_module.cpu_threads() == 3
+    assert devices.cpu_threads() == 3
     monkeypatch.delenv('WORLD_SIZE')
     (tmp_path / 'cpu7' / 'core_id').unlink()  # a topology the kernel does not show
     monkeypatch.setattr(os, 'sched_getaffinity', lambda pid: {6, 7, 8})
-    assert train_module.cpu_threads() == 3
+    assert devices.cpu_threads() == 3
     monkeypatch.setenv('OMP_NUM_THREADS', '5')
-    assert train_module.cpu_threads() is None
+    assert devices.cpu_threads() is None
 
 
 def test_a_run_of_no_steps_logs_its_evaluation_and_a_resume_at_its_end_writes_nothing(
@@ -1959,21 +1954,21 @@ def test_a_folder_name_that_leaves_keys_out_says_so(tmp_path, capsys):
     keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data')}
     many = dict(learning_rate=1e-3, min_lr=1e-4, beta2=0.99, grad_clip=0.5, weight_decay=0.01)
     many['max_iters'] = 0
-    cfg = train_module.resolve({**keys, **many})
-    every = train_module.name_keys(cfg)
-    name = train_module.run_dir_of(cfg).name
+    cfg = configurator.resolve({**keys, **many})
+    every = configurator.name_keys(cfg)
+    name = configurator.run_dir_of(cfg).name
     shown = name[len('addition-') : name.rindex('-')].split(',')
     assert shown[-1] == f'+{len(every) - len(shown) + 1}more' and len(shown) > 2
     assert shown[:-1] == every[: len(shown) - 1] and len(','.join(shown[:-1])) <= 64
     assert len(','.join(every[: len(shown)])) > 64  # the next key would not fit
     names = {
-        train_module.run_dir_of(train_module.resolve({**keys, **many, key: value})).name
+        configurator.run_dir_of(configurator.resolve({**keys, **many, key: value})).name
         for key, value in (('grad_clip', 0.5), ('grad_clip', 0.25), ('weight_decay', 0.02))
     }
     assert len(names) == 3 and all(n.startswith(name[: name.rindex('-')]) for n in names)
-    short = train_module.resolve({'out_dir': keys['out_dir'], 'seed': 1})  # DEFAULT_RUN's keys
-    assert train_module.run_dir_of(short).name.rsplit('-', 1)[0] == 'dyck-' + ','.join(
-        train_module.name_keys(short)
+    short = configurator.resolve({'out_dir': keys['out_dir'], 'seed': 1})  # DEFAULT_RUN's keys
+    assert configurator.run_dir_of(short).name.rsplit('-', 1)[0] == 'dyck-' + ','.join(
+        configurator.name_keys(short)
     )
     train({**keys, **many})
     first = next(line for line in capsys.readouterr().out.splitlines() if 'trained of' in line)

@@ -10,9 +10,13 @@ import pytest
 import numpy as np
 import torch
 
+import configurator
+import devices
+import sample
 import train as train_module
-from data.loader import ConfigError, batch_indices
-import model as model_module
+from data.loader import batch_indices
+from data.synthetic import ConfigError
+import gpt2 as gpt2_module
 from data import loader
 from model import GPT, GPTConfig
 from train import train
@@ -180,7 +184,7 @@ def test_ddp_two_processes_equal_one_process_with_accumulation(tmp_path, data):
     outs = [p.communicate(timeout=300) for p in procs]
     assert all(p.returncode == 0 for p in procs), [err[-3000:] for _, err in outs]
     assert 'after 4 steps' in outs[0][0], (
-        'the run ends with its last line, then leaves (train.leave)'
+        'the run ends with its last line, then leaves (devices.leave)'
     )
     a, b = weights(tmp_path, 'single'), weights(tmp_path, 'ddp')
     for k in a:
@@ -282,12 +286,12 @@ def test_help_says_what_every_key_means():
     from data import synthetic
     from data.loader import task_keys, task_module
 
-    model_keys = {k: f.default for k, f in train_module.MODEL_KEYS.items() if k != 'vocab_size'}
+    model_keys = {k: f.default for k, f in configurator.MODEL_KEYS.items() if k != 'vocab_size'}
     for task in synthetic.tasks():
-        text = train_module.help_text(task)
+        text = configurator.help_text(task)
         for key, value in {
             **model_keys,
-            **train_module.DEFAULTS,
+            **configurator.DEFAULTS,
             **task_keys(task_module(task)),
         }.items():
             row = next(r for r in text.splitlines() if r.startswith(f'  --{key}='))
@@ -298,7 +302,7 @@ def test_help_says_what_every_key_means():
             assert (
                 default == f'  --{key}={value!r}' and meaning.startswith(' ') and meaning.strip()
             ), f'{task}: {row}'
-    dyck = train_module.help_text('dyck').split('keys of task dyck')[1]
+    dyck = configurator.help_text('dyck').split('keys of task dyck')[1]
     length = next(r for r in dyck.splitlines() if r.startswith('  --length=80'))
     assert "the authors' code" in length and "the paper's text: 40" in length
 
@@ -319,7 +323,7 @@ def test_command_line(tmp_path):
         text=True,
     )
     assert helped.returncode == 0
-    for key in list(train_module.DEFAULTS) + ['frozen_qk', 'mixit_std', 'max_hops']:
+    for key in list(configurator.DEFAULTS) + ['frozen_qk', 'mixit_std', 'max_hops']:
         assert f'--{key}=' in helped.stdout
     args = [f'--{k}={v}' for k, v in TINY.items()] + [
         f'--out_dir={tmp_path}/out',
@@ -371,10 +375,10 @@ def test_every_key_reaches_the_script_through_torchrun():
     untouched."""
     from torch.distributed.run import get_args_parser
     from data.synthetic import load_task, tasks
-    from train import MODEL_KEYS
+    from configurator import MODEL_KEYS
 
     parser = get_args_parser()
-    keys = set(train_module.DEFAULTS) | set(MODEL_KEYS)
+    keys = set(configurator.DEFAULTS) | set(MODEL_KEYS)
     for name in tasks():
         keys |= set(load_task(name).DEFAULTS)
     for key in sorted(keys):
@@ -403,7 +407,7 @@ def test_cpu_allocator_keeps_freed_memory():
     maps fresh pages again every time (16,384 faults of 4 KiB)."""
     import resource
 
-    train_module.keep_freed_memory()
+    devices.keep_freed_memory()
     faults = []
     for _ in range(12):
         before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -481,7 +485,7 @@ def test_online_batches_are_fresh_reproducible_and_never_held_out(tmp_path):
     - a task without a generator is refused."""
     from data.synthetic import load_split, load_task
 
-    cfg = train_module.resolve(dict(MODADD, online=True, seed=3, data_dir=str(tmp_path / 'data')))
+    cfg = configurator.resolve(dict(MODADD, online=True, seed=3, data_dir=str(tmp_path / 'data')))
     batches = loader.online_batches(cfg)
     held = {tuple(row) for row in load_split(tmp_path / 'data', 'val')[0].tolist()}
     assert len(held) == 61
@@ -539,7 +543,7 @@ def test_online_refuses_a_task_its_held_out_inputs_cover(tmp_path):
         out_dir=str(tmp_path / 'out'),
         progress=False,
     )
-    loader.load_data(train_module.resolve(keys))  # the files
+    loader.load_data(configurator.resolve(keys))  # the files
     pairs = np.array([(a, b) for a in range(3) for b in range(3)])
     save_npz(tmp_path / 'data' / 'val.npz', pairs, np.stack([np.full(9, -1), pairs.sum(1) % 3], 1))
     meta = json.loads((tmp_path / 'data' / 'meta.json').read_text())
@@ -565,14 +569,14 @@ def test_val_frac_holds_the_training_splits_tail_out(tmp_path):
     from data.synthetic import load_split
 
     keys = dict(MODADD, data_dir=str(tmp_path / 'data'))
-    _, (x_all, y_all), _, _ = loader.load_data(train_module.resolve(keys))
+    _, (x_all, y_all), _, _ = loader.load_data(configurator.resolve(keys))
     _, (x_tr, y_tr), (x_va, y_va), _ = loader.load_data(
-        train_module.resolve(dict(keys, val_frac=0.2))
+        configurator.resolve(dict(keys, val_frac=0.2))
     )
     k = round(0.2 * len(x_all))
     assert len(x_va) == k and torch.equal(x_tr, x_all[:-k]) and torch.equal(x_va, x_all[-k:])
     assert torch.equal(y_va, y_all[-k:]) and torch.equal(y_tr, y_all[:-k])
-    cfg = train_module.resolve(dict(keys, online=True, val_frac=0.2))
+    cfg = configurator.resolve(dict(keys, online=True, val_frac=0.2))
     banned = {tuple(r) for r in x_va.tolist()} | {
         tuple(r) for r in load_split(tmp_path / 'data', 'val')[0].tolist()
     }
@@ -598,7 +602,7 @@ def test_val_frac_holds_the_training_splits_tail_out(tmp_path):
     assert m['eval_split'] == 'validation'
     with pytest.raises(ConfigError, match='measured on its training set.*set val_frac=0'):
         loader.load_data(
-            train_module.resolve(
+            configurator.resolve(
                 dict(task='memorization', size=4, val_frac=0.1, data_dir=str(tmp_path / 'mem'))
             )
         )
@@ -650,7 +654,7 @@ def test_index_files_fix_each_steps_windows_and_each_evaluations(tmp_path):
         w = np.stack([tokens[split][s : s + T + 1] for s in row]).astype(np.int64)
         return torch.from_numpy(w[:, :-1]), torch.from_numpy(w[:, 1:])
 
-    cfg = train_module.resolve(keys)
+    cfg = configurator.resolve(keys)
     batch = loader.batches(cfg, loader.load_data(cfg)[1], T, 'cpu')
     for step in range(4):
         micro = batch(step)
@@ -688,7 +692,7 @@ def test_lr_schedule_is_the_formula(schedule):
     cosine (nanoGPT) or a straight line (HF's get_linear_schedule_with_warmup: (D - s) / (D - w) of
     the peak when min_lr = 0) down to min_lr at lr_decay_iters, min_lr beyond."""
     lr, low, w, D = 1e-3, 1e-4, 10, 110
-    cfg = train_module.resolve(
+    cfg = configurator.resolve(
         dict(
             lr_schedule=schedule,
             learning_rate=lr,
@@ -845,10 +849,10 @@ def gpt2_reference(sd, idx):
 
 def gpt2_model(folder, **keys):
     """model.py's model built and loaded as train.py does for --init_from=folder."""
-    cfg = train_module.resolve(dict(task='dyck', init_from=str(folder), **keys))
-    gpt2 = model_module.gpt2_files(cfg['init_from'])
-    model = GPT(GPTConfig(**train_module.model_args_of(cfg, dict(vocab_size=4), 32, gpt2)))
-    own, unused = model.load_gpt2(gpt2[1])
+    cfg = configurator.resolve(dict(task='dyck', init_from=str(folder), **keys))
+    gpt2 = gpt2_module.gpt2_files(cfg['init_from'])
+    model = GPT(GPTConfig(**configurator.model_args_of(cfg, dict(vocab_size=4), 32, gpt2)))
+    own, unused = gpt2_module.load_gpt2(model, gpt2[1])
     return (
         model,
         f"at this code's init: {', '.join(own) or 'none'}; "
@@ -857,17 +861,17 @@ def gpt2_model(folder, **keys):
 
 
 def test_from_pretrained_is_the_init_from_model(tmp_path):
-    """GPT.from_pretrained (nanoGPT's one call) builds the model --init_from builds: the same
+    """gpt2.from_pretrained (nanoGPT's one call) builds the model --init_from builds: the same
     weights, so GPT-2's logits; a variant's own parts (MixiT's matrices) as this code draws them."""
     sd = gpt2_files(tmp_path / 'gpt2')
-    model = GPT.from_pretrained(tmp_path / 'gpt2', block_size=32)
+    model = gpt2_module.from_pretrained(tmp_path / 'gpt2', block_size=32)
     idx = torch.randint(0, GPT2['vocab_size'], (3, 32), generator=torch.Generator().manual_seed(1))
     torch.testing.assert_close(
         model(idx, idx)[0].double(), gpt2_reference(sd, idx), rtol=0, atol=1e-5
     )
     for variant in ('frozen_qk', 'mixit'):
         ours, _ = gpt2_model(tmp_path / 'gpt2', variant=variant)
-        theirs = GPT.from_pretrained(tmp_path / 'gpt2', variant=variant, block_size=32)
+        theirs = gpt2_module.from_pretrained(tmp_path / 'gpt2', variant=variant, block_size=32)
         assert ours.state_dict().keys() == theirs.state_dict().keys()
         assert all(torch.equal(v, theirs.state_dict()[k]) for k, v in ours.state_dict().items())
 
@@ -1008,14 +1012,14 @@ CONFIGS = ROOT / 'experiments' / 'config'
 def config_source(path):
     """-> (experiment, point) of a config file's docstring line `experiment: NAME, key=value, ...`
     (a value a|b: the file's, then those --variant=b trains with the same keys), or ('DEFAULT_RUN',
-    {}) for `experiment: train.DEFAULT_RUN`."""
+    {}) for `experiment: configurator.DEFAULT_RUN`."""
     import ast
 
     doc = ast.get_docstring(ast.parse(path.read_text())) or ''
     lines = [line for line in doc.splitlines() if line.startswith('experiment:')]
     assert len(lines) == 1, f'{path.name}: one docstring line "experiment: ..." says its run'
     name, *pairs = re.split(r',\s*(?=\w+=)', lines[0].removeprefix('experiment:').strip())
-    if name == 'train.DEFAULT_RUN':
+    if name == 'configurator.DEFAULT_RUN':
         return 'DEFAULT_RUN', {}
     return name, dict(pair.split('=', 1) for pair in pairs)
 
@@ -1024,19 +1028,19 @@ def test_config_files_are_their_protocols_keys():
     """Every file of experiments/config/ resolves, and its keys are exactly those its experiment's
     full protocol trains at the row its docstring names (common.config, and the batch as the
     experiment splits it: BATCH['full'] sequences in micro-batches of the file's batch_size), or
-    train.DEFAULT_RUN; a variant named after `|` trains with the same keys. Tables 1-3 of the MixiT
-    paper have a file for every row and variant."""
+    configurator.DEFAULT_RUN; a variant named after `|` trains with the same keys. Tables 1-3 of
+    the MixiT paper have a file for every row and variant."""
     import argparse
 
     from experiments.harness import common
 
     covered = set()
     for path in sorted(CONFIGS.glob('*.py')):
-        keys = train_module.parse_args([str(path)])
-        train_module.resolve(keys)
+        keys = configurator.parse_args([str(path)])
+        configurator.resolve(keys)
         name, point = config_source(path)
         if name == 'DEFAULT_RUN':
-            assert keys == train_module.DEFAULT_RUN, path.name
+            assert keys == configurator.DEFAULT_RUN, path.name
             continue
         module = common.experiment_module(name)
         for i, variant in enumerate(point['variant'].split('|')):
@@ -1081,7 +1085,7 @@ def test_config_file_refuses_what_is_not_a_literal_in_one_line(
     monkeypatch.chdir(tmp_path)
     (tmp_path / 'c.py').write_text(text)
     with pytest.raises(ConfigError) as e:
-        train_module.parse_args(['c.py'])
+        configurator.parse_args(['c.py'])
     assert str(e.value).startswith(f'c.py, line {line}: ') and '\n' not in str(e.value)
     assert shown in str(e.value) and not (tmp_path / 'made').exists()
 
@@ -1089,27 +1093,27 @@ def test_config_file_refuses_what_is_not_a_literal_in_one_line(
 def test_config_file_then_flags_in_order(tmp_path):
     """As nanoGPT's configurator: a later argument wins, a flag after the file over its key."""
     default = str(CONFIGS / 'default.py')
-    assert train_module.parse_args([default, '--max_iters=2'])['max_iters'] == 2
-    assert train_module.parse_args(['--max_iters=2', default])['max_iters'] == 500
+    assert configurator.parse_args([default, '--max_iters=2'])['max_iters'] == 2
+    assert configurator.parse_args(['--max_iters=2', default])['max_iters'] == 500
 
 
 def test_a_saved_config_fills_what_the_command_line_leaves(tmp_path):
     """A run's config.json holds every key, resume=False and sample=False among them: read from the
     run's folder or the file, it fills only the keys not given before it and never what the command
-    does (train.COMMAND_KEYS), so `--resume out/<run>` resumes and a flag before it stands; a flag
-    after it wins as after any file."""
+    does (configurator.COMMAND_KEYS), so `--resume out/<run>` resumes and a flag before it stands;
+    a flag after it wins as after any file."""
     run = tmp_path / 'out' / 'r'
     run.mkdir(parents=True)
-    saved = dict(train_module.resolve({}), max_iters=7, resume=False, sample=False, overwrite=False)
+    saved = dict(configurator.resolve({}), max_iters=7, resume=False, sample=False, overwrite=False)
     (run / 'config.json').write_text(json.dumps(saved))
     for where in (str(run), str(run / 'config.json')):
-        got = train_module.parse_args(['--resume', '--max_iters=9', where, '--seed=3'])
+        got = configurator.parse_args(['--resume', '--max_iters=9', where, '--seed=3'])
         assert got['resume'] is True and got['max_iters'] == 9 and got['seed'] == 3
-        assert train_module.parse_args([where])['max_iters'] == 7
-        assert not {'resume', 'sample', 'overwrite'} & set(train_module.parse_args([where]))
+        assert configurator.parse_args([where])['max_iters'] == 7
+        assert not {'resume', 'sample', 'overwrite'} & set(configurator.parse_args([where]))
     linked = tmp_path / 'link'
     linked.symlink_to(run)
-    got = train_module.parse_args([f'{linked}/'])
+    got = configurator.parse_args([f'{linked}/'])
     assert (got['out_dir'], got['run_name']) == (str(run.resolve().parent), 'r')  # the folder
 
 
@@ -1133,8 +1137,8 @@ def test_default_config_file_trains_through_main(tmp_path, capsys):
     assert capsys.readouterr().out.strip().splitlines()[-1].startswith('dyck / standard: held-out')
     (saved,) = (tmp_path / 'out').glob('*/config.json')
     cfg = json.loads(saved.read_text())
-    assert {k: cfg[k] for k in train_module.DEFAULT_RUN} == {
-        **train_module.DEFAULT_RUN,
+    assert {k: cfg[k] for k in configurator.DEFAULT_RUN} == {
+        **configurator.DEFAULT_RUN,
         'max_iters': 2,
     }
 
@@ -1142,14 +1146,15 @@ def test_default_config_file_trains_through_main(tmp_path, capsys):
 def test_sample_from_a_run_folder(tmp_path, capsys):
     """--sample out/<run>: the run's folder gives its config.json and is itself the run found, so
     the texts are those of its config.json, also once the folder is moved and renamed (where its
-    config.json's out_dir no longer leads). A folder without config.json, and a path that is
-    nothing, are one line."""
+    config.json's out_dir no longer leads); nanoGPT's `python sample.py --out_dir=out/<run>
+    --start=...` prints the same. A folder without config.json, and a path that is nothing, are one
+    line."""
     run(tmp_path, run_name='s')
     folder = tmp_path / 'out' / 's'
     flags = ['--sample', '--prompt=12+', '--num_samples=2', '--max_new_tokens=4']
 
     def texts(path):
-        return train_module.sample_text(train_module.parse_args([flags[0], str(path), *flags[1:]]))
+        return sample.sample_text(configurator.parse_args([flags[0], str(path), *flags[1:]]))
 
     by_config = texts(folder / 'config.json')
     assert texts(folder) == by_config and all(t.startswith('12+') for t in by_config)
@@ -1160,6 +1165,16 @@ def test_sample_from_a_run_folder(tmp_path, capsys):
     capsys.readouterr()  # the training's lines
     train_module.main([flags[0], str(moved), *flags[1:]])
     assert capsys.readouterr().out.strip() == '\n---------------\n'.join(by_config)
+    sample.main([f'--out_dir={moved}', '--start=12+', *flags[2:]])
+    assert capsys.readouterr().out.strip() == '\n---------------\n'.join(by_config)
+    with pytest.raises(SystemExit) as e:
+        sample.main([f'--out_dir={tmp_path / "nothing"}', '--start=12+'])
+    err = capsys.readouterr().err
+    assert (
+        e.value.code == 2
+        and err.startswith('error: cannot sample: no run in')
+        and err.count('\n') == 1
+    )
     for bad, says in (
         (tmp_path / 'elsewhere', 'is a folder without config.json'),
         (tmp_path / 'nothing', 'is neither --key=value nor an existing'),
@@ -1219,7 +1234,7 @@ def test_eval_batch_is_a_ceiling_that_fits_the_memory(tmp_path, monkeypatch):
     ckpt = torch.load(tmp_path / 'out' / 'whole' / 'ckpt.pt', weights_only=True)
     params = sum(v.numel() for v in ckpt['model'].values())
     T, V = ckpt['model_args']['block_size'], ckpt['model_args']['vocab_size']
-    monkeypatch.setattr(train_module, 'device_memory', lambda device: 16 * params + 40 * 8 * T * V)
+    monkeypatch.setattr(devices, 'device_memory', lambda device: 16 * params + 40 * 8 * T * V)
     fitted = run(tmp_path, run_name='fitted', **big)
     assert 16 <= batches[-1] < 100 and batches[-1] == batches[-2]  # several batches, >= batch_size
     logs = {
@@ -1241,8 +1256,8 @@ def test_eval_batch_is_a_ceiling_that_fits_the_memory(tmp_path, monkeypatch):
 
 def test_compute_dtype_names_what_a_device_runs():
     """dtype: float32 computes without autocast; bfloat16 autocasts (a CPU too); tf32 (TF32 tensor
-    cores) is refused off CUDA, and a dtype not among train.DTYPES is refused naming them."""
-    from train import DTYPES, compute_dtype
+    cores) is refused off CUDA, and a dtype not among devices.DTYPES is refused naming them."""
+    from devices import DTYPES, compute_dtype
 
     name, ctx = compute_dtype({'dtype': 'float32'}, 'cpu')
     assert name == 'float32' and not isinstance(ctx, torch.autocast)
@@ -1250,8 +1265,8 @@ def test_compute_dtype_names_what_a_device_runs():
     assert name == 'float32'
     name, ctx = compute_dtype({'dtype': 'bfloat16'}, 'cpu')
     assert name == 'bfloat16' and isinstance(ctx, torch.autocast)
-    with pytest.raises(train_module.ConfigError, match='tf32 is a setting of CUDA'):
+    with pytest.raises(ConfigError, match='tf32 is a setting of CUDA'):
         compute_dtype({'dtype': 'tf32'}, 'cpu')
-    with pytest.raises(train_module.ConfigError, match="'float32', 'tf32', 'bfloat16'"):
+    with pytest.raises(ConfigError, match="'float32', 'tf32', 'bfloat16'"):
         compute_dtype({'dtype': 'float64'}, 'cpu')
     assert 'tf32' in DTYPES

@@ -69,13 +69,16 @@ import numpy as np
 import torch
 
 from data import corpus, local, synthetic
-from data.loader import ConfigError, load_data, task_data, task_keys, task_module
+from data.loader import load_data, task_data, task_keys, task_module
+from data.synthetic import ConfigError
 from experiments.harness import papers, problems
 from experiments.harness.claims import claims_section, claims_text, judged, of_mode, seeds_of
 from experiments.harness.claims import pct  # noqa: F401 (the experiments' common.pct)
 from model import GPT, GPTConfig
-from train import DEFAULTS, MODEL_DEFAULTS, check_keys, model_args_of, pick_device, resolve, train
-from train import parse_args as train_args
+from configurator import DEFAULTS, MODEL_DEFAULTS, check_keys, model_args_of, resolve
+from configurator import parse_args as train_args
+from devices import pick_device
+from train import train
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository root
 EXPERIMENTS = ROOT / 'experiments'

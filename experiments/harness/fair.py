@@ -29,11 +29,11 @@ if __name__ == '__main__':  # the experiments' code, not a command (alone: an im
 
 import numpy as np
 
-from data.loader import ConfigError
+from data.synthetic import ConfigError
 from experiments.harness import common
 from experiments.harness.common import batch_keys, markdown, pct
 from experiments.harness.papers import TABLE7
-from train import DEFAULTS
+from configurator import DEFAULTS
 
 
 def tasks_flag(parser):

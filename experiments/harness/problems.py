@@ -37,7 +37,7 @@ if __name__ == '__main__':  # the experiments' code, not a command (alone: an im
 import numpy as np
 
 from data import synthetic
-from train import resolve
+from configurator import resolve
 
 SAMPLE = 4_000  # examples the trivial share is measured on (the generator's own draws)
 

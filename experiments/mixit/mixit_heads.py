@@ -18,6 +18,27 @@ of heads. Metric: accuracy per scored token on the held-out split, over --seeds 
 of heads at its own best, as Appendix B.1 searches (fair.fair): the heads change the matrices, their
 std and every feature the trained embeddings can use.
 
+What each mode trains (PROTOCOL and REGIME, computed at import; tests/test_experiments.py checks
+this table against them): MixiT at each number of heads, on `seeds` seeds at the point its search
+chose (--regime: no search); lr is the search's centre. The regime is the examples per trained
+parameter (addition and Dyck-1 train the embeddings and head alone); full's is the paper's:
+
+| mode | task | n_head | layers, width | problem | steps x batch | lr | seeds | regime |
+|---|---|---|---|---|---|---|---|---|
+| full | addition | 4, 16, 64, 256 | 2, 512 | digits = 10 | 312,500 x 128 | 1e-2 | 3 | 952.7 |
+| full | dyck | 4, 16, 64, 256 | 2, 512 | length = 80 | 781,250 x 128 | 1e-2 | 3 | 2,146 |
+| full | yelp | 4, 16, 64, 256 | 4, 1024 | encoding = gpt2 | 6,000 x 256 | 5e-4 | 3 | 0.0139 |
+| regime | addition | 4, 64 | 2, 64 | digits = 4 | 30,488 x 128 | 1e-2 | 3 | 952.8 |
+| regime | dyck | 4, 64 | 2, 64 | length = 16 | 28,975 x 128 | 1e-2 | 3 | 2,146 |
+| quick | addition | 4, 16, 64 | 2, 128 | digits = 4 | 1,000 x 128 | 1e-2 | 3 | 15.62 |
+
+How the verdict is decided: CLAIMS below (table9), by the rules of harness/claims.py: 'ascending'
+on addition and Dyck-1 (each number of heads' seeds all above the fewer's), claims.similar on Yelp
+(within the paper's own spread of its four). claims.judged judges them on the results (a claim on
+an addition or Dyck-1 problem more than PROBLEM's factor, 2, from full's is unresolved), and
+claims.standing lets only results in the paper's regime on 3 seeds or more give the verdict:
+--regime's here; quick's read Not resolved.
+
 Settings, each from one place:
 - PROTOCOL below: each task's keys and the numbers of heads;
 - each task's driver, a key of papers.DRIVERS (addition, Dyck-1: 'depth.py'; Yelp:

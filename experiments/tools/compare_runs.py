@@ -38,10 +38,9 @@ from matplotlib.ticker import EngFormatter, PercentFormatter  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
 
 from checkpoint import is_run, read_config, read_log  # noqa: E402
-from data.loader import ConfigError  # noqa: E402
-from data.synthetic import Parser, atomic_write, cannot_write  # noqa: E402
+from data.synthetic import ConfigError, Parser, atomic_write, cannot_write  # noqa: E402
 from experiments.harness import common  # noqa: E402
-import train  # noqa: E402
+from configurator import DEFAULTS, NOT_NAMED  # noqa: E402
 
 COLUMNS = ['run', 'step', 'tokens', 'val_loss', 'val_acc', 'val_exact', 'wall_s']
 
@@ -94,12 +93,12 @@ def labels(run_dirs, configs):
     run's config lacks), else the folder names; the folder name is added where two runs would get
     the same label."""
     # where, not what
-    keys = list(dict.fromkeys(k for c in configs for k in c if k not in train.NOT_NAMED))
+    keys = list(dict.fromkeys(k for c in configs for k in c if k not in NOT_NAMED))
 
     # a config written before train.py had a key ran with its default; a model key is written only
     # when given
     def value(c, k):
-        return json.dumps(c[k] if k in c else train.DEFAULTS.get(k, '<absent>'), sort_keys=True)
+        return json.dumps(c[k] if k in c else DEFAULTS.get(k, '<absent>'), sort_keys=True)
 
     differ = [k for k in keys if len({value(c, k) for c in configs}) > 1]
     names = [

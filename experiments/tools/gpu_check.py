@@ -48,7 +48,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository r
 from data import synthetic
 from experiments.harness import common
 from model import GPT, GPTConfig
-from train import DEFAULTS, ConfigError, compute_dtype, memory_check
+from configurator import DEFAULTS
+from data.synthetic import ConfigError
+from devices import compute_dtype, memory_check
 
 # within 8 minutes: the parts' limits on a GPU, and this process's own start and writing
 BUDGET_S, OWN_S = 480, 10
@@ -139,7 +141,7 @@ def search(trains, most):
 
 def largest(dry):
     """The deepest GPT (LARGEST's width; standard variant) that trains one step here, beside the
-    deepest train.memory_check accepts. A try builds the model on the meta device, allocates it on
+    deepest devices.memory_check accepts. A try builds the model on the meta device, allocates it on
     the GPU with N(0, 0.02) values (memory does not depend on them; GPT's own init draws on CPU
     generators, minutes at billions of parameters), then one step: forward and backward under the
     run's autocast, gradient clipping, fused AdamW (its moments allocated at the step). -> a dict,

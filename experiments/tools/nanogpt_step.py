@@ -32,11 +32,10 @@ from torch.nn import functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
 
-from data.loader import ConfigError
-from data.synthetic import Parser
+from data.synthetic import ConfigError, Parser
 from experiments.harness import common
 from model import GPT, GPTConfig
-from train import keep_freed_memory, pick_device
+from devices import keep_freed_memory, pick_device
 
 CONFIGS = {
     '4x256': dict(n_layer=4, n_embd=256, n_head=4),

@@ -3,9 +3,9 @@ Every reproduction at once, and the README's tables from their results. No verdi
 experiment declares its CLAIMS before it runs (harness/claims.py), its results JSON recorded in
 experiments/results/ holds the numbers they test, and this file judges the claims on those numbers.
 It writes the README's tables between their markers: the answer by task (each variant against the
-standard model, ours beside the paper's), then one short row a file (verdict, claims that agree /
-contradict / cannot tell, time, links), and each claim's text and evidence in the claims section of
-the experiment's results .md.
+standard model, ours beside the paper's), then one short row a file (its results linked, verdict,
+claims that agree / contradict / cannot tell, time), each line within 200 characters, and each
+claim's text and evidence in the claims section of the experiment's results .md.
 
 Only a run with --record writes experiments/results/ (an experiment run by hand writes its results
 under its OUT_DIR/results/ and leaves the tracked ones, and --check, as they were): every experiment
@@ -34,6 +34,7 @@ ends with it; the stop names the results the README does not show yet.
 
 import functools
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -48,11 +49,11 @@ from tqdm import tqdm
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
 
 from data import synthetic
-from data.loader import ConfigError
+from data.synthetic import ConfigError
 from experiments.harness import claims, common
 from experiments.harness.common import ROOT
 from model import GPT, PEAK_FLOPS, PEAK_SHARE, GPTConfig
-from train import model_args_of, resolve
+from configurator import model_args_of, resolve
 
 # (file, what it reproduces), per paper, in the README's order
 PAPERS = {
@@ -99,8 +100,8 @@ MARKERS = (
     '<!-- end of reproductions {} -->',
 )
 HEAD = [
-    '| file | reproduces | verdict | agree / contradict / cannot tell | time | results |',
-    '|---|---|---|---|---|---|',
+    '| file | reproduces | verdict | agree / contradict / cannot tell | time |',
+    '|---|---|---|---|---|',
 ]
 
 
@@ -139,41 +140,28 @@ def claims_section(name, mode, folder=RESULTS):
 
 
 def row(name, reproduces, folder=RESULTS):
-    """A README row: the file, what it reproduces, the verdict judged here (with mode and date), its
-    claims that agree (hold) / contradict (fail, linked to the results .md that says why) / cannot
-    tell (the rest), the wall time and the results' files."""
-    script = common.experiment_path(name).relative_to(common.ROOT).as_posix()
-    link = f'[{name}.py]({script})'
+    """A README row: the file, linked to its results .md, what it reproduces, the verdict judged
+    here (with its mode), its claims that agree (hold) / contradict (fail) / cannot tell (the rest)
+    and the wall time. One link a row keeps it within the README's 200 characters a line."""
     results = results_of(name, folder)
     if results is None:
-        return f'| {link} | {reproduces} | not run | | | |'
+        return f'| {name} | {reproduces} | not run | | |'
     results, older = judged(results, name)
-    paths = [
-        common.results_path(results['mode'], name, ext, folder) for ext in ('md', 'json', 'png')
-    ]
-    files = ', '.join(
-        f'[{p.suffix[1:]}](experiments/results/{p.name})' for p in paths if p.exists()
-    )
+    md = common.results_path(results['mode'], name, 'md', folder)
+    link = f'[{name}](experiments/results/{md.name})' if md.exists() else name
     outcomes = [c['outcome'] for c in results['claims']]
     agree, contradict = outcomes.count('holds'), outcomes.count('fails')
-    why = f'[{contradict}](experiments/results/{paths[0].name})'
-    counts = (
-        f'{agree} / {why if contradict and paths[0].exists() else contradict} / '
-        f'{len(outcomes) - agree - contradict}'
-    )
+    counts = f'{agree} / {contradict} / {len(outcomes) - agree - contradict}'
     wall = f'{results["wall_s"] / 60:.1f} min' if results.get('wall_s') is not None else ''
     if results.get('pieces'):  # run a task at a time (fair.earlier_tasks): the sum of the runs'
         wall += f' in {len(results["pieces"])} runs'
     if wall and claims.gpu_device(results.get('device')):  # a GPU's minutes say so
         wall += f' on {results["device"]}'
-    when = f'{results["mode"]}, {results["date"]}' + (', earlier code' if older else '')
+    when = results['mode'] + (', earlier code' if older else '')
     # the first reason it cannot judge, in short (claims.standing's, before its details)
     why = results['standing'][0].split(':')[0].split(' (')[0] if results['standing'] else ''
     when = f'{why}; {when}' if why else when
-    return (
-        f'| {link} | {reproduces} | **{results["verdict"]}** ({when}) | {counts} | {wall} '
-        f'| {files} |'
-    )
+    return f'| {link} | {reproduces} | **{results["verdict"]}** ({when}) | {counts} | {wall} |'
 
 
 # The README's answer by task: the variants it compares with the standard model, and the tables of
@@ -249,7 +237,8 @@ def signed(d, loss):  # a difference: of a loss in nats, or of an accuracy in po
 
 def by_task_cell(name, results, labels, variant):
     """One file's cell of `variant`: its result less the standard model's (the seeds' means), linked
-    to its results .md, its mode where that is not the regime, the paper's difference beside it.
+    to its results .md (a reference link, by_task_table), its mode where that is not the regime, a
+    † where its problem is not the paper's, the paper's difference beside it in parentheses.
     `results`: the file's, judged here (judged()), or None."""
     (ours, paper), (ours0, paper0) = labels[variant], labels['standard']
     loss = isinstance(paper, tuple)  # a loss, one a corpus; an accuracy is one number
@@ -258,21 +247,21 @@ def by_task_cell(name, results, labels, variant):
     )
     values = (results or {}).get('values', {})
     if ours not in values or ours0 not in values:
-        return f'not measured (paper {gap})'
+        return f'not measured ({gap})'
     d = claims.seed_range(values[ours])[2] - claims.seed_range(values[ours0])[2]
     mode = '' if results['mode'] == 'regime' else f' ({results["mode"]})'
     # a shrunk problem that is not the paper's (claims.off_problem) says so in its cell
     if any(
         claims.off_problem(r) and ours.startswith(r['of']) for r in results.get('problem') or []
     ):
-        mode += ", not the paper's problem"
-    md = common.results_path(results['mode'], name, 'md').name
-    unit = '' if loss else ' pts'
-    return f'[{signed(d, loss)}{unit}{mode}](experiments/results/{md}) (paper {gap})'
+        mode += ' †'
+    md = common.results_path(results['mode'], name, 'md').stem  # a reference link's label
+    return f'[{signed(d, loss)}{mode}][{md}] ({gap})'
 
 
 def by_task_table(folder=RESULTS):
-    """The answer by task: a row per family with recorded results, a column per variant."""
+    """The answer by task: a row per family with recorded results, a column per variant, then the
+    reference links of its cells."""
     rows = []
     for family, sources in by_task().items():
         found = [
@@ -285,7 +274,11 @@ def by_task_table(folder=RESULTS):
                 {'task': family}
                 | {v: '; '.join(by_task_cell(*f, v) for f in found if v in f[2]) for v in COLUMNS}
             )
-    return common.markdown(['task', *COLUMNS], rows)
+    table = common.markdown(['task', *COLUMNS], rows)
+    # the cells' reference links, each results .md once (inline, a row ran past 300 characters)
+    labels = dict.fromkeys(re.findall(r'\]\[([\w-]+)\]', table))
+    links = [f'[{md}]: experiments/results/{md}.md' for md in labels]
+    return '\n'.join([table, '', *links] if links else [table])
 
 
 def readme_with_tables(text, results=RESULTS):

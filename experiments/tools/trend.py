@@ -59,7 +59,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
 
 from data import synthetic
-from data.loader import ConfigError
+from data.synthetic import ConfigError
 from experiments.harness import claims, common
 from experiments.harness.common import ROOT
 

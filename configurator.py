@@ -1,0 +1,487 @@
+"""
+A run's config: the keys of train.py's settings block (DEFAULTS, read from its text), of GPTConfig
+and of the task, as the command line and config files give them (parse_args, read_config), checked
+in one place (resolve) and listed by --help (help_text); what a run's folder is named after
+(run_dir_of) and how a run is found again (find_run); the model a config names (model_args_of);
+and a command line's errors, one line each (command_line).
+"""
+
+import ast
+import math
+import os
+import re
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import fields
+from pathlib import Path
+
+import checkpoint
+from checkpoint import ReportedElsewhere
+from data import synthetic
+from data.loader import task_keys, task_module, unknown
+from data.synthetic import ConfigError, read_json
+from devices import launch, leave
+from gpt2 import gpt2_args, gpt2_files
+from model import VARIANTS, GPTConfig
+
+# train.py's settings block is the config's defaults and their meanings (help_text): it is read
+# as text, as a config file is, so that train.py reads as nanoGPT's and nothing imports it
+TRAIN_PY = Path(__file__).resolve().parent / 'train.py'
+
+
+def settings(path):
+    """The lines between the first two rules (`# ---...`) of `path`: `key = literal` lines, each
+    with its comment. -> {key: value}, in their order."""
+    lines = Path(path).read_text().splitlines()
+    first, last = [i for i, line in enumerate(lines) if line.startswith('# ---')][:2]
+    block = ast.parse('\n'.join(lines[first + 1 : last]))
+    return {node.targets[0].id: ast.literal_eval(node.value) for node in block.body}
+
+
+DEFAULTS = settings(TRAIN_PY)
+MODEL_KEYS = {f.name: f for f in fields(GPTConfig)}
+MODEL_DEFAULTS = {k: f.default for k, f in MODEL_KEYS.items()}  # GPTConfig's, before a variant's
+# where a run is written and how it is shown, not what it trains: left out of its folder's name
+NOT_NAMED = (
+    'out_dir',
+    'run_name',
+    'resume',
+    'overwrite',
+    'progress',
+    'log_interval',
+    'device',
+    'compile',
+    'ddp_timeout',
+    'eval_batch_size',
+    'sample',
+    'prompt',
+    'num_samples',
+    'max_new_tokens',
+    'temperature',
+    'top_k',
+    'wandb_log',
+    'wandb_project',
+    'wandb_run_name',
+)
+# what --resume may change besides those: how long the run goes on, its learning-rate schedule and
+# clipping (to extend a run, or to go on more gently after a loss spike), its evaluations and the
+# compute dtype. Every other key fixes the model, the data (the batch of step s) or the meaning of
+# the optimizer state (betas, weight decay). A moved data_dir is fine: its meta.json must be the
+# run's.
+RESUMABLE = NOT_NAMED + (
+    'max_iters',
+    'lr_decay_iters',
+    'learning_rate',
+    'min_lr',
+    'warmup_iters',
+    'lr_schedule',
+    'grad_clip',
+    'eval_interval',
+    'eval_examples',
+    'eval_indices',
+    'eval_split',
+    'dtype',
+    'data_dir',
+)
+# what a command does to a run (resume, sample from, replace it): typed, never read from a file
+COMMAND_KEYS = ('resume', 'sample', 'overwrite')
+# `python train.py` with no --task: Dyck-1 as the papers' text has it (strings of up to 40 brackets,
+# held-out strings free to occur in training) for 500 steps, which the default model learns exactly
+# in under a minute on 2 CPU cores.
+# --task=dyck alone is the authors' Dyck-1 (80 brackets), as every task's own defaults are the
+# authors' problems.
+DEFAULT_RUN = dict(task='dyck', format='text', length=40, max_iters=500)
+# the smallest value of each number (checks.check_config checks the model's, each task's
+# prepare.py its own)
+AT_LEAST = dict(
+    seed=0,
+    data_seed=0,
+    block_size=0,
+    max_iters=0,
+    batch_size=1,
+    gradient_accumulation_steps=1,
+    learning_rate=0,
+    min_lr=0,
+    warmup_iters=0,
+    lr_decay_iters=0,
+    weight_decay=0,
+    grad_clip=0,
+    eval_interval=1,
+    eval_examples=0,
+    eval_batch_size=1,
+    log_interval=1,
+    ddp_timeout=1,
+    num_samples=1,
+    max_new_tokens=1,
+    temperature=0,
+    top_k=0,
+    n_train=0,
+    n_test=0,
+)
+
+
+def parse_args(argv):
+    """['FILE', '--key=value', '--flag'] -> overrides, a later one over an earlier one. FILE: a
+    config file of `key = value` lines (nanoGPT's: experiments/config/; read, never run:
+    read_config), a config.json that train.py wrote, or a run's folder (out/<run>: its config.json,
+    out_dir and run_name the folder itself, for --sample and --resume). A saved config.json holds
+    every key, so it fills only the keys not given before it, and never what the command does
+    (COMMAND_KEYS: typed, never read from a file). Flags' values are Python literals, else strings;
+    a key whose default is a string takes the text as typed (--prompt=75 is the prompt '75')."""
+    text_keys = {k for k, v in {**DEFAULTS, **MODEL_DEFAULTS}.items() if isinstance(v, str)}
+    overrides, lines = {}, []  # lines: (file, line, key, value) of the config files' keys
+    for arg in argv:
+        if not arg.startswith('--'):
+            path = Path(arg)
+            if path.is_dir() and not (path / 'config.json').exists():
+                raise ConfigError(
+                    f"'{arg}' is a folder without config.json, not a run's: give a run's folder "
+                    '(out/<run>), a config file or --key=value flags'
+                )
+            if arg.endswith('.py') and os.path.exists(arg):
+                keys = read_config(arg)
+                lines += [(arg, line, k, v) for k, (v, line) in keys.items()]
+                overrides.update({k: v for k, (v, line) in keys.items()})
+                continue
+            if not path.is_dir() and (not arg.endswith('.json') or not os.path.exists(arg)):
+                raise ConfigError(
+                    f"'{arg}' is neither --key=value nor an existing config file (.py, .json) or "
+                    "run's folder (python train.py --help)"
+                )
+            saved = read_json(
+                path / 'config.json' if path.is_dir() else arg,
+                'give a config.json that train.py wrote, or --key=value flags',
+            )
+            for k, v in saved.items():
+                if k not in COMMAND_KEYS:
+                    overrides.setdefault(k, v)
+            if path.is_dir():  # the folder itself, wherever it is now and whatever its name
+                folder = path.resolve()
+                overrides.update(out_dir=str(folder.parent), run_name=folder.name)
+            continue
+        key, eq, value = arg[2:].partition('=')
+        try:
+            overrides[key] = (
+                (value if key in text_keys else ast.literal_eval(value)) if eq else True
+            )  # a bare --flag
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            overrides[key] = value
+    # each key of a config file known and of its type, said at its line: for the run's task, the
+    # last given (an unknown task is resolve's to name)
+    task = overrides.get('task', DEFAULT_RUN['task'])
+    if lines and isinstance(task, str) and task in synthetic.tasks():
+        known = {**MODEL_DEFAULTS, **DEFAULTS, **task_keys(task_module(task))}
+        for path, line, key, value in lines:
+            try:
+                check_keys({key: value}, known)
+            except ConfigError as e:
+                raise ConfigError(f'{path}, line {line}: {e}') from None
+    return overrides
+
+
+def read_config(path):
+    """A config file as nanoGPT's configurator reads one (python train.py config/x.py), but read,
+    never run: `key = value` lines whose values are Python literals (numbers, strings, True, False,
+    None), with comments and a docstring; no import, call, name or expression, so a file cannot do
+    anything but set keys. -> {key: (value, line)}; anything else is one line naming the file and
+    line."""
+    fix = (
+        'a config file is read, never run: key = value lines whose values are literals (numbers, '
+        'strings, True, False, None: 40, not 5 * 8), as in experiments/config/'
+    )
+    try:
+        with synthetic.open_regular(path, 'r', encoding='utf-8-sig') as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(
+            f'cannot read {path} ({getattr(e, "strerror", None) or type(e).__name__}): {fix}'
+        ) from None
+    try:
+        tree = ast.parse(text, path)
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as e:
+        why = getattr(e, 'msg', None) or type(e).__name__
+        raise ConfigError(f'{path}, line {getattr(e, "lineno", None) or 1}: {why}: {fix}') from None
+    keys = {}
+    for i, node in enumerate(tree.body):
+        if i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            if isinstance(node.value.value, str):  # the docstring
+                continue
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and not any(isinstance(n, ast.Call) for n in ast.walk(node.value))  # set()
+        ):
+            key = node.targets[0].id
+            if key in COMMAND_KEYS:
+                raise ConfigError(
+                    f'{path}, line {node.lineno}: {key} says what the command does, not what it '
+                    f'trains: type --{key} on the command line'
+                )
+            try:
+                keys[key] = (ast.literal_eval(node.value), node.lineno)
+                continue
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                pass
+        shown = (ast.get_source_segment(text, node) or '').splitlines()[0][:60]
+        raise ConfigError(f'{path}, line {node.lineno}: {shown!r} is not a key = value line: {fix}')
+    return keys
+
+
+def check_keys(overrides, known=None):
+    """overrides, each key one of `known` (else the error names the closest) and each value of its
+    default's type (an int is a float too; a None default means an optional float, the model's
+    attn_scale, or for compile a bool). known=None: a run's keys, those of the config block, of
+    GPTConfig and of overrides' task (data/<task>/prepare.py)."""
+    if known is None:
+        task = task_keys(task_module(overrides['task']))
+        known = {**MODEL_DEFAULTS, **DEFAULTS, **task}
+    checked = {}
+    for key, value in overrides.items():
+        if key not in known:
+            raise unknown('key', key, known)
+        default, given = known[key], type(value)
+        expected = type(default) if default is not None else (bool if key == 'compile' else float)
+        if not (
+            value is None
+            and default is None
+            or given is expected
+            or expected is float
+            and given is int
+        ):
+            raise ConfigError(
+                f'{key}={value!r} should be of type {expected.__name__} (default: {default!r})'
+            )
+        checked[key] = float(value) if expected is float and value is not None else value
+    return checked
+
+
+def resolve(overrides):
+    """The full config of a run: DEFAULTS, then the task's settings, then overrides. Every key is
+    checked; an unknown one fails at once and names the closest known key."""
+    overrides = overrides if 'task' in overrides else {**DEFAULT_RUN, **overrides}
+    checked = check_keys(overrides)
+    if checked.get('variant', DEFAULTS['variant']) not in VARIANTS:
+        raise unknown('variant', checked['variant'], VARIANTS)
+    cfg = {**DEFAULTS, **task_keys(task_module(checked['task'])), **checked}
+    for key, value in cfg.items():  # NaN or inf from a JSON file, or 1e999 typed, is no setting
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f'{key}={value} must be a finite number')
+    for key, low in AT_LEAST.items():
+        if key in cfg and not cfg[key] >= low:
+            raise ConfigError(f'{key}={cfg[key]} must be at least {low}')
+    for key in ('dropout', 'beta1', 'beta2', 'val_frac'):
+        if not 0 <= cfg[key] < 1:
+            raise ConfigError(f'{key}={cfg[key]} must be in [0, 1)')
+    if cfg['lr_schedule'] not in ('cosine', 'linear'):
+        raise ConfigError(f"lr_schedule={cfg['lr_schedule']!r} is not one of 'cosine', 'linear'")
+    if cfg['classify'] and cfg['online']:
+        raise ConfigError(
+            'classify=True reads a prepared task with classes (yelp), which has no generator: '
+            'drop online=True'
+        )
+    if cfg['val_frac'] and cfg['eval_split']:
+        raise ConfigError(
+            'val_frac evaluates on the validation split it holds out: drop eval_split'
+        )
+    if cfg.get('n_classes') and not cfg['classify']:
+        raise ConfigError(
+            'n_classes is what classify=True sets, from the classes in meta.json: drop n_classes'
+        )
+    if cfg['classify'] and cfg['sample']:
+        raise ConfigError(
+            "--sample generates tokens, and a classify=True run's head outputs classes, "
+            'not tokens: '
+            'evaluate it with --resume instead'
+        )
+    # Yelp: padding after its label
+    if cfg.get('causal') is False and not cfg['classify'] and cfg['task'] != 'yelp':
+        raise ConfigError(
+            'causal=False lets a position read what follows it, its targets in '
+            f'{cfg["task"]}: drop it'
+        )
+    # '' would write runs into the folder the command runs in
+    if not cfg['out_dir'] or '\0' in cfg['out_dir']:
+        raise ConfigError(
+            f"out_dir={cfg['out_dir']!r} names no folder: give one (the default is 'out'; '.' for "
+            f'this folder)'
+        )
+    # a folder name holds 255 bytes, and its temporaries a few more
+    if (
+        cfg['run_name'] in ('.', '..')
+        or any(c in cfg['run_name'] for c in '/\\\0')
+        or len(cfg['run_name'].encode()) > 200
+    ):
+        raise ConfigError(
+            f'run_name={cfg["run_name"][:80]!r} must be a plain folder name inside out_dir '
+            "(no '/', "
+            f"'\\', '..' or NUL; at most 200 bytes): to write elsewhere, set out_dir"
+        )
+    if '\0' in cfg['data_dir']:
+        raise ConfigError(
+            f"data_dir={cfg['data_dir']!r} holds a NUL byte, which no folder's name can: "
+            'give a folder'
+        )
+    cfg['out_dir'], cfg['data_dir'] = (
+        os.path.expanduser(cfg['out_dir']),
+        os.path.expanduser(cfg['data_dir']),
+    )
+    return cfg
+
+
+def help_text(task_name):
+    """Every key with its default and the comment beside it in this file and model.py."""
+
+    def comments(path):
+        pattern = re.compile(r'^\s*(\w+)\s*(?::[^=]+)?=\s*.+?\s+#\s*(.*)$')
+        return {
+            m[1]: m[2] for line in Path(path).read_text().splitlines() if (m := pattern.match(line))
+        }
+
+    ours, model_comments = comments(TRAIN_PY), comments(TRAIN_PY.parent / 'model.py')
+    lines = [
+        'usage: python train.py [CONFIG.py | config.json | out/<run>] [--key=value ...]   '
+        '(or torchrun ... train.py ...)',
+        '',
+    ]
+
+    def row(k, v, comment=''):
+        return f'  --{k}={v!r}'.ljust(37) + ' ' + comment
+
+    lines += [row(k, v, ours.get(k, '')) for k, v in DEFAULTS.items()]
+    lines += ['', "model keys (default: the variant's value, else GPTConfig's):"]
+    lines += [
+        row(k, f.default, model_comments.get(k, ''))
+        for k, f in MODEL_KEYS.items()
+        if k not in DEFAULTS and k != 'vocab_size'
+    ]
+    lines += [
+        '',
+        f'variants: {", ".join(VARIANTS)}',
+        f'tasks: {", ".join(synthetic.tasks())}',
+        f"no --task: the paper text's Dyck-1, {DEFAULT_RUN}",
+    ]
+    # each key's comment says which default is the authors' code's, the text's
+    if task_name in synthetic.tasks():
+        module = task_module(task_name)
+        seed = '; its seed is --data_seed' if 'seed' in module.DEFAULTS else ''
+        lines += ['', f'keys of task {task_name} (data/{task_name}/prepare.py{seed}):']
+        lines += [
+            row(k, v, comments(module.__file__).get(k, '')) for k, v in task_keys(module).items()
+        ]
+    return '\n'.join(lines)
+
+
+def model_label(cfg):
+    """The variant and the model keys given on top of it: 'standard,frozen_mlp=True'."""
+    return ','.join(
+        [cfg['variant']] + [f'{k}={cfg[k]}' for k in MODEL_KEYS if k in cfg and k not in DEFAULTS]
+    )
+
+
+def name_keys(cfg):
+    """What a run's folder is named after: the variant, the model keys given and the keys not at
+    the task's defaults, 'key=value' each."""
+    base = {**DEFAULTS, **task_keys(task_module(cfg['task']))}
+    unnamed = NOT_NAMED + ('task', 'variant', 'data_dir')
+    changed = [
+        f'{k}={v}' for k, v in cfg.items() if k in base and k not in unnamed and v != base[k]
+    ]
+    return model_label(cfg).split(',') + changed  # no model key's value holds a comma
+
+
+def run_dir_of(cfg):
+    """The run's folder: out_dir/run_name, else named after the task and name_keys as far as they
+    fit, with a hash of the config (checkpoint.run_dir)."""
+    return checkpoint.run_dir(cfg, name_keys(cfg), NOT_NAMED)
+
+
+def find_run(overrides, action):
+    """The ckpt.pt of the run that `overrides` name (run_name, else its keys), to `action` it
+    (resume, sample)."""
+    named = {k: v for k, v in overrides.items() if k in ('out_dir', 'run_name')}
+    cfg = resolve(named if overrides.get('run_name') else overrides)  # a named run: its own keys
+    folder = run_dir_of(cfg)
+    return checkpoint.find_checkpoint(cfg, overrides, folder, RESUMABLE, action)
+
+
+def gpt2_of(cfg):
+    """--init_from's GPT-2: its config.json and weights (gpt2.gpt2_files), for data in GPT-2's
+    tokens. Its embedding reads a token id as GPT-2's BPE numbers it, so a task of its own tokens (a
+    synthetic one) or a corpus in the byte-level stand-in (encoding='bytes', 257 tokens: data/
+    corpus.py) would train from the embeddings of other tokens. The config's encoding is its data's
+    meta.json's: load_data refuses data made with other settings. Checked before anything is
+    written, synthetic data included."""
+    encoding = cfg.get('encoding') if 'encoding' in task_keys(task_module(cfg['task'])) else None
+    if encoding is None:
+        raise ConfigError(
+            f"init_from starts from GPT-2's weights, which read GPT-2's tokens, and {cfg['task']} "
+            "has tokens of its own: drop init_from, or train on text in GPT-2's tokens (python "
+            'data/text/prepare.py --input=FILE --encoding=gpt2, then --task=text)'
+        )
+    if encoding != 'gpt2':
+        raise ConfigError(
+            f"init_from starts from GPT-2's weights, which read GPT-2's tokens, and encoding="
+            f"{encoding!r} is another tokenizer's: prepare the data in GPT-2's (python "
+            f'data/{cfg["task"]}/prepare.py --encoding=gpt2 ...) and drop --encoding'
+        )
+    try:
+        return gpt2_files(cfg['init_from'])
+    except ValueError as e:  # what is not GPT-2's files, in one line naming the file
+        raise ConfigError(str(e)) from None
+
+
+def model_args_of(cfg, meta, T, gpt2=None):
+    """A new run's GPTConfig: the variant's flags, then the config's model keys; T and vocabulary
+    the task's, or with init_from GPT-2's shape (`gpt2`: its config.json and weights)."""
+    args = {**VARIANTS[cfg['variant']], **{k: cfg[k] for k in MODEL_KEYS if k in cfg}}
+    args['block_size'] = cfg['block_size'] or T
+    args['vocab_size'] = args.get('vocab_size') or meta['vocab_size']
+    if gpt2:
+        # the model keys typed: those not at train.py's defaults, and any GPTConfig field given
+        given = {
+            k: cfg[k]
+            for k in MODEL_KEYS
+            if k in cfg and (k not in DEFAULTS or cfg[k] != DEFAULTS[k])
+        }
+        args.update(gpt2_args(gpt2[0], VARIANTS[cfg['variant']], given, args['block_size']))
+    if cfg['classify']:
+        # the authors' Yelp model as it ran (trainer_classifier.py; transformers 4.50-4.52: SDPA
+        # ignores is_causal): a head output per class at the review's last token
+        # (loader.class_targets), softmax causal, MixiT both ways
+        args['n_classes'] = len(meta['classes'])
+        args.setdefault('causal', args.get('mixing') != 'mixit')
+        # the end-of-text (padding) row zero and frozen
+        args.setdefault('pad_token', meta.get('sep', -1))
+    if not args.get('causal', True) and args.get('mixing') == 'mixit' and args['block_size'] != T:
+        raise ConfigError(
+            f'bidirectional MixiT mixes all block_size positions: set block_size={T} (or 0), the '
+            f'length of the examples'
+        )
+    if args['vocab_size'] < meta['vocab_size']:
+        raise ConfigError(
+            f"vocab_size={args['vocab_size']} is smaller than the task's {meta['vocab_size']}: "
+            f'leave it unset or make it larger (padding, e.g. to a multiple of 64)'
+        )
+    return args
+
+
+@contextmanager
+def command_line():
+    """The body of a command (train.py, sample.py): any mistake in it, or in a file it reads, ends
+    in one line 'error: ...' and exit code 2 (devices.leave). -> whether this process reports:
+    under torchrun rank 0 reports what stops every process (checkpoint.together)."""
+    master = True
+    try:
+        master = launch()[0] == 0
+        yield master
+    except (ConfigError, FloatingPointError) as e:
+        # before the processes met: rank 0 most likely meets it too and reports it, and torchrun
+        # ends this one then; else this one reports its own
+        if not master and not isinstance(e, ReportedElsewhere):
+            time.sleep(5)
+        if master or not isinstance(e, ReportedElsewhere):
+            print(f'error: {e}', file=sys.stderr)
+        leave(2)
+    leave(0)
