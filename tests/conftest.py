@@ -1,4 +1,5 @@
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -7,7 +8,19 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
+def pytest_xdist_auto_num_workers(config):
+    """-n auto (pytest.ini): a worker a CPU, at most 4 (each holds up to 2 GB)."""
+    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else 1))
+
+
 def pytest_configure(config):
+    # under pytest-xdist (-n N): each worker on a CPU of its own, so that its torch and the runs it
+    # starts take one thread each (devices.cpu_threads reads the affinity) rather than N workers
+    # oversubscribing the cores
+    worker = os.environ.get('PYTEST_XDIST_WORKER')
+    if worker and hasattr(os, 'sched_setaffinity'):
+        cpus = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpus[int(worker.removeprefix('gw')) % len(cpus)]})
     config.addinivalue_line(
         'markers', 'log_by_hand: the test writes or damages a log.jsonl itself, on purpose'
     )
