@@ -1,5 +1,11 @@
 """
-Claims and verdicts. Every reproduction declares its CLAIMS beside its PROTOCOL, before it runs: the
+Claims and verdicts, in short: judged() takes an experiment's results and its CLAIMS; judge() gives
+each claim its outcome over the seeds (holds: every seed agrees; fails: none; split; unresolved:
+the problem or the seeds cannot tell; untested), standing() says whether the results are in the
+paper's regime on SEEDS seeds, and verdict() turns the outcomes into the file's verdict (Reproduced,
+Partly, Not reproduced, Not resolved, Not measured). The details:
+
+Every reproduction declares its CLAIMS beside its PROTOCOL, before it runs: the
 paper's statement (`says`) and a test over named quantities (`of`: labels of the values
 common.report writes, one number per seed), which says what the claim needs over the seeds:
 
