@@ -26,6 +26,7 @@ import json
 import math
 import os
 import re
+import sys
 from contextlib import contextmanager
 from dataclasses import asdict, fields
 from pathlib import Path
@@ -81,7 +82,7 @@ def differing(a, b, ignored=()):
     return [k for k in {**a, **b} if k not in ignored and a.get(k) != b.get(k)]
 
 
-NAME_CHARS = 64  # the most characters of keys a run folder's name shows; its hash tells them all
+NAME_CHARS = 32  # the most characters of keys a run folder's name shows; its hash tells them all
 
 
 def named_keys(keys):
@@ -119,10 +120,11 @@ def find_checkpoint(cfg, given, folder, resumable, action):
     """The ckpt.pt of an existing run, to `action` it (--resume, --sample). In order:
 
     - `folder` (the run_name's, or the config's own);
-    - else the one folder in out_dir whose config.json agrees with cfg on every key outside
-      `resumable` (so a run extended with max_iters is still found);
-    - else the one that differs least, in keys `given` now only (so that resume can name the key it
-      cannot change)."""
+    - else the folders in out_dir whose config.json agrees with cfg on every key outside
+      `resumable` (a run and its extensions with max_iters, each in its folder: fork());
+    - else those that differ least, in keys `given` now only (so that resume can name the key it
+      cannot change);
+    the latest of them (its ckpt.pt's time), said in one line when there are several."""
     found = [folder]
     if not cfg['run_name'] and not (folder / 'ckpt.pt').exists():
         near = []  # (number of keys that differ, all of them given now; folder)
@@ -135,16 +137,23 @@ def find_checkpoint(cfg, given, folder, resumable, action):
                 continue
             near += [(len(differ), path.parent)] if differ <= set(given) else []
         found = [folder for n, folder in near if n == min(n for n, _ in near)]
-    if len(found) > 1:
-        raise ConfigError(
-            f'cannot {action}: several runs in {cfg["out_dir"]} have these keys '
-            f'({", ".join(p.name for p in found)}); name one with run_name'
+    found = [f for f in found if (f / 'ckpt.pt').exists()]
+    if len(found) > 1:  # a run and its extensions (each in its own folder): the latest
+        found.sort(key=lambda f: (f / 'ckpt.pt').stat().st_mtime, reverse=True)
+        print(
+            f'{action}: {found[0]}, the latest of {len(found)} runs with these keys (the others: '
+            f'{", ".join(f.name for f in found[1:])}; give its folder to choose one)',
+            file=sys.stderr,
         )
-    if not found or not (found[0] / 'ckpt.pt').exists():
+    if not found:
+        runs = sorted(
+            Path(cfg['out_dir']).glob('*/ckpt.pt'), key=lambda p: p.stat().st_mtime, reverse=True
+        )
+        command = 'sample.py --out_dir=' if action == 'sample' else 'train.py --resume '
+        latest = f'; the latest there: python {command}{runs[0].parent}' if runs else ''
         raise ConfigError(
-            f'cannot {action}: no run in {cfg["out_dir"]} has a ckpt.pt with these keys'
-            f'{f" ({found[0]})" if found else ""}; give the keys it was trained with, '
-            f'or its run_name'
+            f'cannot {action}: no run in {cfg["out_dir"]} has a ckpt.pt with these keys; give '
+            f"the run's folder (out/<run>) or the keys it was trained with" + latest
         )
     return found[0] / 'ckpt.pt'
 
@@ -430,13 +439,15 @@ class Run:
     - a fresh run does not replace another run's files unless cfg's overwrite is set (the keys in
       not_named say where and how a run is shown, not what it trains);
     - config.json is written and log.jsonl started: empty, or for a resumed run cut back to the
-      checkpoint's step, atomically;
+      checkpoint's step, atomically; a resumed run from another folder (`source`: an extension,
+      whose config names another folder) starts with that folder's log and ckpt.pt (a hard link),
+      which stay as they were;
     - W&B starts when wandb_log asks for it.
 
     Each record checks that the lock still guards the folder (one removed and made again could be
     locked by another process)."""
 
-    def __init__(self, folder, cfg, meta, ckpt, not_named, write=True, ddp=False):
+    def __init__(self, folder, cfg, meta, ckpt, not_named, write=True, ddp=False, source=None):
         self.folder, self.cfg, self.meta, self.ckpt, self.not_named = (
             folder,
             cfg,
@@ -446,6 +457,7 @@ class Run:
         )
         self.resumed = self.saved_step = ckpt['step'] if ckpt else None
         self.write, self.ddp, self.lock, self.wandb, self.keep_until = write, ddp, None, None, 0
+        self.source = source or folder  # where the checkpoint and the log so far are
 
     def __enter__(self):
         try:
@@ -495,13 +507,17 @@ class Run:
         try:
             fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             if (
-                self.ckpt and file_id(self.folder / 'ckpt.pt') != self.ckpt['file']
+                self.ckpt and file_id(self.source / 'ckpt.pt') != self.ckpt['file']
             ):  # read before the lock was ours
                 raise ConfigError(
-                    f'another process wrote {self.folder} after this one read its checkpoint: run '
+                    f'another process wrote {self.source} after this one read its checkpoint: run '
                     f'the command again'
                 )
             remove_leftovers(self.folder, RUN_FILES)
+            if self.source != self.folder:  # an extension's folder holds the run's ckpt.pt from the
+                # start: a link, as a save replaces the file by a rename (the source keeps its own)
+                (self.folder / 'ckpt.pt').unlink(missing_ok=True)
+                os.link(self.source / 'ckpt.pt', self.folder / 'ckpt.pt')
             self.check_fresh()
             # the same config run again: the run there (finished or stopped) stays until this one is
             # as far
@@ -513,7 +529,10 @@ class Run:
             self.log = temporary(log) if self.keep_until else log
             if not self.keep_until:
                 self.write_config()
-            written = log.read_bytes() if self.resumed is not None and log.exists() else b''
+            log_so_far = self.source / 'log.jsonl'
+            written = (
+                log_so_far.read_bytes() if self.resumed is not None and log_so_far.exists() else b''
+            )
             lines = written.splitlines()
             if lines and not written.endswith(b'\n') and not json_object(lines[-1]):
                 lines.pop()  # half a line: killed while written (a whole one lacks its newline)

@@ -144,6 +144,12 @@ def parse_args(argv):
                 lines += [(arg, line, k, v) for k, (v, line) in keys.items()]
                 overrides.update({k: v for k, (v, line) in keys.items()})
                 continue
+            if arg.endswith('.py'):  # nanoGPT's config/train_x.py: ours are in experiments/config/
+                raise ConfigError(
+                    f"no config file '{arg}': the papers' runs are in experiments/config/ (ls "
+                    'experiments/config), e.g. python train.py '
+                    'experiments/config/mixit_table3_addition.py'
+                )
             if not path.is_dir() and (not arg.endswith('.json') or not os.path.exists(arg)):
                 raise ConfigError(
                     f"'{arg}' is neither --key=value nor an existing config file (.py, .json) or "
@@ -229,6 +235,14 @@ def read_config(path):
     return keys
 
 
+# nanoGPT's keys that this repository names otherwise: a run of nanoGPT's habits is pointed to ours
+NANOGPT_KEYS = {
+    'dataset': "nanoGPT's --dataset is --task here (python train.py --help lists the tasks)",
+    'eval_iters': "nanoGPT's --eval_iters is --eval_examples here: the held-out examples evaluated",
+    'always_save_checkpoint': 'every evaluation saves ckpt.pt here: drop always_save_checkpoint',
+}
+
+
 def check_keys(overrides, known=None):
     """overrides, each key one of `known` (else the error names the closest) and each value of its
     default's type (an int is a float too; a None default means an optional float, the model's
@@ -239,8 +253,16 @@ def check_keys(overrides, known=None):
         known = {**MODEL_DEFAULTS, **DEFAULTS, **task}
     checked = {}
     for key, value in overrides.items():
+        if key not in known and key in NANOGPT_KEYS:
+            raise ConfigError(f'unknown key {key!r}: {NANOGPT_KEYS[key]}')
         if key not in known:
             raise unknown('key', key, known)
+        if key == 'init_from' and value in ('resume', 'scratch'):
+            raise ConfigError(
+                f"init_from={value!r} is nanoGPT's: here a run continues with --resume (its keys, "
+                'or its folder: python train.py out/<run> --resume) and starts from scratch '
+                "without init_from; init_from names GPT-2's weights ('gpt2', or a folder)"
+            )
         default, given = known[key], type(value)
         expected = type(default) if default is not None else (bool if key == 'compile' else float)
         if not (
@@ -384,6 +406,9 @@ def name_keys(cfg):
     """What a run's folder is named after: the variant, the model keys given and the keys not at
     the task's defaults, 'key=value' each."""
     base = {**DEFAULTS, **task_keys(task_module(cfg['task']))}
+    # python train.py's problem (the text's Dyck-1) is named as the default it is: dyck-standard
+    if all(cfg.get(k) == v for k, v in DEFAULT_RUN.items() if k != 'max_iters'):
+        base.update(DEFAULT_RUN)
     unnamed = NOT_NAMED + ('task', 'variant', 'data_dir')
     changed = [
         f'{k}={v}' for k, v in cfg.items() if k in base and k not in unnamed and v != base[k]

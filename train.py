@@ -55,7 +55,6 @@ from configurator import (
     help_text,
     model_args_of,
     model_label,
-    name_keys,
     parse_args,
     resolve,
     run_dir_of,
@@ -170,7 +169,11 @@ def train(config=None):
         if ckpt
         else resolve(overrides)
     )
-    run_dir = path.parent if path else run_dir_of(cfg)
+    # a resumed run found by its keys that trains on goes on in its config's folder: an extension
+    # (max_iters=) in a folder of its own, the run it extends kept as it was (checkpoint.Run's
+    # source); one named, or with nothing left to train, in its own
+    stays = path and (cfg['run_name'] or cfg['max_iters'] == ckpt['step'])
+    run_dir = path.parent if stays else run_dir_of(cfg)
 
     # the device and torchrun's processes: each runs its share of every step's batch (batch_size x
     # gradient_accumulation_steps examples, whatever the number of processes) on its own GPU or its
@@ -250,7 +253,11 @@ def train(config=None):
     if master:
         n = torch.get_num_threads()
         threads = f', {n} thread{"s" * (n != 1)}' if device_type == 'cpu' else ''
-        print(describe(cfg, raw_model, train_data, T, f'{device} {dtype}{threads}', world, run_dir))
+        where = f'{device} {dtype}{threads}'
+        left = cfg['max_iters'] - step
+        print(
+            describe(cfg, raw_model, train_data, T, where, world, run_dir, left, global_batch * T)
+        )
         if gpt2:
             print(
                 f"GPT-2's weights from {cfg['init_from']}; "
@@ -261,7 +268,8 @@ def train(config=None):
     # the loop: an optimizer step over the micro-batches; every log_interval steps the progress bar,
     # every eval_interval steps an evaluation, which checkpoint.Run records (its log line, ckpt.pt
     # and W&B)
-    with checkpoint.Run(run_dir, cfg, meta, ckpt, NOT_NAMED, write=master, ddp=ddp) as run:
+    source = path and path.parent
+    with checkpoint.Run(run_dir, cfg, meta, ckpt, NOT_NAMED, master, ddp, source) as run:
         progress = Progress(
             cfg, step, master and cfg['progress'], raw_model, global_batch, T, dtype
         )
@@ -366,22 +374,21 @@ def train(config=None):
     return metrics
 
 
-def describe(cfg, model, train_data, T, where, world, run_dir):
-    """The run's first line: the model, what it trains on, where, and the run's folder."""
+def describe(cfg, model, train_data, T, where, world, run_dir, steps, tokens_per_step):
+    """The run's first lines: the model, what it trains on, where, the run's folder; then its cost,
+    the FLOPs of the steps left (model.flops_per_token), before the first one."""
     if cfg['online']:
         data = 'a fresh training batch every step'
     elif isinstance(train_data, np.memmap):
         data = f'{len(train_data):,} training tokens'
     else:
         data = f'{len(train_data[0]):,} training examples'
-    # the keys a name of the config's own leaves out (checkpoint.named_keys), which its hash tells
-    own_name = not cfg['run_name'] and run_dir == run_dir_of(cfg)
-    left_out = checkpoint.named_keys(name_keys(cfg))[1] if own_name else []
+    flops = model.flops_per_token() * tokens_per_step * steps
     return (
         f'{cfg["task"]} / {model_label(cfg)}: {model.get_num_params():,} trained of '
         f'{model.get_num_params(False):,} parameters, {data}, length {T}, {where}, '
-        f'{world} process(es), in {run_dir}'
-        + (f' (its name leaves out {", ".join(left_out)})' if left_out else '')
+        f'{world} process(es), in {run_dir}\n'
+        f'{steps:,} steps of {tokens_per_step:,} tokens to train: {flops:.3g} FLOPs'
     )
 
 
@@ -463,6 +470,11 @@ class Progress:
         )
         self.model, self.examples, self.T = model, examples_per_step, T
         self.step, self.t = step, time.time()
+        # the time to the end, said once: on a GPU from the first log on (compiling, warm-up and
+        # the kernels queued before it left out), on a CPU from the start
+        self.max_iters, self.told = cfg['max_iters'], not show
+        self.cpu = not next(model.parameters()).is_cuda
+        self.first = (step, self.t) if self.cpu else None
         gpu = torch.cuda.get_device_name() if next(model.parameters()).is_cuda else ''
         peak = next((v for k, v in peaks.items() if k in gpu), None)
         self.peak = peak and peak * PEAK_SHARE[dtype]
@@ -479,6 +491,37 @@ class Progress:
         self.t, self.step = time.time(), step
         self.bar.set_postfix(postfix, refresh=False)
         self.bar.update(step - self.bar.n)
+        self.time_to_end(step)
+
+    def time_to_end(self, step):
+        """Once, at the first log 10 s or 100 steps after `first`: the measured time to max_iters,
+        and that it is more than an hour on a CPU, where it is (the run goes on)."""
+        if self.told or step >= self.max_iters:
+            return
+        if self.first is None:
+            self.first = (step, self.t)
+            return
+        (s0, t0), now = self.first, time.time()
+        if now - t0 < 10 and step - s0 < 100:
+            return
+        self.told = True
+        left = (now - t0) / (step - s0) * (self.max_iters - step)
+        line = (
+            f'{(now - t0) / (step - s0):.3g} s a step over steps {s0}-{step}: about '
+            f'{duration(left)} to step {self.max_iters:,}'
+        )
+        if self.cpu and left > 3600:
+            line += ': more than an hour on this CPU, and it runs on (a GPU is the place for it)'
+        self.bar.write(line)
+
+
+def duration(seconds):
+    """3 min, 2.5 h, 4.0 days."""
+    if seconds < 90:
+        return f'{seconds:.0f} s'
+    if seconds < 5400:
+        return f'{seconds / 60:.0f} min'
+    return f'{seconds / 3600:.1f} h' if seconds < 172800 else f'{seconds / 86400:.1f} days'
 
 
 def summary(label, m, corpus):

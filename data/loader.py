@@ -81,6 +81,20 @@ def generate_missing(cfg):
         raise ConfigError(str(e)) from None
 
 
+def prepared_otherwise(directory, args):
+    """'; or train on what is prepared beside it: --encoding=bytes': the flags of the same task's
+    data prepared with other settings, in the folders beside `directory`."""
+    others = []
+    for meta in sorted(directory.parent.glob('*/meta.json')):
+        try:
+            made = read_json(meta, '')['args']
+        except (ConfigError, KeyError, TypeError):  # not a prepared folder's: not offered
+            continue
+        if isinstance(made, dict) and made.keys() == args.keys():
+            others.append(''.join(f' --{k}={v}' for k, v in made.items() if v != args[k]))
+    return f'; or train on the data prepared beside it:{" or".join(others)}' if others else ''
+
+
 def load_data(cfg, generate=True):
     """-> (meta, train, held_out, T): train is the token stream (train.bin, memory-mapped) or the
     examples (x, y); held_out the first eval_examples examples (x, y) of the evaluation split (all
@@ -101,6 +115,7 @@ def load_data(cfg, generate=True):
         raise ConfigError(
             f'{directory} holds no prepared {task} data: run python data/{task}/prepare.py{flags} '
             f'(add --input=PATH to use local files; its --help says which)'
+            + prepared_otherwise(directory, args)
         )
     again = (
         f'delete {directory / "meta.json"}; the data is regenerated'

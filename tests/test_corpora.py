@@ -857,6 +857,12 @@ def test_missing_or_damaged_corpus_says_what_to_run(tmp_path, text_dir):
     (damaged / 'val.bin').write_bytes((text_dir / 'val.bin').read_bytes()[:-2])
     with pytest.raises(ConfigError, match='meta.json says'):
         train(dict(TINY, task='text', data_dir=str(damaged), out_dir=str(tmp_path)))
+    # the same corpus prepared in another encoding beside the folder asked for: named, by its flag
+    beside = text_dir.parent / 'encoding=gpt2'
+    with pytest.raises(
+        ConfigError, match=r'or train on the data prepared beside it: --encoding=bytes$'
+    ):
+        train(dict(TINY, task='text', encoding='gpt2', data_dir=str(beside), out_dir=str(tmp_path)))
 
 
 # --------------------------------------------------------------------- the download paths

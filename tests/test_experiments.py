@@ -528,6 +528,26 @@ def test_resolution_rules_on_constructed_seeds():
     # results cannot decide, its full protocol's can
     reasons = claims.standing({**results, 'mode': 'quick'}, trains=True, cpu_regime=False)
     assert len(reasons) == 1 and reasons[0].startswith('on a CPU:')
+    # an experiment's last lines: the README row's words, then what they mean
+    fails = dict(above, says='z', outcome='fails')
+    for change, verdict, words, counts, means in (
+        ({}, 'Reproduced', 'regime', '1 / 0 / 0', 'every claim agrees'),
+        (dict(claims=[above, fails]), 'Partly', 'regime', '1 / 1 / 0', 'others do not'),
+        (
+            dict(mode='quick', regime=[dict(quantity='epochs', ours=50, paper=1250)]),
+            'Not resolved',
+            "below the paper's regime; quick",
+            '1 / 0 / 0',
+            'a preview, not a test',
+        ),
+    ):
+        r = {**results, 'mode': 'regime', **change}
+        r['standing'] = claims.standing(r, trains=True)
+        r['verdict'] = claims.verdict(r['claims'], r['standing'])
+        first, second = claims.meaning(r).split('\n')
+        assert claims.in_short(r) == (words, counts)
+        assert first.startswith(f'Verdict: {verdict} ({words}); ') and first.endswith(f'{counts}.')
+        assert means in second, (change, second)
     assert claims.standing({**results, 'mode': 'full'}, trains=True, cpu_regime=False) == []
     common = module('common')
     assert [

@@ -32,6 +32,7 @@ from checkpoint import load_checkpoint
 from data import corpus
 from data.loader import generate_missing, layout
 from data.synthetic import ConfigError
+from model import GPT, GPTConfig
 from test_model import deadline
 from test_train import TINY
 from train import train
@@ -229,6 +230,20 @@ CASES = [
     ),
     ('bool for a size', lambda d: flags(d, batch_size=True), None, 'should be of type int'),
     ('not a flag', lambda d: ['foo'], None, 'neither --key=value nor'),
+    # nanoGPT's habits, pointed to this repository's ways
+    ("nanoGPT's --dataset", lambda d: flags(d, dataset='shakespeare_char'), None, 'is --task here'),
+    (
+        "nanoGPT's --init_from=resume",
+        lambda d: flags(d, init_from='resume'),
+        None,
+        'a run continues with --resume',
+    ),
+    (
+        "nanoGPT's config file",
+        lambda d: ['config/train_shakespeare_char.py'],
+        None,
+        "the papers' runs are in experiments/config/",
+    ),
     # sizes and intervals
     ('zero layers', lambda d: flags(d, n_layer=0), None, 'n_layer=0 must be at least 1'),
     ('zero heads', lambda d: flags(d, n_head=0), None, 'n_head=0 must be at least 1'),
@@ -975,11 +990,19 @@ def test_resume_finds_an_extended_run_and_refuses_changes_before_writing(tmp_pat
     keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data')}
     first = train(keys)
     folder = Path(first['run_dir'])
+    first_files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
     extended = train(
         {**keys, 'resume': True, 'max_iters': 9}
-    )  # another max_iters: found by its fixed keys
-    assert extended['run_dir'] == str(folder) and extended['step'] == 9
+    )  # another max_iters: found by its fixed keys, and trained on in its own config's folder
+    assert extended['step'] == 9 and extended['run_dir'] != str(folder)
+    assert Path(extended['run_dir']).name.startswith('addition-standard,')
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == first_files
+    folder = Path(extended['run_dir'])
     assert json.loads((folder / 'config.json').read_text())['max_iters'] == 9
+    log = (folder / 'log.jsonl').read_bytes()  # the run's log so far, then the extension's
+    assert log.startswith(first_files['log.jsonl']) and log != first_files['log.jsonl']
+    # the extension never blocks the run it extends from running again as it was
+    assert train(keys)['run_dir'] == first['run_dir']
     before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
     for named in (
         {'run_name': folder.name},
@@ -1948,29 +1971,67 @@ def test_a_run_of_no_steps_logs_its_evaluation_and_a_resume_at_its_end_writes_no
 
 
 def test_a_folder_name_that_leaves_keys_out_says_so(tmp_path, capsys):
-    """A run named after its config shows its keys as far as 64 characters hold them, then how many
-    it leaves out (',+Nmore'), which the run's first line names; the hash tells configs apart that
-    differ only in a key left out. A short name is as it was."""
+    """A run named after its config shows its keys as far as NAME_CHARS (32) characters hold them,
+    then how many it leaves out (',+Nmore'); its config.json holds them all and the hash tells
+    configs apart that differ only in a key left out. The default run's problem is named as the
+    default: 'dyck-standard', its keys given on top of it after it."""
     keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data')}
     many = dict(learning_rate=1e-3, min_lr=1e-4, beta2=0.99, grad_clip=0.5, weight_decay=0.01)
     many['max_iters'] = 0
     cfg = configurator.resolve({**keys, **many})
     every = configurator.name_keys(cfg)
+    limit = checkpoint.NAME_CHARS
     name = configurator.run_dir_of(cfg).name
     shown = name[len('addition-') : name.rindex('-')].split(',')
     assert shown[-1] == f'+{len(every) - len(shown) + 1}more' and len(shown) > 2
-    assert shown[:-1] == every[: len(shown) - 1] and len(','.join(shown[:-1])) <= 64
-    assert len(','.join(every[: len(shown)])) > 64  # the next key would not fit
+    assert shown[:-1] == every[: len(shown) - 1] and len(','.join(shown[:-1])) <= limit
+    assert len(','.join(every[: len(shown)])) > limit  # the next key would not fit
     names = {
         configurator.run_dir_of(configurator.resolve({**keys, **many, key: value})).name
         for key, value in (('grad_clip', 0.5), ('grad_clip', 0.25), ('weight_decay', 0.02))
     }
     assert len(names) == 3 and all(n.startswith(name[: name.rindex('-')]) for n in names)
-    short = configurator.resolve({'out_dir': keys['out_dir'], 'seed': 1})  # DEFAULT_RUN's keys
-    assert configurator.run_dir_of(short).name.rsplit('-', 1)[0] == 'dyck-' + ','.join(
-        configurator.name_keys(short)
-    )
+    default = configurator.resolve({'out_dir': keys['out_dir']})  # DEFAULT_RUN's keys
+    assert configurator.run_dir_of(default).name.rsplit('-', 1)[0] == 'dyck-standard'
+    for more, shown_keys in (({'seed': 1}, 'seed=1'), ({'max_iters': 50}, 'max_iters=50')):
+        short = configurator.resolve({'out_dir': keys['out_dir'], **more})
+        assert (
+            configurator.run_dir_of(short).name.rsplit('-', 1)[0] == f'dyck-standard,{shown_keys}'
+        )
     train({**keys, **many})
     first = next(line for line in capsys.readouterr().out.splitlines() if 'trained of' in line)
-    left_out = every[len(shown) - 1 :]
-    assert first.endswith(f'{name} (its name leaves out {", ".join(left_out)})'), first
+    assert first.endswith(f'in {configurator.run_dir_of(cfg)}'), first
+    saved = json.loads((configurator.run_dir_of(cfg) / 'config.json').read_text())
+    assert all(saved[k] == v for k, v in many.items())  # every key left out of the name is there
+
+
+def test_a_run_says_its_cost_before_its_first_step_and_its_time_to_the_end(tmp_path, capsys):
+    """The run's second line: its steps, tokens a step and FLOPs (the model's own count,
+    flops_per_token, times the tokens to train); after its first steps the measured time to the
+    end, said once, with a line of its own when a CPU would take more than an hour."""
+    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data')}
+    metrics = train(keys)
+    lines = capsys.readouterr().out.splitlines()
+    cost = lines[lines.index(next(x for x in lines if 'trained of' in x)) + 1]
+    T = int(re.search(r'length (\d+)', '\n'.join(lines)).group(1))
+    model = load_checkpoint(Path(metrics['run_dir']) / 'ckpt.pt')['model_args']
+    tokens = TINY['batch_size'] * T
+    flops = GPT(GPTConfig(**model)).flops_per_token() * tokens
+    assert cost == (
+        f'{TINY["max_iters"]:,} steps of {tokens:,} tokens to train: '
+        f'{flops * TINY["max_iters"]:.3g} FLOPs'
+    )
+    cfg = configurator.resolve({**keys, 'max_iters': 10**6})
+    model = GPT(GPTConfig(**model))
+    progress = train_module.Progress(cfg, 0, True, model, 1, T, 'float32')
+    progress.first = (0, time.time() - 20)  # 20 s for 10 steps: 2 s a step, 10^6 steps
+    progress.time_to_end(10)
+    progress.time_to_end(20)  # said once
+    progress.bar.close()
+    said = capsys.readouterr().out.strip().splitlines()
+    assert len(said) == 1 and said[0].startswith('2 s a step over steps 0-10: about 23.1 days'), (
+        said
+    )
+    assert said[0].endswith(
+        'more than an hour on this CPU, and it runs on (a GPU is the place for it)'
+    )

@@ -565,6 +565,53 @@ def claims_text(results, older=False):
     )
 
 
+def in_short(results, older=False):
+    """-> (the verdict's circumstances, its counts): '(below the paper's regime; quick)' and
+    'agree / contradict / cannot tell' as '2 / 0 / 1' (each claim that holds, that fails, the rest),
+    the words of the README's row (reproduce.py) and of an experiment's last lines (meaning())."""
+    when = results['mode'] + (', earlier code' if older else '')
+    # the first reason it cannot judge, in short (standing()'s, before its details)
+    reasons = results.get('standing') or []
+    why = reasons[0].split(':')[0].split(' (')[0] if reasons else ''
+    outcomes = [c['outcome'] for c in results['claims']]
+    agree, contradict = outcomes.count('holds'), outcomes.count('fails')
+    counts = f'{agree} / {contradict} / {len(outcomes) - agree - contradict}'
+    return f'{why}; {when}' if why else when, counts
+
+
+def meaning(results, older=False):
+    """What the verdict means, in the words a reader uses: an experiment's last lines, the same
+    words as its README row (in_short()) and why the verdict is what it is."""
+    when, counts = in_short(results, older)
+    n = seeds_of(results)
+    where = (
+        f"in the paper's training regime on {n} seeds"
+        if results.get('regime')
+        else 'on its own numbers (it measures, it does not train)'
+    )
+    reasons = results.get('standing') or []
+    why = {
+        'Reproduced': f'every claim agrees with the paper on every seed, {where}',
+        'Partly': f'some claims agree with the paper on every seed and others do not, {where}',
+        'Not reproduced': f'no claim agrees with the paper and one or more contradict it, {where}',
+        'Not resolved': f'no claim agrees or contradicts on every seed, {where}: the seeds '
+        'disagree, or the problem cannot tell (a tie at the ceiling, a problem that is not the '
+        "paper's)",
+        'Not measured': 'this mode measures none of its claims',
+    }[results['verdict']]
+    if reasons:  # standing(): these results cannot decide, whatever their claims' outcomes
+        why = (
+            "a preview, not a test: these results cannot decide the paper's claims ("
+            + '; '.join(reasons)
+            + "), so the outcomes above say what a run in the paper's regime might find"
+        )
+    return (
+        f'Verdict: {results["verdict"]} ({when}); claims agree / contradict / cannot tell: '
+        f'{counts}.\nWhat it means: {why}. How verdicts are decided: experiments/README.md, '
+        'section 6.'
+    )
+
+
 # the claims section of a results .md, between these lines: what reproduce.py --check compares
 SECTION = (
     '<!-- claims: written by experiments/tools/reproduce.py from the JSON -->',

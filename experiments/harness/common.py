@@ -72,7 +72,14 @@ from data import corpus, local, synthetic
 from data.loader import load_data, task_data, task_keys, task_module
 from data.synthetic import ConfigError
 from experiments.harness import papers, problems
-from experiments.harness.claims import claims_section, claims_text, judged, of_mode, seeds_of
+from experiments.harness.claims import (
+    claims_section,
+    claims_text,
+    judged,
+    meaning,
+    of_mode,
+    seeds_of,
+)
 from experiments.harness.claims import pct  # noqa: F401 (the experiments' common.pct)
 from model import GPT, GPTConfig
 from configurator import DEFAULTS, MODEL_DEFAULTS, check_keys, model_args_of, resolve
@@ -859,3 +866,4 @@ def report(
                 + history
             )
     print('wrote ' + ' and '.join(str(p) for p in (out, published, md) if p))
+    print(f'\n{meaning(info)}')

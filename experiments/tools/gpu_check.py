@@ -225,7 +225,7 @@ def summary(name, result):
             if k in result
         )
     if name == 'throughput':
-        return f'verdict {result.get("verdict")}; table below'
+        return f'verdict {result.get("verdict")}; its table in gpu_check.md'
     return (
         f'trains {result["trained_layers"]} layers ({result["trained_params"]:,} parameters); '
         f"train.py's memory check accepts {result['check_layers']} "

@@ -149,18 +149,12 @@ def row(name, reproduces, folder=RESULTS):
     results, older = judged(results, name)
     md = common.results_path(results['mode'], name, 'md', folder)
     link = f'[{name}](experiments/results/{md.name})' if md.exists() else name
-    outcomes = [c['outcome'] for c in results['claims']]
-    agree, contradict = outcomes.count('holds'), outcomes.count('fails')
-    counts = f'{agree} / {contradict} / {len(outcomes) - agree - contradict}'
+    when, counts = claims.in_short(results, older)
     wall = f'{results["wall_s"] / 60:.1f} min' if results.get('wall_s') is not None else ''
     if results.get('pieces'):  # run a task at a time (fair.earlier_tasks): the sum of the runs'
         wall += f' in {len(results["pieces"])} runs'
     if wall and claims.gpu_device(results.get('device')):  # a GPU's minutes say so
         wall += f' on {results["device"]}'
-    when = results['mode'] + (', earlier code' if older else '')
-    # the first reason it cannot judge, in short (claims.standing's, before its details)
-    why = results['standing'][0].split(':')[0].split(' (')[0] if results['standing'] else ''
-    when = f'{why}; {when}' if why else when
     return f'| {link} | {reproduces} | **{results["verdict"]}** ({when}) | {counts} | {wall} |'
 
 
