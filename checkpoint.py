@@ -140,6 +140,7 @@ def find_checkpoint(cfg, given, folder, resumable, action):
     found = [f for f in found if (f / 'ckpt.pt').exists()]
     if len(found) > 1:  # a run and its extensions (each in its own folder): the latest
         found.sort(key=lambda f: (f / 'ckpt.pt').stat().st_mtime, reverse=True)
+    if len(found) > 1 and os.environ.get('RANK', '0') == '0':  # said once under torchrun
         print(
             f'{action}: {found[0]}, the latest of {len(found)} runs with these keys (the others: '
             f'{", ".join(f.name for f in found[1:])}; give its folder to choose one)',

@@ -2035,3 +2035,29 @@ def test_a_run_says_its_cost_before_its_first_step_and_its_time_to_the_end(tmp_p
     assert said[0].endswith(
         'more than an hour on this CPU, and it runs on (a GPU is the place for it)'
     )
+
+
+def test_sample_and_resume_by_keys_take_the_latest_run_and_point_to_one(tmp_path, capsys):
+    """A run found by its keys where several have them (a run and its extension): the latest, said
+    in one line (the keys' own folder, where it holds a run, is that run); keys no run there has:
+    the error names the latest run's folder, as the command to type (nanoGPT's habit, python
+    sample.py --out_dir=out, meets it)."""
+    from sample import sample_text
+
+    out = tmp_path / 'out'
+    keys = {**TINY, 'out_dir': str(out), 'data_dir': str(tmp_path / 'data')}
+    first = Path(train(keys)['run_dir'])
+    extended = Path(train({**keys, 'resume': True, 'max_iters': 9})['run_dir'])
+    capsys.readouterr()
+    # its keys but max_iters, which an extension may change: both runs have them
+    given = {k: v for k, v in keys.items() if k != 'max_iters'}
+    texts = sample_text({**given, 'prompt': '1+1=', 'max_new_tokens': 2, 'num_samples': 1})
+    err = capsys.readouterr().err
+    assert len(texts) == 1 and err == (
+        f'sample: {extended}, the latest of 2 runs with these keys (the others: {first.name}; '
+        'give its folder to choose one)\n'
+    )
+    with pytest.raises(
+        ConfigError, match=re.escape(f'the latest there: python sample.py --out_dir={extended}')
+    ):
+        sample_text({'out_dir': str(out), 'task': 'dyck'})
