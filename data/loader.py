@@ -82,10 +82,10 @@ def generate_missing(cfg):
 
 
 def prepared_otherwise(directory, args):
-    """'; or train on what is prepared beside it: --encoding=bytes': the flags of the same task's
-    data prepared with other settings, in the folders beside `directory`."""
-    others = []
-    for meta in sorted(directory.parent.glob('*/meta.json')):
+    """'; or train on the data prepared beside it: --encoding=bytes': the flags of the same task's
+    data prepared with other settings, in the folders beside `directory` or in it."""
+    others = []  # the default's folder holds the others' (data/text/encoding=bytes), or is one
+    for meta in sorted({*directory.glob('*/meta.json'), *directory.parent.glob('*/meta.json')}):
         try:
             made = read_json(meta, '')['args']
         except (ConfigError, KeyError, TypeError):  # not a prepared folder's: not offered

@@ -858,11 +858,16 @@ def test_missing_or_damaged_corpus_says_what_to_run(tmp_path, text_dir):
     with pytest.raises(ConfigError, match='meta.json says'):
         train(dict(TINY, task='text', data_dir=str(damaged), out_dir=str(tmp_path)))
     # the same corpus prepared in another encoding beside the folder asked for: named, by its flag
-    beside = text_dir.parent / 'encoding=gpt2'
-    with pytest.raises(
-        ConfigError, match=r'or train on the data prepared beside it: --encoding=bytes$'
-    ):
-        train(dict(TINY, task='text', encoding='gpt2', data_dir=str(beside), out_dir=str(tmp_path)))
+    # beside it, or in it (the default folder data/text holds data/text/encoding=bytes)
+    for beside in (text_dir.parent / 'encoding=gpt2', text_dir.parent):
+        with pytest.raises(
+            ConfigError, match=r'or train on the data prepared beside it: --encoding=bytes$'
+        ):
+            train(
+                dict(
+                    TINY, task='text', encoding='gpt2', data_dir=str(beside), out_dir=str(tmp_path)
+                )
+            )
 
 
 # --------------------------------------------------------------------- the download paths
