@@ -121,7 +121,7 @@ def find_checkpoint(cfg, given, folder, resumable, action):
 
     - `folder` (the run_name's, or the config's own);
     - else the folders in out_dir whose config.json agrees with cfg on every key outside
-      `resumable` (a run and its extensions with max_iters, each in its folder: fork());
+      `resumable` (a run and its extensions with max_iters, each in its folder: Run's source);
     - else those that differ least, in keys `given` now only (so that resume can name the key it
       cannot change);
     the latest of them (its ckpt.pt's time), said in one line when there are several."""
@@ -140,18 +140,17 @@ def find_checkpoint(cfg, given, folder, resumable, action):
     found = [f for f in found if (f / 'ckpt.pt').exists()]
     if len(found) > 1:  # a run and its extensions (each in its own folder): the latest
         found.sort(key=lambda f: (f / 'ckpt.pt').stat().st_mtime, reverse=True)
-    if len(found) > 1 and os.environ.get('RANK', '0') == '0':  # said once under torchrun
-        print(
-            f'{action}: {found[0]}, the latest of {len(found)} runs with these keys (the others: '
-            f'{", ".join(f.name for f in found[1:])}; give its folder to choose one)',
-            file=sys.stderr,
-        )
+        if os.environ.get('RANK', '0') == '0':  # said once under torchrun
+            print(
+                f'{action}: {found[0]}, the latest of {len(found)} runs with these keys (the '
+                f'others: {", ".join(f.name for f in found[1:])}; give its folder to choose one)',
+                file=sys.stderr,
+            )
     if not found:
-        runs = sorted(
-            Path(cfg['out_dir']).glob('*/ckpt.pt'), key=lambda p: p.stat().st_mtime, reverse=True
-        )
+        runs = Path(cfg['out_dir']).glob('*/ckpt.pt')
+        newest = max(runs, key=lambda p: p.stat().st_mtime, default=None)
         command = 'sample.py --out_dir=' if action == 'sample' else 'train.py --resume '
-        latest = f'; the latest there: python {command}{runs[0].parent}' if runs else ''
+        latest = f'; the latest there: python {command}{newest.parent}' if newest else ''
         raise ConfigError(
             f'cannot {action}: no run in {cfg["out_dir"]} has a ckpt.pt with these keys; give '
             f"the run's folder (out/<run>) or the keys it was trained with" + latest

@@ -475,7 +475,7 @@ class Progress:
         self.max_iters, self.told = cfg['max_iters'], not show
         self.cpu = not next(model.parameters()).is_cuda
         self.first = (step, self.t) if self.cpu else None
-        gpu = torch.cuda.get_device_name() if next(model.parameters()).is_cuda else ''
+        gpu = '' if self.cpu else torch.cuda.get_device_name()
         peak = next((v for k, v in peaks.items() if k in gpu), None)
         self.peak = peak and peak * PEAK_SHARE[dtype]
 
@@ -505,10 +505,11 @@ class Progress:
         if now - t0 < 10 and step - s0 < 100:
             return
         self.told = True
-        left = (now - t0) / (step - s0) * (self.max_iters - step)
+        per_step = (now - t0) / (step - s0)
+        left = per_step * (self.max_iters - step)
         line = (
-            f'{(now - t0) / (step - s0):.3g} s a step over steps {s0}-{step}: about '
-            f'{duration(left)} to step {self.max_iters:,}'
+            f'{per_step:.3g} s a step over steps {s0}-{step}: about {duration(left)} to step '
+            f'{self.max_iters:,}'
         )
         if self.cpu and left > 3600:
             line += ': more than an hour on this CPU, and it runs on (a GPU is the place for it)'
