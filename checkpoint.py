@@ -158,6 +158,16 @@ def find_checkpoint(cfg, given, folder, resumable, action):
     return found[0] / 'ckpt.pt'
 
 
+# what a damaged checkpoint's message says to do: nothing that deletes a run (the command without
+# --resume trains the run again in its folder, and replaces the file once it is as far)
+AGAIN = 'restore it from a copy, or train the run again (its command without --resume)'
+# and one other code wrote (a key renamed since) or someone edited
+OTHER_CODE = (
+    "other code than this checkout's wrote it, or it was edited: resume it with the commit that "
+    'trained it (git log), or train the run again'
+)
+
+
 # where a run writes or reads and what it sends: the command line decides, never a checkpoint (a
 # file from elsewhere)
 CHOSEN_NOW = ('out_dir', 'data_dir', 'wandb_log', 'wandb_project', 'wandb_run_name')
@@ -174,8 +184,7 @@ def resumed_config(ckpt, overrides, resolve, resumable):
         resolve(saved)
     except ConfigError as e:  # the file's own config, apart from what is given now
         raise ConfigError(
-            f"the run's ckpt.pt holds a config train.py refuses ({e}): delete it, or restore it "
-            f'from a copy'
+            f"the run's ckpt.pt holds a config this train.py refuses ({e}): {OTHER_CODE}"
         ) from None
     cfg = resolve({**saved, **overrides})
     if 'data_dir' not in overrides and cfg['data_dir'] != ckpt['config'].get(
@@ -247,38 +256,33 @@ def save_checkpoint(ckpt, path):
     atomic_write(path, write)
 
 
-def load_checkpoint(path):
+def load_checkpoint(path, resumable=None):
     """A checkpoint, for resume, --sample and the experiments.
 
     weights_only: run folders are shared, and a pickle can run any code when it is loaded, so only
     tensors and plain values are read; then the checksum is checked. A link is not followed: it
-    would read another folder's file as this run's (own_file)."""
+    would read another folder's file as this run's (own_file). With `resumable` (the keys a resume
+    may change), the run it holds is its folder's (same_run)."""
     own_file(Path(path))
     try:  # a FIFO or a device would block or never end
         with open_regular(path) as f:
             ckpt = torch.load(f, map_location='cpu', weights_only=True)
     except OSError as e:
-        raise ConfigError(
-            f'cannot read {path} ({e.strerror or e}): delete it, or restore the checkpoint from a '
-            'copy'
-        ) from None
+        raise ConfigError(f'cannot read {path} ({e.strerror or e}): {AGAIN}') from None
     except Exception as e:  # torch.load raises many types for a damaged file
         if 'Weights only load failed' in str(e):
             raise ConfigError(
                 f'{path} holds objects other than tensors and plain values, which could run code '
                 f'when loaded: it was not loaded. Delete it unless you know who made it and why'
             ) from None
-        raise ConfigError(
-            f'{path} is damaged ({type(e).__name__}): delete it, or restore it from a copy'
-        ) from None
+        raise ConfigError(f'{path} is damaged ({type(e).__name__}): {AGAIN}') from None
     if not isinstance(ckpt, dict) or 'sha256' not in ckpt:
         raise ConfigError(
             f'{path} has no checksum: it was not written by this train.py; train the run again'
         )
     if digest({k: v for k, v in ckpt.items() if k != 'sha256'}).hexdigest() != ckpt['sha256']:
         raise ConfigError(
-            f'{path} is damaged: its contents differ from the checksum saved with them; delete it, '
-            f'or restore it from a copy'
+            f'{path} is damaged: its contents differ from the checksum saved with them; {AGAIN}'
         )
     kinds = dict(
         model=dict, optimizer=dict, scaler=dict, model_args=dict, config=dict, meta=dict, step=int
@@ -292,25 +296,48 @@ def load_checkpoint(path):
         raise ConfigError(
             f'{path} is damaged: its {wrong[0]} is missing or not '
             + ('a whole number from 0' if wrong[0] == 'step' else 'a dict')
-            + '; delete it, or restore it from a copy'
+            + f'; {AGAIN}'
         )
-    check_meta(
-        ckpt['meta'], f"{path}'s meta", 'delete it, or restore it from a copy'
-    )  # --sample reads its tokens
+    check_meta(ckpt['meta'], f"{path}'s meta", AGAIN)  # --sample reads its tokens
     if not all(torch.isfinite(t).all() for t in ckpt['model'].values() if t.is_floating_point()):
         raise ConfigError(
             f'{path} is damaged: its weights hold NaN or inf (train.py never saves such weights); '
-            f'delete it, or restore it from a copy'
+            f'{AGAIN}'
+        )
+    unknown = sorted(set(ckpt['model_args']) - {f.name for f in fields(GPTConfig)})
+    if unknown:  # a flag renamed or removed since
+        raise ConfigError(
+            f'{path} names model_args {unknown[0]!r}, which GPTConfig lacks: {OTHER_CODE}'
         )
     model = meta_model(ckpt['model_args'], ckpt['model'])
     if not model or {k: v.shape for k, v in model.state_dict().items()} != {
         k: t.shape for k, t in ckpt['model'].items()
     }:
         raise ConfigError(
-            f'{path} is damaged: its model_args do not describe its tensors; delete it, or '
-            f'restore it from a copy'
+            f'{path}: its model_args do not describe its tensors: it is damaged, or {OTHER_CODE}'
         )
+    if resumable is not None:
+        same_run(ckpt, Path(path), resumable)
     return {**ckpt, 'file': file_id(path)}
+
+
+def same_run(ckpt, path, resumable):
+    """A folder holds one run's files: its ckpt.pt and config.json agree on every key a resume
+    cannot change (`resumable`), else neither is read as the other's (a ckpt.pt copied in from
+    another run would be resumed, its log made one log of two runs). Nothing is deleted: the user
+    knows which file belongs where."""
+    config = path.parent / 'config.json'
+    if not config.exists():
+        return
+    saved = read_json(config, f'restore it from a copy: {path} beside it holds its run')
+    differ = differing(saved, ckpt['config'], resumable)
+    if differ:
+        key = differ[0]
+        raise ConfigError(
+            f"{path} and {config} are two runs' ({key}={ckpt['config'].get(key)!r} in ckpt.pt, "
+            f'{saved.get(key)!r} in config.json): put each in a folder of its own, or give the '
+            'folder whose files are one run'
+        )
 
 
 def meta_model(args, tensors):
@@ -369,7 +396,7 @@ def restore(ckpt, model, optimizer, scaler):
     except (RuntimeError, ValueError, KeyError, TypeError, IndexError) as e:
         raise ConfigError(
             f"the run's ckpt.pt is damaged: its state does not load into the model "
-            f'({type(e).__name__}: {str(e)[:80]}); delete it, or restore it from a copy'
+            f'({type(e).__name__}: {str(e)[:80]}); {AGAIN}'
         )
     for group in optimizer.param_groups:
         for p in group['params']:
@@ -379,8 +406,7 @@ def restore(ckpt, model, optimizer, scaler):
             ):
                 raise ConfigError(
                     f"the run's ckpt.pt is damaged: its optimizer state holds a tensor of another "
-                    f'shape than the {tuple(p.shape)} weight it belongs to; delete it, or '
-                    f'restore it from a copy'
+                    f'shape than the {tuple(p.shape)} weight it belongs to; {AGAIN}'
                 )
 
 
@@ -519,6 +545,8 @@ class Run:
                 (self.folder / 'ckpt.pt').unlink(missing_ok=True)
                 os.link(self.source / 'ckpt.pt', self.folder / 'ckpt.pt')
             self.check_fresh()
+            if self.cfg['overwrite'] and self.resumed is None:
+                self.set_aside()
             # the same config run again: the run there (finished or stopped) stays until this one is
             # as far
             self.keep_until = (
@@ -557,6 +585,24 @@ class Run:
             if isinstance(e, OSError):  # a full disk, a folder made read-only
                 raise ConfigError(cannot_write(self.folder, e, 'out_dir')) from None
             raise
+
+    def set_aside(self):
+        """overwrite=True: the run the folder holds moves to its replaced/ folder (renames, no
+        copy), so that a mistyped run_name loses nothing; the one replaced before goes."""
+        there = [name for name in RUN_FILES if (self.folder / name).exists()]
+        if not there:
+            return
+        kept = self.folder / 'replaced'
+        if kept.is_symlink() or kept.is_file():
+            kept.unlink()
+        elif kept.exists():
+            for old in kept.iterdir():
+                old.unlink()
+            kept.rmdir()
+        kept.mkdir()
+        for name in there:
+            os.replace(self.folder / name, kept / name)
+        print(f'overwrite: the run {self.folder} held is in {kept} now', file=sys.stderr)
 
     def write_config(self):
         text = json.dumps({**self.cfg, 'resume': False, 'overwrite': False}, indent=2) + '\n'

@@ -119,16 +119,20 @@ AT_LEAST = dict(
     n_train=0,
     n_test=0,
 )
+# the largest integer any key takes: sizes, counts and seconds beyond it fit no machine's memory,
+# and torch's and numpy's C integers overflow on them (a C++ traceback, not a message)
+AT_MOST = 2**31 - 1
 
 
 def parse_args(argv):
     """['FILE', '--key=value', '--flag'] -> overrides, a later one over an earlier one. FILE: a
     config file of `key = value` lines (nanoGPT's: experiments/config/; read, never run:
     read_config), a config.json that train.py wrote, or a run's folder (out/<run>: its config.json,
-    out_dir and run_name the folder itself, for --sample and --resume). A saved config.json holds
-    every key, so it fills only the keys not given before it, and never what the command does
-    (COMMAND_KEYS: typed, never read from a file). Flags' values are Python literals, else strings;
-    a key whose default is a string takes the text as typed (--prompt=75 is the prompt '75')."""
+    out_dir and run_name the folder itself, data_dir and W&B's keys typed, for --sample and
+    --resume). A saved config.json holds every key, so it fills only the keys not given before it,
+    and never what the command does (COMMAND_KEYS: typed, never read from a file; one set there is
+    refused). Flags' values are Python literals, else strings; a key whose default is a string takes
+    the text as typed (--prompt=75 is the prompt '75')."""
     text_keys = {k for k, v in {**DEFAULTS, **MODEL_DEFAULTS}.items() if isinstance(v, str)}
     overrides, lines = {}, []  # lines: (file, line, key, value) of the config files' keys
     for arg in argv:
@@ -160,7 +164,15 @@ def parse_args(argv):
                 'give a config.json that train.py wrote, or --key=value flags',
             )
             for k, v in saved.items():
-                if k not in COMMAND_KEYS:
+                if k in COMMAND_KEYS and v:  # train.py writes them False: never from a file
+                    raise ConfigError(
+                        f'{arg}: {k} says what the command does, not what it trains: drop it there '
+                        f'and type --{k}'
+                    )
+                # a run's folder: where the run reads and writes and what it sends (W&B) are
+                # typed, as a checkpoint never chooses them (checkpoint.CHOSEN_NOW); a file there
+                # may be another's
+                if k not in COMMAND_KEYS and not (path.is_dir() and k in checkpoint.CHOSEN_NOW):
                     overrides.setdefault(k, v)
             if path.is_dir():  # the folder itself, wherever it is now and whatever its name
                 folder = path.resolve()
@@ -173,6 +185,10 @@ def parse_args(argv):
             )  # a bare --flag
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             overrides[key] = value
+    if overrides.get('resume') is True and overrides.get('sample') is True:
+        raise ConfigError(
+            '--resume trains a run on and --sample prints text from it: give one of them'
+        )
     # each key of a config file known and of its type, said at its line: for the run's task, the
     # last given (an unknown task is resolve's to name)
     task = overrides.get('task', DEFAULT_RUN['task'])
@@ -274,6 +290,10 @@ def check_keys(overrides, known=None):
         ):
             raise ConfigError(
                 f'{key}={value!r} should be of type {expected.__name__} (default: {default!r})'
+            )
+        if given is int and abs(value) > AT_MOST:
+            raise ConfigError(
+                f'{key}={value:.3g} is beyond the {AT_MOST:,} any key takes: lower it'
             )
         checked[key] = float(value) if expected is float and value is not None else value
     return checked

@@ -270,8 +270,15 @@ def memory_check(model_args, cfg, T, device, batch):
 
     # -> (parameters, bytes of fp32 weights, buffers and AdamW state), built on the meta device
     def cost(**changed):
-        with torch.device('meta'):
-            model = GPT(GPTConfig(**{**model_args, **changed}))
+        try:
+            with torch.device('meta'):
+                model = GPT(GPTConfig(**{**model_args, **changed}))
+        except (RuntimeError, OverflowError):  # a tensor's bytes beyond torch's 64-bit sizes
+            raise ConfigError(
+                f'a weight or buffer of this model (n_embd={c.n_embd}, n_layer={c.n_layer}, '
+                f'block_size={c.block_size}, vocab_size={c.vocab_size}) has more bytes than torch '
+                'can count, far beyond any memory: lower them'
+            ) from None
         n = model.get_num_params(False)
         return n, 4 * (n + sum(b.numel() for b in model.buffers())) + 12 * model.get_num_params()
 

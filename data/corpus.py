@@ -23,6 +23,7 @@ offline byte-level tiktoken encoding: the 256 byte values plus <|endoftext|> = 2
 
 import datetime
 import gzip
+import hashlib
 import io
 import json
 import lzma
@@ -129,12 +130,14 @@ def read_text(path, block=PIECE_CHARS):
 
 def utf8_lines(f, name):
     """The lines of the binary file f as text, split and ended as open(newline='') gives them, read
-    by the csv module, JSONL and WikiText; a line that is not UTF-8 is an error naming name:line.
+    by the csv module, JSONL and WikiText, a first line's byte-order mark dropped; a line that is
+    not UTF-8 is an error naming name:line.
     Lines are decoded one by one because a text file decodes ahead of the line it yields, so could
     not say which."""
     for i, line in enumerate(f, 1):
         try:
-            text = line.decode('utf-8')
+            # a byte-order mark, as Windows editors write one, opens the file and is not its text
+            text = line.decode('utf-8-sig' if i == 1 else 'utf-8')
         except UnicodeDecodeError as e:
             raise not_utf8(f'{name}:{i}', e) from None
         if '\r' in text:  # a lone '\r' ends a line too; rare, so split only where there is one
@@ -268,6 +271,19 @@ def parquet_column(file, field):
             raise damaged(file, 'Parquet file', e) from None
 
 
+def files_digest(files):
+    """sha256 over the input files' names and bytes, in their order: meta.json's input_sha256, so
+    that an input edited since (the same size, an older mtime) reads as other data (a resumed run
+    refuses it, checkpoint.same_data; local.byte_text prepares it again)."""
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f'{Path(f).name}\0'.encode())
+        with open(f, 'rb') as stream:
+            while block := stream.read(1 << 20):
+                h.update(block)
+    return h.hexdigest()
+
+
 def write_tokens(out, splits, documents, enc, total_bytes=None):
     """Tokenizes the (split, text, end_of_document) stream into out/<split>.bin, a batch of pieces
     at a time; -> the counts for meta.json. out is prepare's directory of new files, which are
@@ -314,10 +330,12 @@ def write_tokens(out, splits, documents, enc, total_bytes=None):
         bar.close()
         for f in files.values():
             f.close()
-    empty = [s for s in splits if tokens[s] == 0]
+    # a split of empty documents holds their end-of-text tokens alone
+    empty = [s for s in splits if tokens[s] <= docs[s]]
     if empty:
         raise ValueError(
-            f'no {" or ".join(empty)} documents: the input is too small for these settings'
+            f'no {" or ".join(empty)} text (no documents, or empty ones): the input is too small '
+            'for these settings, or its documents are empty'
         )
     return dict(tokens=tokens, documents=docs)
 
@@ -341,6 +359,7 @@ def prepare(task, overrides=None, source=None, out_dir=None, overwrite=False):
         # else bytes read != bytes on disk
         plain = files and all(f.suffix in ('.txt', '.raw') for f in files)
         total = sum(f.stat().st_size for f in files) if plain else None
+        digest = files_digest(files) if files else None
     except OSError as e:
         raise cannot_read(e, source) from None
     out = Path(out_dir).expanduser() if out_dir else task_dir(task, args, module.DEFAULTS)
@@ -361,6 +380,7 @@ def prepare(task, overrides=None, source=None, out_dir=None, overwrite=False):
             eval_split=getattr(module, 'EVAL_SPLIT', 'val'),
             **counts,
             source=str(Path(source).resolve()) if source else module.SOURCE,
+            **({'input_sha256': digest} if digest else {}),
             date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'),
         )
         write_meta(new, meta)

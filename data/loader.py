@@ -602,7 +602,15 @@ def to_device(t, device):
 def prompt_codec(meta, prompt):
     """-> (token ids of `prompt`, decode: ids -> text) in a run's vocabulary (its meta.json): a
     corpus's tiktoken encoding (an empty prompt starts from the end-of-text token), or a synthetic
-    task's tokens, one per character or per sep-separated word."""
+    task's tokens, one per character or per sep-separated word. A prompt of bytes that are not
+    UTF-8 (the command line's, which Python keeps as surrogates) is refused, not read as U+FFFD."""
+    try:
+        prompt.encode('utf-8')
+    except UnicodeEncodeError as e:
+        raise ConfigError(
+            f'the prompt is not UTF-8 text (byte {ord(prompt[e.start]) - 0xDC00:#04x} at '
+            f'{e.start}): give it in UTF-8, e.g. through iconv -t utf-8'
+        ) from None
     if 'encoding' in meta:
         enc = corpus.get_encoding(meta['encoding'])
         return enc.encode_ordinary(prompt) or [enc.eot_token], enc.decode

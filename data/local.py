@@ -52,12 +52,10 @@ def byte_text(root, text='', smoke=False):
         source = Path(text) if text else license_text(root)
     out = root / source.stem
     meta = out / 'meta.json'
-    fresh = (
-        meta.exists()
-        and read_json(meta, f'delete {meta}; the data is prepared again').get('source')
-        == str(source.resolve())
-        and meta.stat().st_mtime > source.stat().st_mtime
-    )
+    # the same file's bytes, whatever its mtime (an edit of the same size, a copy of an older one)
+    fresh = meta.exists() and read_json(meta, f'delete {meta}; the data is prepared again').get(
+        'input_sha256'
+    ) == corpus.files_digest([source])
     if not fresh:
         out, info = corpus.prepare('text', {'encoding': 'bytes'}, str(source), str(out))
         print(

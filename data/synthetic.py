@@ -80,6 +80,11 @@ def task_dir(task, args, defaults, root=DATA_ROOT):
                 f"{k}={v!r} cannot be part of the data folder's name (it holds '/', '\\' or NUL): "
                 f'give another value, or data_dir'
             )
+    if len(name.encode()) > 200:  # a folder's name holds 255 bytes, and its temporaries a few more
+        raise ValueError(
+            f'{name[:60]}... names a data folder of {len(name.encode())} bytes, more than a '
+            'folder name holds (200 here): give shorter values, or data_dir'
+        )
     root = Path(root)
     return root / task / name if name else root / task
 
@@ -148,9 +153,10 @@ def default_splits(module, args, rng, meta):
 
 # the temporary files and folders this process may be writing (end_on_signal removes them)
 TEMPORARIES = set()
-# the signals that stop a command line (end_on_signal; the experiments' tools add SIGHUP:
-# common.stop_on_signal), which commit holds until its files are all in place
-STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# the signals that stop a command line (end_on_signal; common.stop_on_signal for the tools that
+# start processes), which commit holds until its files are all in place: Ctrl-C, a kill, a closed
+# terminal, Ctrl-\ (whose default, a core dump, would leave the temporaries and the processes)
+STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 
 def temporary(path):
@@ -283,9 +289,13 @@ def check_out_dir(out, task, overwrite):
     if not there.is_dir():
         raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(out))
     meta = out / 'meta.json'
+    fix = 'choose another --out_dir, or add --overwrite to replace it'
+    # a folder of data files another tool wrote (nanoGPT's train.bin, val.bin and meta.pkl)
+    theirs = [f for f in ('train.bin', 'val.bin', 'meta.pkl') if os.path.lexists(out / f)]
+    if not overwrite and theirs and not os.path.lexists(meta):
+        raise ValueError(f'{out} holds {theirs[0]} and no meta.json, data not prepared here: {fix}')
     if overwrite or not os.path.lexists(meta):
         return
-    fix = 'choose another --out_dir, or add --overwrite to replace it'
     made = read_json(meta, f'it is not {task} data: {fix}').get('task')
     if made != task:
         raise ValueError(
@@ -446,10 +456,10 @@ def write_meta(out, meta):
 
 
 def end_on_signal():
-    """Makes SIGINT (Ctrl-C) and SIGTERM end the process at once: this process's temporary files and
-    folders (TEMPORARIES) are removed, and it exits with status 128 + the signal's number, as a
-    kill's. Whatever was complete stays: data sets and checkpoints are only ever renamed into place.
-    Not by raising KeyboardInterrupt or SystemExit: an exception raised between two arbitrary
+    """Makes each of STOPS (Ctrl-C, a kill, ...) end the process at once: this process's temporary
+    files and folders (TEMPORARIES) are removed, and it exits with status 128 + the signal's number,
+    as a kill's. Whatever was complete stays: data sets and checkpoints are only ever renamed into
+    place. Not by raising KeyboardInterrupt or SystemExit: an exception raised between two arbitrary
     bytecodes can land inside a library's `with lock:` before it is set up
     (threading.Condition.__enter__ under tiktoken's thread pool, importlib's module locks), leaving
     the lock held, and the process then hangs at exit instead of ending. A shell starts background
@@ -467,7 +477,7 @@ def end_on_signal():
         finally:
             os._exit(128 + sig)
 
-    for s in (signal.SIGINT, signal.SIGTERM):
+    for s in STOPS:
         if signal.getsignal(s) is not signal.SIG_IGN:
             signal.signal(s, end)
 
@@ -484,6 +494,17 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f'error: {message} (see --help)\n')
+
+
+def some_names(text):
+    """argparse's type of a flag of comma-separated names (--tasks, --only, --axes): given, it
+    names one at least, since a flag left out means all of them and an empty one (`--tasks=$T` with
+    T unset) would too."""
+    if not any(name.strip() for name in text.split(',')):
+        raise argparse.ArgumentTypeError(
+            f'{text!r} names none (an unset variable?): name some, or leave the flag out for all'
+        )
+    return text
 
 
 def cannot_write(out, e, where='--out_dir'):

@@ -632,6 +632,31 @@ BAD_INPUT = [
         lambda d: write(d / 'a.txt', LATIN1),
         r'a.txt is not UTF-8 text \(invalid continuation byte\): convert it first',
     ),
+    # 8. a folder of another tool's data; splits with nothing in them
+    (
+        "nanoGPT's data folder",
+        'text',
+        lambda d: args(d, 'a.txt', out='nano'),
+        lambda d: (
+            write(d / 'a.txt', 'Hello.\n' * 50),
+            *(write(d / 'nano' / f, b'\0\0') for f in ('train.bin', 'val.bin', 'meta.pkl')),
+        ),
+        r'nano holds train.bin and no meta.json, data not prepared here: choose another --out_dir',
+    ),
+    (
+        'Yelp with an empty test split',
+        'yelp',
+        lambda d: args(d, 'csv'),
+        lambda d: (make_yelp(d / 'csv'), write(d / 'csv' / 'test.csv', '')),
+        r'test.csv holds no reviews: give the whole Yelp split',
+    ),
+    (
+        'FineWeb with empty held-out documents',
+        'fineweb_edu',
+        lambda d: args(d, 'in.jsonl', *FEW),
+        lambda d: write(d / 'in.jsonl', '{"text": ""}\n{"text": "fine"}\n{"text": "good"}\n'),
+        r'no val text \(no documents, or empty ones\)',
+    ),
 ]
 
 
@@ -1277,6 +1302,35 @@ def test_a_damaged_meta_json_of_a_local_corpus_is_named(tmp_path):
     (out / 'meta.json').write_text('{"source": ')
     with pytest.raises(ConfigError, match=re.escape(f'cannot read {out / "meta.json"}')):
         local.byte_text(tmp_path / 'root', str(tmp_path / 'a.txt'))
+
+
+def test_a_local_corpus_is_prepared_again_when_its_bytes_change_whatever_its_mtime(tmp_path):
+    """local.byte_text reuses its corpus while the input's bytes are the ones it was prepared from
+    (meta.json's input_sha256): an edit of the same size with an older mtime (cp -p, touch -r) is
+    prepared again."""
+    src = tmp_path / 'a.txt'
+    src.write_text('Hello there.\n' * 40)
+    out = local.byte_text(tmp_path / 'root', str(src))
+    first = json.loads((out / 'meta.json').read_text())
+    assert first['input_sha256'] == corpus.files_digest([src])
+    stamp = src.stat().st_mtime_ns
+    src.write_text('Hallo there.\n' * 40)  # the same size
+    os.utime(src, ns=(stamp - 10**9, stamp - 10**9))  # older than the corpus
+    again = json.loads((local.byte_text(tmp_path / 'root', str(src)) / 'meta.json').read_text())
+    assert again['input_sha256'] != first['input_sha256'] and again['tokens'] == first['tokens']
+    assert np.fromfile(out / 'train.bin', np.uint16)[:2].tolist() == [72, 97], "the new 'Ha'"
+
+
+def test_a_byte_order_mark_opens_a_yelp_csv_and_is_not_its_text(tmp_path):
+    """Windows editors begin a CSV with a byte-order mark: its first row reads as without one."""
+    make_yelp(tmp_path / 'csv')
+    plain = prepared('yelp', tmp_path, tmp_path / 'csv', name='plain')[0]
+    train_csv = tmp_path / 'csv' / 'train.csv'
+    train_csv.write_bytes(b'\xef\xbb\xbf' + train_csv.read_bytes())
+    marked = prepared('yelp', tmp_path, tmp_path / 'csv', name='marked')[0]
+    assert all(
+        (a == b).all() for a, b in zip(load_split(plain, 'train'), load_split(marked, 'train'))
+    )
 
 
 def test_a_prepare_killed_with_sigkill_leaves_no_temporary(tmp_path):

@@ -8,6 +8,7 @@ import ast
 import importlib
 import itertools
 import json
+import math
 import os
 import re
 import statistics
@@ -657,6 +658,11 @@ def test_at_keys_reach_every_run_and_only_out_dir(tmp_path):
         ('max_iter=5', None, "did you mean 'max_iters'?"),
         ('max_iters=abc', None, 'should be of type int'),
         ('max_iters=5', dict(steps=1), "'max_iters': one of ['steps']"),
+        # what the protocol varies: one value would make its seeds one run, its rows one variant
+        ('seed=1', None, "seed differs between the protocol's runs (--seeds): drop it"),
+        ('data_seed=1', None, "data_seed differs between the protocol's runs"),
+        ('variant=mixit', None, "variant differs between the protocol's runs (its rows)"),
+        ('max_iters=100000000000', None, 'is beyond the 2,147,483,647 any key takes'),
     ],
 )
 def test_bad_at_is_one_line_before_anything_runs(at, own, says, tmp_path, capsys):
@@ -674,6 +680,24 @@ def test_bad_at_is_one_line_before_anything_runs(at, own, says, tmp_path, capsys
         and says in err
     )
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    'argv, says',
+    [
+        (['--regime', '--tasks='], "argument --tasks: '' names none (an unset variable?)"),
+        (['--regime', '--tasks=,'], "argument --tasks: ',' names none"),
+        (['--quick', '--micro_batch=-5'], '--micro_batch=-5: give a number of examples, or 0'),
+    ],
+)
+def test_flags_that_would_mean_everything_or_nothing_are_refused(argv, says, tmp_path, capsys):
+    """A list flag given empty (--tasks=$T, T unset) would run every task, hours of runs, and a
+    negative --micro_batch would be taken as whole batches: each is one line, exit status 2."""
+    common, fair = module('common'), module('fair')
+    with pytest.raises(SystemExit) as stop:
+        common.parse_args('', add=fair.tasks_flag, argv=[*argv, f'--out_dir={tmp_path}'])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.startswith('error: ') and says in err, err
 
 
 def folder_digest(folder):
@@ -738,6 +762,36 @@ def test_trend_writes_the_quick_results(record, tmp_path, monkeypatch):
     other = tmp_path / ('results' if record else 'recorded')
     assert not other.exists(), 'the other folder is neither read nor written'
     assert folder_digest(EXPERIMENTS / 'results') == tracked
+
+
+def test_a_claims_section_is_its_markers_each_once_and_in_order():
+    """section_of: markers out of order (or twice) give no section, not the empty text between an
+    end and a start, which a replace would put between every two characters of the .md."""
+    claims = module('claims')
+    start, end = claims.SECTION
+    assert claims.section_of(f'a\n{start}\nx\n{end}\nb') == f'{start}\nx\n{end}'
+    for text in (f'a {end} x {start} b', f'{start} {start} x {end}', f'{start} x', 'a'):
+        assert claims.section_of(text) is None, text
+
+
+def test_a_tools_out_dir_is_checked_before_any_work(tmp_path, capsys):
+    """gpu_check.py's and profile_step.py's OUT_DIR: '' names none, a file cannot hold files, '~'
+    is the home folder, and a dry run never writes experiments/results/ (it would replace the GPU's
+    recorded results with a CPU's)."""
+    common = module('common')
+    parser = common.synthetic.Parser('')
+    (tmp_path / 'file').write_text('x')
+    for value, dry, says in (
+        ('', False, "OUT_DIR='' names no folder"),
+        (str(tmp_path / 'file'), False, 'Not a directory'),
+        (str(common.RESULTS), True, 'would replace the GPU results recorded there'),
+    ):
+        with pytest.raises(SystemExit) as stop:
+            common.tool_folder(parser, value, ['x.json'], dry)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and says in err and err.count('\n') == 1, err
+    assert common.tool_folder(parser, str(tmp_path / 'new'), ['x.json'], True) == tmp_path / 'new'
+    assert (tmp_path / 'new').is_dir()
 
 
 def test_trend_plot_has_a_panel_per_measured_claim(tmp_path):
@@ -961,7 +1015,8 @@ def test_dtype_is_every_runs_recorded_and_priced(tmp_path):
         (['--dtype=bfloat16', '--at=dtype=float16'], 'float16'),
     ):
         args = common.parse_args('', argv=['--regime', f'--out_dir={tmp_path}', *argv])
-        assert common.train_keys(args, config)['dtype'] == dtype
+        # the dtype every run trains in is the one the results record (args.dtype)
+        assert common.train_keys(args, config)['dtype'] == dtype == args.dtype
     costs = {d: reproduce.cost({**config, 'dtype': d}) for d in ('float32', 'tf32', 'bfloat16')}
     assert len({c['flops'] for c in costs.values()}) == 1
     assert [c['dtype'] for c in costs.values()] == list(costs)
@@ -1675,6 +1730,8 @@ def test_trend_diagnose_axes_runs_those_and_keeps_the_axes_run_before(tmp_path, 
         )
     with pytest.raises(trend.ConfigError, match='give --diagnose with it'):
         trend.main(['memorization_capacity', '--axes=width', f'--out_dir={tmp_path}'])
+    with pytest.raises(SystemExit):  # --axes=$A, A unset: not every axis, hours of runs
+        trend.main(['memorization_capacity', '--diagnose', '--axes=', f'--out_dir={tmp_path}'])
 
 
 # ----------------------------------------------------------------------------- every entry point:
@@ -1755,6 +1812,31 @@ def damaged_results(tmp_path, text):
             ),
             "'a' is not a number per seed",
         ),
+        # booleans for accuracies, JSON's NaN, a file renamed to another mode's
+        (
+            ['--readme'],
+            lambda r, t: damaged_results(
+                t, json.dumps(dict(name='induction', mode='quick', date='d', values={'a': [True]}))
+            ),
+            "'a' is not a number per seed",
+        ),
+        (
+            ['--readme'],
+            lambda r, t: damaged_results(
+                t,
+                json.dumps(dict(name='induction', mode='quick', date='d', values={'a': math.nan})),
+            ),
+            "'a' is not a number per seed",
+        ),
+        (
+            ['--readme'],
+            lambda r, t: damaged_results(
+                t, json.dumps(dict(name='induction', mode='regime', date='d', values={}))
+            ),
+            "it says 'induction' in mode 'regime', not this file's",
+        ),
+        # --only= of an unset variable: not every experiment, hours of runs
+        (['--quick', '--only='], None, "'' names none (an unset variable?)"),
     ],
     ids=[
         'markers out of order',
@@ -1768,6 +1850,10 @@ def damaged_results(tmp_path, text):
         'results without a key',
         'values a list',
         'a value not numbers',
+        'booleans for numbers',
+        'a NaN',
+        'another mode',
+        'only empty',
     ],
 )
 def test_reproduce_refuses_before_it_runs_anything(
@@ -1861,11 +1947,11 @@ def wait_for_pids(proc):
 
 
 @pytest.mark.skipif(sys.platform != 'linux', reason='reads /proc')
-@pytest.mark.parametrize('sig', ['SIGTERM', 'SIGINT', 'SIGHUP'])
+@pytest.mark.parametrize('sig', ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT'])
 def test_reproduce_stopped_ends_the_experiment_it_runs(sig, tmp_path):
-    """A stop of reproduce.py (a kill, Ctrl-C, the terminal closed) ends the experiment it runs and
-    whatever that started, at once, in one line that names the results the README does not show
-    yet (induction finished before depth was stopped): no experiment left writing results."""
+    """A stop of reproduce.py (a kill, Ctrl-C, the terminal closed, Ctrl-\\) ends the experiment it
+    runs and whatever that started, at once, in one line that names the results the README does not
+    show yet (induction finished before depth was stopped): no experiment left writing results."""
     import signal
     import time
 

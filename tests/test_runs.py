@@ -319,13 +319,44 @@ CASES = [
     ),
     ('small vocab_size', lambda d: flags(d, vocab_size=8), None, 'vocab_size=8 is smaller'),
     (
-        'a vocab_size of 10^10',
-        lambda d: flags(d, vocab_size=10**10),
+        'a vocab_size of 10^9',
+        lambda d: flags(d, vocab_size=10**9),
         None,
         r'the weights and optimizer state '
-        r'\(640,000,\d{3},\d{3} parameters\) would take [\d,.]+ GiB, '
+        r'\(64,000,\d{3},\d{3} parameters\) would take [\d,.]+ GiB, '
         r'and this cpu has [\d,.]+ GiB: at most [\d,]+ parameters fit',
-    ),  # the token embedding and the untied head: 2 x 10^10 x 32, and a few thousand more
+    ),  # the token embedding and the untied head: 2 x 10^9 x 32, and a few thousand more
+    # numbers beyond torch's integers: a bound where a key is read, and the sizes' bytes counted
+    (
+        'a width of 10^30',
+        lambda d: flags(d, n_embd=10**30),
+        None,
+        'n_embd=1e.30 is beyond the 2,147,483,647 any key takes: lower it',
+    ),
+    (
+        'a task setting of 10^20',
+        lambda d: flags(d, digits=10**20, data_dir=d / 'new'),
+        None,
+        'digits=1e.20 is beyond the 2,147,483,647 any key takes',
+    ),
+    (
+        'a MixiT of 2^31 - 1 positions',
+        lambda d: flags(d, variant='mixit', block_size=2**31 - 1),
+        None,
+        'a weight or buffer of this model .* has more bytes than torch can count',
+    ),
+    (
+        'a width whose weights torch cannot size',
+        lambda d: flags(d, n_embd=2**31 - 4, n_head=2),
+        None,
+        'has more bytes than torch can count, far beyond any memory: lower them',
+    ),
+    (
+        'a task setting too long for a folder name',
+        lambda d: ['--task=dyck', f'--format={"x" * 300}', f'--out_dir={d / "out"}'],
+        None,
+        'names a data folder of 307 bytes, more than a folder name holds',
+    ),
     (
         'a batch of 10^9',
         lambda d: flags(d, batch_size=10**9),
@@ -457,10 +488,10 @@ CASES = [
         r'and this cpu has [\d,.]+ GiB: [\d,]+ such samples fit\n',
     ),
     (
-        'samples of 10^12 tokens',
-        lambda d: done(d, '--sample', '--prompt=12', f'--max_new_tokens={10**12}'),
+        'samples of 2 x 10^9 tokens',
+        lambda d: done(d, '--sample', '--prompt=12', f'--max_new_tokens={2 * 10**9}'),
         None,
-        r'3 samples of 1,000,000,000,\d+ tokens would take .* GiB: '
+        r'3 samples of 2,000,000,\d+ tokens would take .* GiB: '
         r'0 such samples fit, or 3 of max_new_tokens=[1-9]',
     ),
     (
@@ -515,8 +546,8 @@ CASES = [
                     'overwrite': True,
                 }
             ),
-        ),
-        r'holds another run \(seed=0 there, 1 here\)',
+        ),  # refused, not dropped: the run it names would otherwise be refused or trained
+        r'c.json: overwrite says what the command does, not what it trains: drop it there',
     ),
     # damaged or doctored files under out/
     (
@@ -543,7 +574,19 @@ CASES = [
         'checkpoint with an unknown model key',
         lambda d: done(d, '--resume'),
         recrafted(n_experts=8),
-        'its model_args do not describe its tensors',
+        "names model_args 'n_experts', which GPTConfig lacks: other code than this checkout's",
+    ),
+    (
+        "another run's checkpoint in the folder",
+        lambda d: done(d, '--resume', '--max_iters=9'),
+        crafted(lambda c: c['config'].update(seed=5)),
+        r"ckpt.pt and .*config.json are two runs' \(seed=5 in ckpt.pt, 0 in config.json\)",
+    ),
+    (
+        "another run's checkpoint in the folder, sampled",
+        lambda d: done(d, '--sample', '--prompt=1+1='),
+        crafted(lambda c: c['config'].update(n_train=7)),
+        "are two runs' .n_train=7 in ckpt.pt",
     ),
     (
         'checkpoint asking for 29 GB',
@@ -867,8 +910,12 @@ CASES = [
     (
         'a crafted checkpoint whose config train.py refuses',
         lambda d: done(d, '--resume', '--max_iters=9'),
-        crafted(lambda c: c['config'].pop('task')),
-        r"holds a config train.py refuses \(unknown key 'digits'",
+        lambda d: (  # its config.json gone too, else the two differ first
+            crafted(lambda c: c['config'].pop('task'))(d),
+            (d / 'out/done/config.json').unlink(),
+        ),
+        r"holds a config this train.py refuses \(unknown key 'digits'.*"
+        "other code than this checkout's wrote it",
     ),
     (
         'a checkpoint that is a FIFO',
@@ -951,6 +998,17 @@ def test_checkpoints_hold_only_tensors_and_plain_values(base):
         names
     )
     assert ckpt['step'] == 6 and ckpt['model_args']['n_layer'] == 1
+
+
+def test_a_prompt_that_is_not_utf8_is_refused_not_replaced():
+    """A command line's bytes that are not UTF-8 reach Python as surrogates: a byte-level model
+    would read each as U+FFFD's three bytes, another text than the one typed. One line instead."""
+    from data.loader import prompt_codec
+
+    for meta in ({'encoding': 'bytes'}, {'itos': ['a', 'b'], 'sep': ''}):
+        with pytest.raises(ConfigError, match=r'the prompt is not UTF-8 text \(byte 0xff at 1\)'):
+            prompt_codec(meta, 'a\udcffb')
+    assert prompt_codec({'encoding': 'bytes'}, 'aé')[0] == [97, 0xC3, 0xA9]
 
 
 def test_temperature_zero_is_greedy_and_a_number_is_a_prompt(base, capsys):
@@ -1050,8 +1108,15 @@ def test_overwrite_replaces_another_run_only_when_asked(tmp_path):
     train(keys)
     with pytest.raises(ConfigError, match='holds another run'):
         train({**keys, 'seed': 1})
+    before = {f: (tmp_path / 'out' / 'r' / f).read_bytes() for f in ('config.json', 'ckpt.pt')}
     assert train({**keys, 'seed': 1, 'overwrite': True})['run_dir'].endswith('r')
     assert load_checkpoint(tmp_path / 'out' / 'r' / 'ckpt.pt')['config']['seed'] == 1
+    # the run it replaced is kept, whole, in the folder's replaced/ (a mistyped run_name loses
+    # nothing), and the next overwrite replaces that one
+    assert {f: (tmp_path / 'out' / 'r' / 'replaced' / f).read_bytes() for f in before} == before
+    train({**keys, 'seed': 2, 'overwrite': True})
+    kept = load_checkpoint(tmp_path / 'out' / 'r' / 'replaced' / 'ckpt.pt')
+    assert kept['config']['seed'] == 1
 
 
 def test_a_second_process_on_a_run_folder_is_refused_and_the_first_stays_intact(tmp_path):
@@ -1209,8 +1274,8 @@ def test_a_resume_refuses_a_checkpoint_replaced_after_it_read_it(tmp_path, monke
     train(keys)
     folder = tmp_path / 'out' / 'r'
 
-    def read_then_replaced(path):
-        ckpt = load_checkpoint(path)
+    def read_then_replaced(path, resumable=None):
+        ckpt = load_checkpoint(path, resumable)
         shutil.copy(path, folder / 'other')
         os.replace(folder / 'other', path)  # the first resume's next checkpoint: a new file
         return ckpt

@@ -1125,6 +1125,35 @@ def test_a_saved_config_fills_what_the_command_line_leaves(tmp_path):
     assert (got['out_dir'], got['run_name']) == (str(run.resolve().parent), 'r')  # the folder
 
 
+def test_a_run_folder_never_chooses_where_a_run_reads_writes_or_sends(tmp_path):
+    """A run's folder given to --resume or --sample: its config.json's data_dir and W&B keys are not
+    taken (a checkpoint never chooses them, checkpoint.CHOSEN_NOW; the file may be another's), its
+    out_dir and run_name are the folder; the same file given as a config file sets them. A command
+    key set in a config file (JSON's "sample": true) is refused, not dropped, and --resume with
+    --sample is two commands."""
+    run = tmp_path / 'out' / 'r'
+    run.mkdir(parents=True)
+    saved = dict(
+        configurator.resolve({}),
+        data_dir=str(tmp_path / 'elsewhere'),
+        wandb_log=True,
+        wandb_project='someone-else',
+        resume=False,
+        sample=False,
+    )
+    (run / 'config.json').write_text(json.dumps(saved))
+    got = configurator.parse_args([str(run), '--resume'])
+    assert not {'data_dir', 'wandb_log', 'wandb_project', 'wandb_run_name'} & set(got)
+    assert (got['out_dir'], got['run_name']) == (str(run.parent), 'r')
+    as_file = configurator.parse_args([str(run / 'config.json')])
+    assert as_file['wandb_log'] is True and as_file['data_dir'] == str(tmp_path / 'elsewhere')
+    (tmp_path / 'c.json').write_text(json.dumps({'task': 'dyck', 'sample': True}))
+    with pytest.raises(ConfigError, match='c.json: sample says what the command does'):
+        configurator.parse_args([str(tmp_path / 'c.json')])
+    with pytest.raises(ConfigError, match='give one of them'):
+        configurator.parse_args(['--resume', '--sample'])
+
+
 def test_default_config_file_trains_through_main(tmp_path, capsys):
     """python train.py experiments/config/default.py --max_iters=2: the default run's keys, tiny,
     end to end through the command line's main."""

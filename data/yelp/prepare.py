@@ -170,6 +170,9 @@ def write(out, splits, documents, enc, total_bytes=None):
             batches[split].append((text, label))
             if len(batches[split]) == 10_000:
                 flush(split, batches[split])
+        empty = [f'{s}.csv' for s in splits if not batches[s] and not targets[s]]
+        if empty:
+            raise ValueError(f'{" and ".join(empty)} holds no reviews: give the whole Yelp split')
         for s in splits:
             flush(s, batches[s])
             files[s].close()

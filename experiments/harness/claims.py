@@ -625,7 +625,10 @@ def claims_section(results, older=False):
 
 
 def section_of(text):
-    """The claims section of a results .md's text; None if it has none."""
-    if SECTION[0] not in text or SECTION[1] not in text:
+    """The claims section of a results .md's text; None if it has none: its markers each once and in
+    their order (an end before its start would be the empty text, which a replace puts between
+    every two characters)."""
+    start, end = (text.find(marker) for marker in SECTION)
+    if not 0 <= start < end or any(text.count(marker) != 1 for marker in SECTION):
         return None
-    return text[text.index(SECTION[0]) : text.index(SECTION[1]) + len(SECTION[1])]
+    return text[start : end + len(SECTION[1])]

@@ -171,10 +171,11 @@ def end_group(pid, grace=5.0):
 
 
 def stop_on_signal(note=lambda: ''):
-    """For a command line's main thread: SIGINT (Ctrl-C), SIGTERM and SIGHUP end the processes it
-    runs (end_group), say `note()` if it says anything, then end this process as
-    synthetic.end_on_signal does: its temporaries removed, one line 'stopped by ...', exit status
-    128 + the signal. A signal the process was started ignoring (nohup's SIGHUP) stays ignored."""
+    """For a command line's main thread: each of synthetic.STOPS (Ctrl-C, a kill, a closed
+    terminal, Ctrl-\\) ends the processes it runs (end_group), says `note()` if it says anything,
+    then ends this process as synthetic.end_on_signal does: its temporaries removed, one line
+    'stopped by ...', exit status 128 + the signal. A signal the process was started ignoring
+    (nohup's SIGHUP) stays ignored."""
     synthetic.end_on_signal()
     end = signal.getsignal(signal.SIGTERM)
     if not callable(end):  # started with SIGTERM ignored: every signal left as it is
@@ -261,10 +262,9 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None, own_dtype=
     args = parser.parse_args(argv)
     if argv is None:  # the command line's own process, not a caller's
         command_line_process()
+    if args.micro_batch < 0:
+        parser.error(f'--micro_batch={args.micro_batch}: give a number of examples, or 0 for whole')
     # before any run or data (fair.py reads its data first): one line, exit status 2
-    device = pick_device(args.device)
-    if args.dtype == 'tf32' and not device.startswith('cuda'):
-        parser.error('--dtype=tf32 is a setting of CUDA tensor cores: on a CPU use float32')
     args.out_dir.strip() or parser.error(
         "--out_dir='' names no folder (not this one): give one (default: out/)"
     )
@@ -277,6 +277,11 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None, own_dtype=
         )
     except ConfigError as e:
         parser.exit(2, f'error: --at: {e}\n')
+    # an --at of dtype is every run's dtype, which the results record: the --dtype it replaces
+    args.dtype = args.at.pop('dtype', args.dtype)
+    device = pick_device(args.device)  # a mistake before any data is generated (fair.py's)
+    if args.dtype == 'tf32' and not device.startswith('cuda'):
+        parser.error('--dtype=tf32 is a setting of CUDA tensor cores: on a CPU use float32')
     args.mode = (
         'smoke' if args.smoke else 'quick' if args.quick else 'regime' if args.regime else 'full'
     )
@@ -350,6 +355,29 @@ def check_writable(path, fix):
         raise ConfigError(f'cannot write to {path} ({e.strerror}): {fix}') from None
 
 
+def tool_folder(parser, value, files, dry):
+    """A tool's OUT_DIR (gpu_check.py, profile_step.py), checked before any work: a folder (~
+    expanded) where each of `files` can be written, and not RESULTS for a --dry run, whose CPU
+    figures would replace the GPU's recorded there. -> the folder, made."""
+    if not value.strip():
+        parser.error("OUT_DIR='' names no folder (not this one): give one, e.g. out/check")
+    out = Path(os.path.expanduser(value)).resolve()
+    if dry and out == RESULTS.resolve():
+        parser.error(
+            f'{value}: a dry run (the CPU version) would replace the GPU results recorded there: '
+            'give another folder'
+        )
+    try:
+        for name in files:
+            check_writable(out / name, 'give OUT_DIR a folder you can write')
+        out.mkdir(parents=True, exist_ok=True)
+    except ConfigError as e:
+        parser.error(str(e))
+    except OSError as e:
+        parser.error(synthetic.cannot_write(out, e, 'OUT_DIR'))
+    return out
+
+
 def read_text(path):
     """A text file of ours (a results .md, the README): one line if it cannot be read as text."""
     try:
@@ -376,6 +404,11 @@ def checked_at(at, own=None):
         raise ConfigError(
             f"{key} is not a key of every run (the harness's own flag, or one run's): drop it"
         )
+    # what the protocol varies between its runs: one value for all would make its seeds one run,
+    # or its rows one variant under their labels
+    for key, fix in (('seed', '--seeds'), ('data_seed', '--seeds'), ('variant', 'its rows')):
+        if key in at:
+            raise ConfigError(f"{key} differs between the protocol's runs ({fix}): drop it")
     return check_keys(
         at,
         own
@@ -691,7 +724,23 @@ def per_seed(value):
     numbers = value if isinstance(value, list) else [value]
     if isinstance(value, dict):
         numbers = [value.get(k) for k in ('min', 'max', 'mean', 'n')]
-    return bool(numbers) and all(isinstance(v, (int, float)) for v in numbers)
+    return bool(numbers) and all(number(v) for v in numbers)
+
+
+def number(v):  # a finite number, not a bool (True is an int to Python) or JSON's NaN
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def named_as(path, results):
+    """Whether results' name and mode are the file's (results_path: <name>[-mode].json; a TREND's
+    size <name>.json under trend/): a file renamed, or edited to another mode, would be read as
+    another protocol's results."""
+    stem, mode = Path(path).stem, results.get('mode')
+    if not isinstance(results.get('name'), str) or results['name'] not in stem:
+        return False
+    if mode == 'full':
+        return not stem.endswith(('-quick', '-regime'))
+    return stem.endswith(f'-{mode}') or 'trend' in Path(path).parts
 
 
 def read_results(path, needs=(), fix='git checkout it, or rerun its experiment'):
@@ -722,9 +771,13 @@ def read_results(path, needs=(), fix='git checkout it, or rerun its experiment')
         wrong += [
             'a regime without its figures'
             for r in results.get('regime') or []
-            if not isinstance(r, dict)
-            or not all(isinstance(r.get(k), (int, float)) for k in ('ours', 'paper'))
+            if not isinstance(r, dict) or not all(number(r.get(k)) for k in ('ours', 'paper'))
         ]
+        wrong += (
+            [f"it says {results['name']!r} in mode {results['mode']!r}, not this file's"]
+            if 'name' in results and 'mode' in results and not named_as(path, results)
+            else []
+        )
         wrong += [
             'a claim without its quantities'
             for c in results.get('claims', [])

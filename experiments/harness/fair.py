@@ -29,6 +29,7 @@ if __name__ == '__main__':  # the experiments' code, not a command (alone: an im
 
 import numpy as np
 
+from data import synthetic
 from data.synthetic import ConfigError
 from experiments.harness import common
 from experiments.harness.common import batch_keys, markdown, pct
@@ -41,7 +42,8 @@ def tasks_flag(parser):
     (earlier_tasks merges them)."""
     parser.add_argument(
         '--tasks',
-        default='',
+        default=None,
+        type=synthetic.some_names,
         help="these of the mode's tasks alone (comma-separated), merged into the mode's results of "
         'the same code: --regime runs a task at a time, each within an hour on 2 cores',
     )

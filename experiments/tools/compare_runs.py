@@ -38,6 +38,7 @@ from matplotlib.ticker import EngFormatter, PercentFormatter  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
 
 from checkpoint import is_run, read_config, read_log  # noqa: E402
+from data import synthetic  # noqa: E402
 from data.synthetic import ConfigError, Parser, atomic_write, cannot_write  # noqa: E402
 from experiments.harness import common  # noqa: E402
 from configurator import DEFAULTS, NOT_NAMED  # noqa: E402
@@ -257,4 +258,5 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
+    synthetic.end_on_signal()  # Ctrl-C: one line, not a traceback
     sys.exit(main())

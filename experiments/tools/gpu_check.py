@@ -246,8 +246,9 @@ def main():
     if args.largest:
         print(json.dumps(largest(dry)))
         return
-    out = Path(args.out_dir).resolve()
-    out.mkdir(parents=True, exist_ok=True)
+    out = common.tool_folder(
+        parser, args.out_dir, [f'gpu_check.{e}' for e in ('json', 'md', 'log')], dry
+    )
     command = 'python experiments/tools/gpu_check.py ' + ' '.join(sys.argv[1:])
     device = common.device_name('cpu' if dry else 'cuda')
     head = f'# GPU check: {device}\n\n`{command}`, {date.today()}, torch {torch.__version__}' + (

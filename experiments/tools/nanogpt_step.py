@@ -32,6 +32,7 @@ from torch.nn import functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for a script
 
+from data import synthetic
 from data.synthetic import ConfigError, Parser
 from experiments.harness import common
 from model import GPT, GPTConfig
@@ -266,6 +267,7 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
+    synthetic.end_on_signal()  # Ctrl-C: one line, not a traceback
     try:
         sys.exit(main())
     except ConfigError as e:  # bad input: one line, exit status 2

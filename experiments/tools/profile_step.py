@@ -87,9 +87,10 @@ def main():
     cuda = not args.dry
     if cuda and not torch.cuda.is_available():
         parser.error('no CUDA device here: run it on a GPU, or give --dry to check it on the CPU')
-    out = Path(args.out_dir)
+    out = common.tool_folder(
+        parser, args.out_dir, [f'profile_step.{e}' for e in ('json', 'md', 'txt')], not cuda
+    )
     device, dtype, arch = ('cuda', 'bfloat16', ARCH) if cuda else ('cpu', 'float32', ARCH_DRY)
-    out.mkdir(parents=True, exist_ok=True)
     name = torch.cuda.get_device_name() if cuda else 'cpu'
     # --dry: a stand-in peak, to exercise the arithmetic
     peak = next((v for k, v in PEAK_FLOPS.items() if k in name), None) if cuda else 1e11
@@ -205,4 +206,5 @@ def main():
 
 
 if __name__ == '__main__':
+    synthetic.end_on_signal()  # Ctrl-C: one line, not a traceback
     main()

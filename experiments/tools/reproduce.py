@@ -424,7 +424,7 @@ def unshown():
 def chosen(parser, only, among):
     """-> the experiments --only names (comma-separated), in `among`'s order; all of them without
     it. A name not among them is refused, with the choices."""
-    names = [n for n in only.split(',') if n]
+    names = [n for n in (only or '').split(',') if n]
     if set(names) - set(among) or only and not names:
         parser.error(f'--only={only}: name experiments among {", ".join(among)}')
     return [n for n in among if n in names] or among
@@ -612,7 +612,10 @@ def main(argv=None):
     for flag in ('--readme', '--check', '--quick', '--regime', '--plan'):
         parser.add_argument(flag, action='store_true')
     parser.add_argument(
-        '--only', default='', help='these experiments alone (comma-separated), not all'
+        '--only',
+        default=None,
+        type=synthetic.some_names,
+        help='these experiments alone (comma-separated), not all',
     )
     args = parser.parse_args(ours)
     mode = 'quick' if args.quick else 'regime' if args.regime else 'full'

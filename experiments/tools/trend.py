@@ -311,7 +311,8 @@ def main(argv=None):
     )
     parser.add_argument(
         '--axes',
-        default='',
+        default=None,
+        type=synthetic.some_names,
         help="with --diagnose: only these of the DIAGNOSIS's axes, comma-separated; the axes "
         'diagnosed before on the same code stay in the results (a diagnosis over several sessions)',
     )
@@ -430,7 +431,7 @@ def diagnose(args, module):
             f"{name}.py's DIAGNOSIS gives flags_of to {', '.join(sorted(unknown))}, which is not "
             'one of its axes: name an axis of its axes'
         )
-    chosen = [a.strip() for a in args.axes.split(',') if a.strip()] or every
+    chosen = [a.strip() for a in (args.axes or '').split(',') if a.strip()] or every
     if not_axes := sorted(set(chosen) - set(every)):
         raise ConfigError(
             f"--axes={args.axes}: {', '.join(not_axes)} is not an axis of {name}.py's "
