@@ -619,6 +619,8 @@ def prompt_codec(meta, prompt):
     if not words or any(w not in stoi for w in words):
         raise ConfigError(
             f"prompt={prompt!r} must be a non-empty sequence of the task's tokens "
-            f'{meta["itos"]}' + (f' separated by {meta["sep"]!r}' if meta['sep'] else '')
+            f'{meta["itos"]}'
+            + (f' separated by {meta["sep"]!r}' if meta['sep'] else '')
+            + ": give it with --prompt= (sample.py's --start=, as nanoGPT's)"
         )
     return [stoi[w] for w in words], lambda row: synthetic.decode(meta, row)
