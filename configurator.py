@@ -21,7 +21,7 @@ from checkpoint import ReportedElsewhere
 from data import synthetic
 from data.loader import task_keys, task_module, unknown
 from data.synthetic import ConfigError, read_json
-from devices import launch, leave
+from devices import launch, leave, peer_gone
 from gpt2 import gpt2_args, gpt2_files
 from model import VARIANTS, GPTConfig
 
@@ -529,4 +529,13 @@ def command_line():
         if master or not isinstance(e, ReportedElsewhere):
             print(f'error: {e}', file=sys.stderr)
         leave(2)
+    except RuntimeError as e:  # another process of the run ended: one line, not gloo's traceback
+        if not peer_gone(e):
+            raise
+        print(
+            f'error: another process of this run ended ({peer_gone(e)}), '
+            "so this one stops too; the run's last checkpoint stays: --resume goes on from it",
+            file=sys.stderr,
+        )
+        leave(1)
     leave(0)

@@ -131,6 +131,17 @@ def torchrun():
     return 'RANK' in os.environ
 
 
+# what a collective raises on the processes left when another of the run's ends (a kill, Ctrl-C in
+# its terminal, an OOM kill): gloo's socket errors, NCCL's abort
+PEER_GONE = ('Connection reset by peer', 'Connection closed by peer', 'Broken pipe', 'NCCL')
+
+
+def peer_gone(e):
+    """-> the words of the RuntimeError e that say another process of this torchrun run has ended,
+    else None."""
+    return next((words for words in PEER_GONE if words in str(e)), None) if torchrun() else None
+
+
 # what torchrun sets in each process it starts (LOCAL_WORLD_SIZE too, which may be left out)
 LAUNCH = ('RANK', 'LOCAL_RANK', 'WORLD_SIZE', 'MASTER_ADDR', 'MASTER_PORT')
 

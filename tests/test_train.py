@@ -1154,6 +1154,23 @@ def test_a_run_folder_never_chooses_where_a_run_reads_writes_or_sends(tmp_path):
         configurator.parse_args(['--resume', '--sample'])
 
 
+def test_another_process_of_the_run_ending_is_one_line_not_gloos_traceback(monkeypatch, capsys):
+    """Under torchrun, a process whose peer ended (killed, Ctrl-C in its terminal) meets gloo's
+    'Connection reset by peer' in its next collective: one line that says so and that the last
+    checkpoint stays, exit status 1; any other RuntimeError keeps its traceback."""
+    monkeypatch.setenv('RANK', '0')
+    monkeypatch.setattr(configurator, 'launch', lambda: (0, 2))
+    monkeypatch.setattr(configurator, 'leave', lambda code: sys.exit(code))
+    gloo = '[pair.cc:537] Read error [127.0.0.1]:30443: Connection reset by peer. This is typically'
+    with pytest.raises(SystemExit) as stop, configurator.command_line():
+        raise RuntimeError(gloo)
+    err = capsys.readouterr().err
+    assert stop.value.code == 1 and err.count('\n') == 1
+    assert err.startswith('error: another process of this run ended (Connection reset by peer)')
+    with pytest.raises(RuntimeError, match='a bug'), configurator.command_line():
+        raise RuntimeError('a bug')
+
+
 def test_default_config_file_trains_through_main(tmp_path, capsys):
     """python train.py experiments/config/default.py --max_iters=2: the default run's keys, tiny,
     end to end through the command line's main."""
