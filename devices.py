@@ -284,7 +284,9 @@ def memory_check(model_args, cfg, T, device, batch):
         try:
             with torch.device('meta'):
                 model = GPT(GPTConfig(**{**model_args, **changed}))
-        except (RuntimeError, OverflowError):  # a tensor's bytes beyond torch's 64-bit sizes
+        except (RuntimeError, OverflowError) as e:  # a tensor's bytes beyond torch's 64-bit sizes
+            if 'overflow' not in str(e).lower() and not isinstance(e, OverflowError):
+                raise
             raise ConfigError(
                 f'a weight or buffer of this model (n_embd={c.n_embd}, n_layer={c.n_layer}, '
                 f'block_size={c.block_size}, vocab_size={c.vocab_size}) has more bytes than torch '
