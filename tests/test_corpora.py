@@ -766,6 +766,22 @@ def test_corpus_resume_is_exact(tmp_path, text_dir):
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
+def test_a_resume_refuses_a_corpus_prepared_again_from_an_edited_input(tmp_path):
+    """The same file edited (the same size, so the same token counts) and prepared again into the
+    run's data folder: the run's checkpoint holds the meta.json it trained on, whose input_sha256
+    differs, so the resume is refused rather than trained on the other text."""
+    src = tmp_path / 'book.txt'
+    src.write_text('The cat sat on the mat.\n' * 200)
+    data = tmp_path / 'data'
+    corpus.prepare('text', {'encoding': 'bytes'}, src, data)
+    keys = dict(TINY, task='text', data_dir=str(data), out_dir=str(tmp_path / 'out'), run_name='r')
+    train(keys)
+    src.write_text('The dog sat on the mat.\n' * 200)
+    corpus.prepare('text', {'encoding': 'bytes'}, src, data)
+    with pytest.raises(ConfigError, match=r'is not what this run trained on \(input_sha256'):
+        train({**keys, 'resume': True, 'max_iters': TINY['max_iters'] + 2})
+
+
 @pytest.mark.parametrize('variant', ['standard', 'mixit'])
 def test_sampling_from_a_checkpoint(tmp_path, text_dir, variant):
     keys = dict(TINY, task='text', data_dir=str(text_dir), out_dir=str(tmp_path), variant=variant)
