@@ -310,6 +310,8 @@ def resolve(overrides):
     for key, value in cfg.items():  # NaN or inf from a JSON file, or 1e999 typed, is no setting
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f'{key}={value} must be a finite number')
+        if isinstance(value, float) and abs(value) > 3.4e38:  # float32's largest: torch's tensors
+            raise ConfigError(f'{key}={value:.3g} is beyond float32 (3.4e38): lower it')
     for key, low in AT_LEAST.items():
         if key in cfg and not cfg[key] >= low:
             raise ConfigError(f'{key}={cfg[key]} must be at least {low}')

@@ -384,6 +384,12 @@ CASES = [
         'learning_rate=inf must be a finite',
     ),
     (
+        'a learning rate beyond float32',
+        lambda d: flags(d, learning_rate=1e308),
+        None,
+        r'learning_rate=1e\+308 is beyond float32 \(3.4e38\): lower it',
+    ),
+    (
         'a NaN from a config file',
         lambda d: [str(d / 'c.json'), f'--out_dir={d / "out"}'],
         lambda d: write(d / 'c.json', '{"task": "addition", "weight_decay": NaN}'),
