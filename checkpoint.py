@@ -26,6 +26,7 @@ import json
 import math
 import os
 import re
+import shutil
 import sys
 from contextlib import contextmanager
 from dataclasses import asdict, fields
@@ -593,12 +594,10 @@ class Run:
         if not there:
             return
         kept = self.folder / 'replaced'
-        if kept.is_symlink() or kept.is_file():
+        if kept.is_symlink() or kept.is_file():  # rmtree follows no link: removed as a file
             kept.unlink()
         elif kept.exists():
-            for old in kept.iterdir():
-                old.unlink()
-            kept.rmdir()
+            shutil.rmtree(kept)
         kept.mkdir()
         for name in there:
             os.replace(self.folder / name, kept / name)

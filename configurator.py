@@ -532,10 +532,11 @@ def command_line():
             print(f'error: {e}', file=sys.stderr)
         leave(2)
     except RuntimeError as e:  # another process of the run ended: one line, not gloo's traceback
-        if not peer_gone(e):
+        words = peer_gone(e)
+        if not words:
             raise
         print(
-            f'error: another process of this run ended ({peer_gone(e)}), '
+            f'error: another process of this run ended ({words}), '
             "so this one stops too; the run's last checkpoint stays: --resume goes on from it",
             file=sys.stderr,
         )
