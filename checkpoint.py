@@ -127,6 +127,13 @@ def find_checkpoint(cfg, given, folder, resumable, action):
       cannot change);
     the latest of them (its ckpt.pt's time), said in one line when there are several."""
     found = [folder]
+    path = folder / 'ckpt.pt'
+    if cfg['run_name'] and (not os.path.lexists(path) or path.is_dir()):  # that run's, or none
+        raise ConfigError(
+            f'cannot {action}: {path} is {"a folder" if path.is_dir() else "missing"}, and a '
+            "run's folder holds the checkpoint it saved (at each eval_interval): give the folder "
+            'of a run that saved one'
+        )
     if not cfg['run_name'] and not (folder / 'ckpt.pt').exists():
         near = []  # (number of keys that differ, all of them given now; folder)
         for path in sorted(Path(cfg['out_dir']).glob('*/config.json')):
@@ -201,14 +208,27 @@ def resumed_config(ckpt, overrides, resolve, resumable):
             f"max_iters={cfg['max_iters']} is below the run's step {ckpt['step']}: a run does not "
             f'go back; give max_iters={ckpt["step"]} or more, or start a new run'
         )
+    unchanged(ckpt, cfg, overrides, resumable, 'resume')
+    return cfg
+
+
+def unchanged(ckpt, cfg, overrides, resumable, action):
+    """Refuses, by name, a key outside `resumable` given with a value other than the run's (its
+    config's, else its model's): --resume would train another run on, --sample would say nothing
+    and sample the run's own model."""
+    why = {
+        'resume': 'it fixes the model, the data or the optimizer state. Drop it, or start a new '
+        'run',
+        'sample': "the run's weights are its own model's, trained on its data: drop it, or "
+        'sample from a run trained with it',
+    }[action]
     for key in overrides:
+        saved = ckpt['config']
         before = saved[key] if key in saved else ckpt['model_args'].get(key)
         if key not in resumable and cfg[key] != before:
             raise ConfigError(
-                f'--resume cannot change {key} ({before!r} in the run, {cfg[key]!r} given): it '
-                f'fixes the model, the data or the optimizer state. Drop it, or start a new run'
+                f'--{action} cannot change {key} ({before!r} in the run, {cfg[key]!r} given): {why}'
             )
-    return cfg
 
 
 def same_data(ckpt, meta):

@@ -135,6 +135,8 @@ def parse_args(argv):
     the text as typed (--prompt=75 is the prompt '75')."""
     text_keys = {k for k, v in {**DEFAULTS, **MODEL_DEFAULTS}.items() if isinstance(v, str)}
     overrides, lines = {}, []  # lines: (file, line, key, value) of the config files' keys
+    # a run's folder, which names out_dir and run_name, and those typed: one or the other
+    run_folder, placed = None, []
     for arg in argv:
         if not arg.startswith('--'):
             path = Path(arg)
@@ -175,16 +177,23 @@ def parse_args(argv):
                 if k not in COMMAND_KEYS and not (path.is_dir() and k in checkpoint.CHOSEN_NOW):
                     overrides.setdefault(k, v)
             if path.is_dir():  # the folder itself, wherever it is now and whatever its name
-                folder = path.resolve()
+                folder = path.resolve()  # through a link: the folder it points to
+                run_folder = arg
                 overrides.update(out_dir=str(folder.parent), run_name=folder.name)
             continue
         key, eq, value = arg[2:].partition('=')
+        placed += [f'--{key}'] if key in ('out_dir', 'run_name') else []
         try:
             overrides[key] = (
                 (value if key in text_keys else ast.literal_eval(value)) if eq else True
             )  # a bare --flag
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             overrides[key] = value
+    if run_folder and placed:
+        raise ConfigError(
+            f"'{run_folder}' is a run's folder, which names the run's out_dir and run_name: give "
+            f'the folder or {placed[0]}, not both'
+        )
     if overrides.get('resume') is True and overrides.get('sample') is True:
         raise ConfigError(
             '--resume trains a run on and --sample prints text from it: give one of them'

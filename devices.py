@@ -18,6 +18,7 @@ import torch
 import torch.distributed as dist
 
 from checks import check_config
+from data import synthetic
 from data.synthetic import ConfigError
 from model import GPT, GPTConfig
 
@@ -235,19 +236,9 @@ def device_memory(device):
         return torch.cuda.get_device_properties(device).total_memory
     if device != 'cpu':
         return None
-    try:
-        with open('/proc/meminfo') as f:
-            free = next(
-                int(line.split()[1]) * 1024 for line in f if line.startswith('MemAvailable:')
-            )
-    except (OSError, StopIteration, ValueError, IndexError):  # not Linux
-        if not hasattr(os, 'sysconf'):
-            return None
-        free = os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
-    else:  # and what this process holds, which it reuses (keep_freed_memory; an earlier run's heap)
-        with open('/proc/self/statm') as f:
-            free += int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
-    return free // int(os.environ.get('LOCAL_WORLD_SIZE', 1))
+    # what this process holds counts too: it reuses it (keep_freed_memory; an earlier run's heap)
+    free = synthetic.free_memory()
+    return free and free // int(os.environ.get('LOCAL_WORLD_SIZE', 1))
 
 
 def check_fits(need, device, what, fits):

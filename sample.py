@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from checkpoint import load_checkpoint
+from checkpoint import load_checkpoint, unchanged
 from configurator import RESUMABLE, command_line, find_run, parse_args, resolve
 from data import synthetic
 from data.loader import prompt_codec
@@ -29,8 +29,10 @@ def sample_text(config=None):
     """Continues `prompt` num_samples times with the weights of a run's ckpt.pt (model.generate); ->
     the texts, prompt included. The run is found from its keys, as --resume finds it: its run_name,
     or its training keys."""
-    ckpt = load_checkpoint(find_run(dict(config or {}), 'sample'), RESUMABLE)
-    cfg = resolve({**ckpt['config'], **(config or {})})
+    config = dict(config or {})
+    ckpt = load_checkpoint(find_run(config, 'sample'), RESUMABLE)
+    cfg = resolve({**ckpt['config'], **config})
+    unchanged(ckpt, cfg, config, RESUMABLE, 'sample')
     device = pick_device(cfg['device'])
     model = GPT(GPTConfig(**ckpt['model_args']))
     model.load_state_dict(ckpt['model'])

@@ -330,13 +330,6 @@ def write_tokens(out, splits, documents, enc, total_bytes=None):
         bar.close()
         for f in files.values():
             f.close()
-    # a split of empty documents holds their end-of-text tokens alone
-    empty = [s for s in splits if tokens[s] <= docs[s]]
-    if empty:
-        raise ValueError(
-            f'no {" or ".join(empty)} text (no documents, or empty ones): the input is too small '
-            'for these settings, or its documents are empty'
-        )
     return dict(tokens=tokens, documents=docs)
 
 
@@ -363,12 +356,24 @@ def prepare(task, overrides=None, source=None, out_dir=None, overwrite=False):
     except OSError as e:
         raise cannot_read(e, source) from None
     out = Path(out_dir).expanduser() if out_dir else task_dir(task, args, module.DEFAULTS)
-    check_out_dir(out, task, overwrite)
+    # the same input: its bytes where they are local files, else the download's address
+    made = {'input_sha256': digest} if digest else {'source': module.SOURCE}
+    check_out_dir(out, task, overwrite, {'args': args, **made})
     enc = get_encoding(args['encoding'])
     splits = getattr(module, 'SPLITS', ('train', 'val'))
     write = getattr(module, 'write', write_tokens)  # Yelp writes examples instead of a token stream
     with new_files(out) as new:
         counts = write(new, splits, read_input(module.documents(args, source), source), enc, total)
+        # a split of empty documents holds their end-of-text tokens alone
+        empty = [
+            s for s in counts.get('tokens', ()) if counts['tokens'][s] <= counts['documents'][s]
+        ]
+        if empty:
+            raise ValueError(
+                f'{source or module.SOURCE} gives no {" or ".join(empty)} text (no documents, or '
+                'empty ones), too small for these settings or its documents empty: give --input '
+                'a larger file'
+            )
         meta = dict(
             task=task,
             args=args,

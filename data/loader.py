@@ -615,7 +615,7 @@ def prompt_codec(meta, prompt):
         enc = corpus.get_encoding(meta['encoding'])
         return enc.encode_ordinary(prompt) or [enc.eot_token], enc.decode
     stoi = {s: i for i, s in enumerate(meta['itos'])}
-    words = prompt.split(meta['sep']) if meta['sep'] and prompt else list(prompt)
+    words = prompt.split(meta['sep']) if meta['sep'] and prompt else tokens_of(prompt, stoi)
     if not words or any(w not in stoi for w in words):
         raise ConfigError(
             f"prompt={prompt!r} must be a non-empty sequence of the task's tokens "
@@ -624,3 +624,16 @@ def prompt_codec(meta, prompt):
             + ": give it with --prompt= (sample.py's --start=, as nanoGPT's)"
         )
     return [stoi[w] for w in words], lambda row: synthetic.decode(meta, row)
+
+
+def tokens_of(text, stoi):
+    """A prompt of a task without a separator, split as synthetic.decode writes it: the longest
+    token at each place, so that '(())?<pad>' is its six tokens and '754+861=' its eight. A place
+    no token starts gives the characters left, which the caller refuses."""
+    longest = sorted((t for t in stoi if t), key=len, reverse=True)
+    words, i = [], 0
+    while i < len(text):
+        word = next((t for t in longest if text.startswith(t, i)), text[i:])
+        words.append(word)
+        i += len(word)
+    return words

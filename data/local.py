@@ -57,7 +57,10 @@ def byte_text(root, text='', smoke=False):
         'input_sha256'
     ) == corpus.files_digest([source])
     if not fresh:
-        out, info = corpus.prepare('text', {'encoding': 'bytes'}, str(source), str(out))
+        # its own folder, of this source: replaced whenever the source changed
+        out, info = corpus.prepare(
+            'text', {'encoding': 'bytes'}, str(source), str(out), overwrite=True
+        )
         print(
             f'prepared {source} in {out}: {info["tokens"]["train"]:,} training and '
             f'{info["tokens"]["val"]:,} held-out bytes'

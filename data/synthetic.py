@@ -8,7 +8,9 @@ its own prepare.py, which defines
 
     DEFAULTS = dict(...)               # the paper-scale settings; every key is a --flag
     def generate(rng, n, **args)       # n random examples -> (x, y), int arrays of shape (n, T)
-    def describe(args) -> dict         # vocab_size, itos (token id -> text), what is scored
+    def describe(args) -> dict         # vocab_size, itos (token id -> text), what is scored,
+                                       # block_size (T, from the settings alone: prepare checks
+                                       # the data fit in memory before it draws them)
     def splits(args, rng) -> dict      # optional: {'train': (x, y), 'val': (x, y)}; default below
     EXCLUDE_HELD_OUT = False           # optional: let held-out inputs occur in train
                                        # (default_splits); or a function of the settings, when that
@@ -22,7 +24,8 @@ All of them are first written to a directory of this process's own (new.tmp<pid>
 directory) and moved in together when complete (new_files): an error, Ctrl-C or SIGTERM at any point
 leaves the previous complete data or the new, never a mix or temporary files (a kill -9 leaves no
 temporary files either: watch), and two processes preparing the same data both succeed. A prepare
-refuses an out_dir that holds a meta.json of another task's, unless told to overwrite it.
+refuses an out_dir that holds a meta.json of another task's, or of this task made otherwise, unless
+told to overwrite it.
 """
 
 import argparse
@@ -153,6 +156,8 @@ def default_splits(module, args, rng, meta):
 
 # the temporary files and folders this process may be writing (end_on_signal removes them)
 TEMPORARIES = set()
+# the output folders this process made for data not complete yet: removed at a stop where empty
+MADE = set()
 # the signals that stop a command line (end_on_signal; common.stop_on_signal for the tools that
 # start processes), which commit holds until its files are all in place: Ctrl-C, a kill, a closed
 # terminal, Ctrl-\ (whose default, a core dump, would leave the temporaries and the processes)
@@ -281,10 +286,12 @@ def read_json(path, fix):
     return value
 
 
-def check_out_dir(out, task, overwrite):
+def check_out_dir(out, task, overwrite, made=None):
     """Before any work: an out_dir under a file, which cannot be made (NotADirectoryError, as
-    mkdir's), and, unless overwrite, one whose meta.json is not this task's: another task's data, a
-    file of the user's, would be replaced."""
+    mkdir's), and, unless overwrite, one whose meta.json is not this task's (another task's data, a
+    file of the user's) or not made as these data are (`made`: the meta.json entries that say so,
+    the settings and the input): data a run trains on would be replaced, and the run could not
+    resume."""
     there = next(p for p in (out, *out.parents) if os.path.lexists(p))
     if not there.is_dir():
         raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(out))
@@ -296,10 +303,24 @@ def check_out_dir(out, task, overwrite):
         raise ValueError(f'{out} holds {theirs[0]} and no meta.json, data not prepared here: {fix}')
     if overwrite or not os.path.lexists(meta):
         return
-    made = read_json(meta, f'it is not {task} data: {fix}').get('task')
-    if made != task:
+    there = read_json(meta, f'it is not {task} data: {fix}')
+    if there.get('task') != task:
         raise ValueError(
-            f'{meta} is not the meta.json of {task} data (it says task {made!r:.60}): {fix}'
+            f'{meta} is not the meta.json of {task} data (it says task {there.get("task")!r:.60}): '
+            f'{fix}'
+        )
+    other = [k for k, v in (made or {}).items() if there.get(k) != v]
+    if other:
+        theirs = there['args'] if isinstance(there.get('args'), dict) else {}
+        settings = ', '.join(f'{k}={v}' for k, v in theirs.items() if made['args'].get(k) != v)
+        what = dict(
+            args=f'other settings ({settings:.100})' if settings else 'other settings',
+            input_sha256='another input',
+            source='another source',
+        )
+        raise ValueError(
+            f'{out} holds {task} data of {what[other[0]]}, which a run may train on: '
+            f'{fix} (such a run could no longer resume)'
         )
 
 
@@ -327,6 +348,7 @@ def new_files(out):
     out = Path(out)
     made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
+    MADE.update([out] if made else [])
     new = temporary(out / 'new')
     remove_leftovers(out, ['new'])
     try:
@@ -339,6 +361,7 @@ def new_files(out):
     finally:
         shutil.rmtree(new, ignore_errors=True)
         TEMPORARIES.discard(new)
+        MADE.discard(out)
         if made:
             with suppress(OSError):  # not empty: another process's prepare is writing it too
                 out.rmdir()
@@ -413,19 +436,26 @@ def prepare(task, overrides=None, out_dir=None, overwrite=False):
             raise ValueError(
                 f'{key}={value} must be ' + ('at least 0' if key == 'seed' else 'a finite number')
             )
-    check_out_dir(out, task, overwrite)
+    check_out_dir(out, task, overwrite, {'args': args})
     meta = {'task': task, 'args': args, 'version': VERSION, **module.describe(args)}
     vocab(meta['vocab_size'])  # the tasks whose settings set it check it in describe already
     split_fn = getattr(module, 'splits', None)
+    fix = "make it smaller (n_train, n_test, the task's size)"
+    # x and y of every example as int64, before any temporaries: refused before a draw that would
+    # take the machine's memory (a Python loop over 10^8 digits of 10^13 bytes never ends)
+    need = 16 * meta['block_size'] * (args.get('n_train', 0) + args.get('n_test', 0))
+    have = free_memory()
+    if have and need > have:
+        raise ValueError(
+            f'the {task} data of {args} would take at least {need / 2**30:,.1f} GiB, '
+            f'and this machine has {have / 2**30:,.1f} GiB free: {fix}'
+        )
     try:
         rng = np.random.default_rng(args['seed'])
         data = split_fn(args, rng) if split_fn else default_splits(module, args, rng, meta)
     except MemoryError:
-        raise ValueError(
-            f'the {task} data of {args} does not fit in memory: '
-            f"make it smaller (n_train, n_test, the task's size)"
-        ) from None
-    meta['block_size'] = int(data['train'][0].shape[1])
+        raise ValueError(f'the {task} data of {args} does not fit in memory: {fix}') from None
+    assert data['train'][0].shape[1] == meta['block_size'], "describe gives the examples' length"
     meta['eval_split'] = 'val' if 'val' in data else 'train'
     with new_files(out) as new:
         for split, (x, y) in data.items():
@@ -436,6 +466,22 @@ def prepare(task, overrides=None, out_dir=None, overwrite=False):
             meta[f'n_{split}'] = len(x)
         write_meta(new, meta)
     return out, meta
+
+
+def free_memory():
+    """Bytes of RAM free now for this process (MemAvailable, and what it holds itself, which it
+    reuses); None where it cannot be told."""
+    try:
+        with open('/proc/meminfo') as f:
+            free = next(
+                int(line.split()[1]) * 1024 for line in f if line.startswith('MemAvailable:')
+            )
+        with open('/proc/self/statm') as f:
+            return free + int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
+    except (OSError, StopIteration, ValueError, IndexError):  # not Linux
+        if not hasattr(os, 'sysconf'):
+            return None
+        return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
 
 
 def vocab(size):
@@ -457,7 +503,8 @@ def write_meta(out, meta):
 
 def end_on_signal():
     """Makes each of STOPS (Ctrl-C, a kill, ...) end the process at once: this process's temporary
-    files and folders (TEMPORARIES) are removed, and it exits with status 128 + the signal's number,
+    files and folders (TEMPORARIES) are removed, and the output folders it made for them (MADE)
+    where they are empty, and it exits with status 128 + the signal's number,
     as a kill's. Whatever was complete stays: data sets and checkpoints are only ever renamed into
     place. Not by raising KeyboardInterrupt or SystemExit: an exception raised between two arbitrary
     bytecodes can land inside a library's `with lock:` before it is set up
@@ -469,6 +516,9 @@ def end_on_signal():
         try:
             for path in list(TEMPORARIES):
                 remove(path)
+            for path in list(MADE):
+                with suppress(OSError):  # not empty: another process's prepare is writing it too
+                    path.rmdir()
             # under torchrun, which ends the others when one fails: once
             if int(os.environ.get('RANK', 0)) == 0:
                 os.write(2, f'\nstopped by {signal.Signals(sig).name}\n'.encode())

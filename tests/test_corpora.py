@@ -344,7 +344,7 @@ def test_an_interrupted_prepare_leaves_the_previous_files(tmp_path):
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     (src / 'b.txt').write_bytes(b'Latin-1 text: caf\xe9\n')  # fails after a.txt was tokenized
     with pytest.raises(ValueError, match='not UTF-8'):
-        prepared('text', tmp_path, src)
+        corpus.prepare('text', {'encoding': 'bytes'}, src, out, overwrite=True)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before, (
         'no half-written file, no .tmp left'
     )
@@ -655,7 +655,26 @@ BAD_INPUT = [
         'fineweb_edu',
         lambda d: args(d, 'in.jsonl', *FEW),
         lambda d: write(d / 'in.jsonl', '{"text": ""}\n{"text": "fine"}\n{"text": "good"}\n'),
-        r'no val text \(no documents, or empty ones\)',
+        r'in.jsonl gives no val text \(no documents, or empty ones\)',
+    ),
+    (
+        'an empty text',
+        'text',
+        lambda d: args(d, 'a.txt'),
+        lambda d: write(d / 'a.txt', ''),
+        r'a.txt gives no train or val text \(no documents, or empty ones\).*give --input a larger',
+    ),
+    # the same task's data of another input, which a run may train on: --overwrite replaces it
+    (
+        'another input into prepared text',
+        'text',
+        lambda d: args(d, 'b.txt', out='earlier'),
+        lambda d: (
+            write(d / 'b.txt', 'Another text.\n' * 50),
+            shutil.copytree(d / 'out', d / 'earlier'),
+        ),
+        r'earlier holds text data of another input, which a run may train on: choose another '
+        r'--out_dir, or add --overwrite',
     ),
 ]
 
@@ -676,12 +695,15 @@ def test_bad_input_is_one_line_with_exit_code_2(good_out, tmp_path, script, argv
     d = tmp_path / 'case'
     shutil.copytree(good_out, d / 'out')
     meta = json.loads((d / 'out' / 'meta.json').read_text())
-    # earlier data of the script's own task: another task's is refused before any input is read
+    # earlier data of the script's own task, which --overwrite lets the case replace (data made
+    # otherwise is refused before any input is read): kept all the same where the prepare fails
     (d / 'out' / 'meta.json').write_text(json.dumps({**meta, 'task': script}))
     options = setup(d)
     before = {p: p.read_bytes() for p in d.rglob('*') if p.is_file()}
+    argv = [*map(str, argv(d))]
+    argv += ['--overwrite'] if f'--out_dir={d / "out"}' in argv else []
     r = subprocess.run(
-        [sys.executable, f'data/{script}/prepare.py', *map(str, argv(d))],
+        [sys.executable, f'data/{script}/prepare.py', *argv],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -768,8 +790,9 @@ def test_corpus_resume_is_exact(tmp_path, text_dir):
 
 def test_a_resume_refuses_a_corpus_prepared_again_from_an_edited_input(tmp_path):
     """The same file edited (the same size, so the same token counts) and prepared again into the
-    run's data folder: the run's checkpoint holds the meta.json it trained on, whose input_sha256
-    differs, so the resume is refused rather than trained on the other text."""
+    run's data folder (--overwrite: refused without): the run's checkpoint holds the meta.json it
+    trained on, whose input_sha256 differs, so the resume is refused rather than trained on the
+    other text."""
     src = tmp_path / 'book.txt'
     src.write_text('The cat sat on the mat.\n' * 200)
     data = tmp_path / 'data'
@@ -777,7 +800,10 @@ def test_a_resume_refuses_a_corpus_prepared_again_from_an_edited_input(tmp_path)
     keys = dict(TINY, task='text', data_dir=str(data), out_dir=str(tmp_path / 'out'), run_name='r')
     train(keys)
     src.write_text('The dog sat on the mat.\n' * 200)
-    corpus.prepare('text', {'encoding': 'bytes'}, src, data)
+    # refused where the run's data is, unless told: then the resume refuses the other text
+    with pytest.raises(ValueError, match='data holds text data of another input'):
+        corpus.prepare('text', {'encoding': 'bytes'}, src, data)
+    corpus.prepare('text', {'encoding': 'bytes'}, src, data, overwrite=True)
     with pytest.raises(ConfigError, match=r'is not what this run trained on \(input_sha256'):
         train({**keys, 'resume': True, 'max_iters': TINY['max_iters'] + 2})
 

@@ -772,24 +772,33 @@ def test_a_claims_section_is_its_markers_each_once_and_in_order():
     assert claims.section_of(f'a\n{start}\nx\n{end}\nb') == f'{start}\nx\n{end}'
     for text in (f'a {end} x {start} b', f'{start} {start} x {end}', f'{start} x', 'a'):
         assert claims.section_of(text) is None, text
+        # what reproduce.py and trend.py say of such a .md: its markers, not "no section"
+        with pytest.raises(claims.ConfigError) as e:
+            claims.section_in('x-quick.md', text, 'python x.py --quick')
+        assert str(e.value) == (
+            f'x-quick.md lacks the claims markers {start} ... {end}, each once and in that order: '
+            'rerun python x.py --quick'
+        )
 
 
 def test_a_tools_out_dir_is_checked_before_any_work(tmp_path, capsys):
     """gpu_check.py's and profile_step.py's OUT_DIR: '' names none, a file cannot hold files, '~'
-    is the home folder, and a dry run never writes experiments/results/ (it would replace the GPU's
-    recorded results with a CPU's)."""
+    is the home folder, and a dry run never writes in experiments/results/ or a folder in it (it
+    would replace the GPU's recorded results with a CPU's, or stand beside them)."""
     common = module('common')
     parser = common.synthetic.Parser('')
     (tmp_path / 'file').write_text('x')
     for value, dry, says in (
         ('', False, "OUT_DIR='' names no folder"),
         (str(tmp_path / 'file'), False, 'Not a directory'),
-        (str(common.RESULTS), True, 'would replace the GPU results recorded there'),
+        (str(common.RESULTS), True, 'would write its figures among the GPU results'),
+        (str(common.RESULTS / 'sub'), True, 'would write its figures among the GPU results'),
     ):
         with pytest.raises(SystemExit) as stop:
             common.tool_folder(parser, value, ['x.json'], dry)
         err = capsys.readouterr().err
         assert stop.value.code == 2 and says in err and err.count('\n') == 1, err
+    assert not (common.RESULTS / 'sub').exists()
     assert common.tool_folder(parser, str(tmp_path / 'new'), ['x.json'], True) == tmp_path / 'new'
     assert (tmp_path / 'new').is_dir()
 
@@ -1001,22 +1010,30 @@ def test_plan_lists_the_runs_and_trains_nothing(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ['depth-plan.json']
 
 
-def test_dtype_is_every_runs_recorded_and_priced(tmp_path):
+def test_dtype_is_every_runs_recorded_and_priced(tmp_path, capsys):
     """--dtype sets every train.py run's compute dtype over the protocol's (float32 by default, as
-    the authors' drivers), an --at of dtype over it; reproduce.py prices a run at its dtype's peak;
-    tf32 off CUDA, and a dtype other than float32 for an experiment that trains nothing through
-    train.py, are one line before any work."""
+    the authors' drivers), or an --at of dtype (both only where they agree); reproduce.py prices a
+    run at its dtype's peak; tf32 off CUDA, and a dtype other than float32 for an experiment that
+    trains nothing through train.py, are one line before any work."""
     common, reproduce = module('common'), module('reproduce')
     protocol = module('algorithmic').PROTOCOL['regime']
     config = {**common.config(protocol, task='dyck', variant='mixit'), 'dtype': 'x'}
     for argv, dtype in (
         ([], 'float32'),
         (['--dtype=bfloat16'], 'bfloat16'),
-        (['--dtype=bfloat16', '--at=dtype=float16'], 'float16'),
+        (['--at=dtype=float16'], 'float16'),
+        (['--dtype=bfloat16', '--at=dtype=bfloat16'], 'bfloat16'),
     ):
         args = common.parse_args('', argv=['--regime', f'--out_dir={tmp_path}', *argv])
         # the dtype every run trains in is the one the results record (args.dtype)
         assert common.train_keys(args, config)['dtype'] == dtype == args.dtype
+    # two dtypes, one of them every run's without a word: refused
+    for typed in ('--dtype=float32', '--dtype=bfloat16'):
+        with pytest.raises(SystemExit) as e:
+            common.parse_args(
+                '', argv=['--regime', f'--out_dir={tmp_path}', typed, '--at=dtype=float16']
+            )
+        assert e.value.code == 2 and 'and --at=dtype=float16 disagree' in capsys.readouterr().err
     costs = {d: reproduce.cost({**config, 'dtype': d}) for d in ('float32', 'tf32', 'bfloat16')}
     assert len({c['flops'] for c in costs.values()}) == 1
     assert [c['dtype'] for c in costs.values()] == list(costs)
@@ -1794,7 +1811,11 @@ def damaged_results(tmp_path, text):
         # --only: a name it does not know, or a mode that reads every result
         (['--quick', '--only=nope'], None, '--only=nope: name experiments among induction, '),
         (['--regime', '--only=throughput'], None, '--only=throughput: name experiments among'),
-        (['--readme', '--only=depth'], None, '--readme and --check read every result'),
+        (['--readme', '--only=depth'], None, '--readme and --check read every recorded result'),
+        # two commands, or a protocol for one that reads every protocol's: never one left unsaid
+        (['--check', '--readme'], None, '--readme and --check are two commands: give one of them'),
+        (['--check', '--quick'], None, '--readme and --check read every recorded result'),
+        (['--quick', '--regime'], None, '--quick and --regime are two protocols'),
         # a results JSON edited by hand: a list, a key missing, a value of another type
         (['--quick'], lambda r, t: damaged_results(t, '[]'), 'induction-quick.json is damaged'),
         (['--readme'], lambda r, t: damaged_results(t, '{"mode": "quick"}'), "(no 'name')"),
@@ -1846,6 +1867,9 @@ def damaged_results(tmp_path, text):
         'only unknown',
         'only without a regime',
         'only with readme',
+        'check and readme',
+        'check with quick',
+        'quick and regime',
         'results a list',
         'results without a key',
         'values a list',

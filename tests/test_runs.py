@@ -814,6 +814,43 @@ CASES = [
         r'log.jsonl is a symbolic link or not a regular file, '
         r'and a run reads and writes its own files only',
     ),
+    # a run's folder as the argument names out_dir and run_name: neither typed beside it
+    (
+        "a run's folder and --out_dir",
+        lambda d: [d / 'out' / 'done', '--resume', f'--out_dir={d}', f'--data_dir={d / "data"}'],
+        None,
+        r"out/done' is a run's folder, which names the run's out_dir and run_name: give the folder "
+        r'or --out_dir, not both',
+    ),
+    (
+        "--run_name and a run's folder",
+        lambda d: ['--run_name=x', d / 'out' / 'done', '--sample'],
+        None,
+        r'give the folder or --run_name, not both',
+    ),
+    (
+        'a run folder without its ckpt.pt',
+        lambda d: done(d, '--resume', '--max_iters=9'),
+        lambda d: (d / 'out' / 'done' / 'ckpt.pt').unlink(),
+        r'cannot resume: .*out/done/ckpt.pt is missing, and a run.s folder holds the checkpoint',
+    ),
+    (
+        'a ckpt.pt that is a folder',
+        lambda d: done(d, '--sample'),
+        lambda d: (
+            (d / 'out' / 'done' / 'ckpt.pt').unlink(),
+            (d / 'out' / 'done' / 'ckpt.pt').mkdir(),
+        ),
+        r'cannot sample: .*out/done/ckpt.pt is a folder',
+    ),
+    # --sample samples the run's own model: a key of another is refused, as --resume refuses it
+    (
+        'sample with a model key of another run',
+        lambda d: done(d, '--sample', '--variant=mixit'),
+        None,
+        r"--sample cannot change variant \('standard' in the run, 'mixit' given\): the run's "
+        r"weights are its own model's",
+    ),
     (
         'a task setting that climbs out of data/',
         lambda d: ['--task=dyck', '--format=../../escape', f'--out_dir={d / "out"}'],
@@ -856,7 +893,7 @@ CASES = [
         'resume what never ran',
         lambda d: flags(d, resume=True, run_name='never'),
         None,
-        'cannot resume: no run',
+        'cannot resume: .*never/ckpt.pt is missing',
     ),
     (
         'resume where the checkpoint says the data is',
@@ -1015,6 +1052,19 @@ def test_a_prompt_that_is_not_utf8_is_refused_not_replaced():
         with pytest.raises(ConfigError, match=r'the prompt is not UTF-8 text \(byte 0xff at 1\)'):
             prompt_codec(meta, 'a\udcffb')
     assert prompt_codec({'encoding': 'bytes'}, 'aé')[0] == [97, 0xC3, 0xA9]
+
+
+def test_a_prompt_of_a_task_without_separator_is_read_as_its_tokens_are_written():
+    """Dyck's itos lists '<pad>', which a prompt of one token per character could never hold: the
+    longest token at each place, as decode writes them, and what no token starts refused."""
+    from data.loader import prompt_codec
+
+    meta = {'itos': ['<pad>', '(', ')', '?'], 'sep': ''}
+    ids, decode = prompt_codec(meta, '(())?<pad>')
+    assert ids == [1, 1, 2, 2, 3, 0] and decode(ids) == '(())?<pad>'
+    for bad in ('(x)', '(<pa', '<PAD>'):
+        with pytest.raises(ConfigError, match="must be a non-empty sequence of the task's tokens"):
+            prompt_codec(meta, bad)
 
 
 def test_temperature_zero_is_greedy_and_a_number_is_a_prompt(base, capsys):
@@ -1572,7 +1622,8 @@ def test_wandb_missing_is_refused_before_anything_is_written(base, tmp_path, mon
         ('data/retrieval/prepare.py --vocab=200000 --out_dir={d}/new', 'at most 65,536 tokens'),
         (
             'data/addition/prepare.py --n_train=1000000000000 --out_dir={d}/new',
-            'does not fit in memory',
+            r'would take at least [\d,.]+ GiB, and this machine has [\d,.]+ GiB free: make it '
+            r'smaller',
         ),
     ],
 )

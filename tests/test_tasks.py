@@ -132,8 +132,9 @@ def test_addition_text_format():
     """The paper text's format: sum digits share the operands' tokens, digits+1 or digits+2 scored
     tokens."""
     module, digits = load_task('addition'), 4
-    meta = module.describe(dict(format='text'))
+    meta = module.describe(dict(format='text', digits=digits))
     x, y = module.generate(np.random.default_rng(0), 2000, digits=digits, format='text')
+    assert meta['block_size'] == x.shape[1]  # priced from the settings before any draw
     scored = Counter()
     for xi, yi in zip(x, y):
         scored[(yi != -1).sum() - check_addition(meta, xi, yi, digits, 'text')] += 1
@@ -198,7 +199,7 @@ def test_dyck_text_format():
     module, length = load_task('dyck'), 20
     meta = module.describe(dict(length=length, format='text'))
     x, y = module.generate(np.random.default_rng(0), 3000, length=length, format='text')
-    assert x.shape[1] == length + 1
+    assert x.shape[1] == length + 1 == meta['block_size']
     labels = Counter(check_dyck(meta, xi, yi, length) for xi, yi in zip(x, y))
     assert 0.4 < labels[')'] / len(x) < 0.5
 
@@ -343,7 +344,7 @@ def test_retrieval(prepared):
     args = {k: v for k, v in module.DEFAULTS.items() if k not in ('n_train', 'n_test', 'seed')}
     meta = module.describe(args)
     x, y = module.generate(np.random.default_rng(0), 500, **args)
-    assert x.shape == (500, 62)
+    assert x.shape == (500, 62) and meta['block_size'] == 62
     for xi, yi in zip(x, y):
         check_retrieval(meta, xi, yi, args['m_max'], args['vocab'])
 
@@ -353,7 +354,7 @@ def test_retrieval_text_format():
     module, m_max, vocab = load_task('retrieval'), 5, 16
     meta = module.describe(dict(m_max=m_max, vocab=vocab, format='text'))
     x, y = module.generate(np.random.default_rng(0), 2000, m_max=m_max, vocab=vocab, format='text')
-    assert x.shape[1] == 2 * m_max + 1
+    assert x.shape[1] == 2 * m_max + 1 == meta['block_size']
     for xi, yi in zip(x, y):
         toks = [t for t in decode(meta, xi).split(' ') if t != '_']
         assert len(toks) == np.count_nonzero(xi) and toks == [
@@ -550,7 +551,7 @@ def test_a_signal_during_the_commit_takes_effect_after_it(tmp_path, monkeypatch)
     before = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with pytest.raises(KeyboardInterrupt):
-            prepare('khop', SMALL['khop'], out_dir=out)
+            prepare('khop', SMALL['khop'], out_dir=out, overwrite=True)
     finally:
         signal.signal(signal.SIGINT, before)
     assert sorted(p.name for p in out.iterdir()) == ['meta.json', 'train.npz', 'val.npz']
@@ -619,6 +620,23 @@ def test_a_signal_at_any_bytecode_ends_the_process_and_removes_its_temporaries(
         p.kill()
     assert p.returncode == status, err
     assert no_temporaries(tmp_path) if status else eventually_no_temporaries(tmp_path)
+
+
+def test_a_stop_while_writing_new_data_leaves_no_folder_it_made(tmp_path):
+    """A prepare stopped before its data is complete leaves no empty out_dir of its own making
+    (the next prepare, or a run, would find a folder of nothing); one that was there stays."""
+    script = (
+        'import os, signal, sys, time; sys.path.insert(0, sys.argv[1]); from pathlib import Path\n'
+        'from data import synthetic\n'
+        'synthetic.end_on_signal()\n'
+        'with synthetic.new_files(Path(sys.argv[2])) as new:\n'
+        '    (new / "train.npz").write_text("half")\n'
+        '    os.kill(os.getpid(), signal.SIGTERM); time.sleep(30)\n'
+    )
+    (tmp_path / 'there').mkdir()
+    for out, kept in ((tmp_path / 'made' / 'out', False), (tmp_path / 'there', True)):
+        r = subprocess.run([sys.executable, '-c', script, str(ROOT), str(out)], timeout=60)
+        assert r.returncode == 143 and out.exists() == kept and no_temporaries(tmp_path)
 
 
 def test_concurrent_prepares_of_the_same_data_both_succeed(tmp_path):
@@ -706,6 +724,30 @@ HOSTILE = [
         r'cannot write to file/x \(Not a directory\): set --out_dir to a folder you can write',
     ),
     ('out_dir with ~', 'khop', khop(out='~/out'), nothing, ('out', 'khop')),
+    # the same task's data made otherwise, which a run may train on: replaced only when told
+    (
+        'other settings into prepared data',
+        'khop',
+        khop('--length=13', out='data'),
+        lambda d: prepare('khop', dict(length=12, n_train=50, n_test=5), d / 'data'),
+        r'data holds khop data of other settings \(length=12\), which a run may train on: '
+        r'choose another --out_dir, or add --overwrite',
+    ),
+    (
+        'the same settings again',
+        'khop',
+        khop(out='data'),
+        lambda d: prepare('khop', dict(length=12, n_train=50, n_test=5), d / 'data'),
+        ('data', 'khop'),
+    ),
+    # refused before the draw, from the examples' length: 10^8 digits never end in a Python loop
+    (
+        'addition of 10^8 digits',
+        'addition',
+        ['--digits=100000000', '--out_dir=out'],
+        nothing,
+        r'the addition data of .* would take at least [\d,.]+ GiB, and this machine has',
+    ),
     ('letters 0', 'khop', khop('--letters=0'), nothing, r'letters=0 must be at least 2'),
     ('length 2', 'khop', khop('--length=2'), nothing, r'length=2 must be at least 3'),
     ('min_hops -1', 'khop', khop('--min_hops=-1'), nothing, r'min_hops=-1 must be at least 0'),

@@ -92,11 +92,13 @@ def generate(rng, n, digits, format=DEFAULTS['format']):
 
 def describe(args):
     itos = [str(d) for d in range(10)] + ['+', '=', '<stop>', '<pad>']
+    T = 3 * args['digits'] + 3
     if args['format'] == 'authors':
         return dict(
             vocab_size=24,
             itos=itos + [chr(0x2080 + d) for d in range(10)],
             sep='',
+            block_size=T,
             scored='the targets of the sum digits and <stop>: the sum but its first digit, <stop>, '
             'and the <pad> after <stop> where the sum has `digits` digits',
         )
@@ -104,6 +106,7 @@ def describe(args):
         vocab_size=14,
         itos=itos,
         sep='',
+        block_size=T,
         scored='the digits of the sum and <stop>, i.e. the targets of the positions from "=" on',
     )
 

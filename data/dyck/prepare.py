@@ -198,6 +198,7 @@ def describe(args):
         vocab_size=4,
         itos=['<pad>', '(', ')', '?'],
         sep='',
+        block_size=args['length'] + (2 if args['format'] == 'authors' else 1),
         scored="only the answer, the target of the '?' position: ')' if balanced, '(' if not",
     )
 

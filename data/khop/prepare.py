@@ -106,6 +106,7 @@ def describe(args):
         vocab_size=V,
         itos=itos,
         sep=' ',
+        block_size=args['length'] - 1,  # <k=K>, then X but its last two letters
         scored='every position: <blank> after the <k=K> token, then hop_K of each letter',
     )
 

@@ -49,6 +49,7 @@ def describe(args):
         vocab_size=2 * n,
         itos=[str(i) for i in range(2 * n)],
         sep=' ',
+        block_size=2,
         scored='only the label, the target of the second position (b+n)',
     )
 

@@ -91,6 +91,7 @@ def describe(args):
         vocab_size=p,
         itos=[str(i) for i in range(p)],
         sep=' ',
+        block_size=2,
         scored='only the answer (a+b) mod p, the target of the second position',
     )
 

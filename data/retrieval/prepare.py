@@ -108,6 +108,7 @@ def describe(args):
         vocab_size=V,
         itos=itos,
         sep=' ',
+        block_size=2 * M + (2 if args['format'] == 'authors' else 1),
         scored='only the queried value, the target of the position of the query token',
     )
 

@@ -54,6 +54,8 @@ if __name__ == '__main__':  # the experiments' code, not a command (alone: an im
     )
     sys.exit(2)
 
+from data.synthetic import ConfigError  # noqa: E402 (after the guard above)
+
 
 def pct(x):
     return f'{100 * x:.2f}%'
@@ -632,3 +634,16 @@ def section_of(text):
     if not 0 <= start < end or any(text.count(marker) != 1 for marker in SECTION):
         return None
     return text[start : end + len(SECTION[1])]
+
+
+def section_in(md, text, rerun):
+    """The claims section of the results .md at `md` (its `text`), or a ConfigError that says what
+    is wrong with its markers and to `rerun` the command that writes it."""
+    section = section_of(text)
+    if section is None:
+        start, end = SECTION
+        raise ConfigError(
+            f'{md} lacks the claims markers {start} ... {end}, each once and in that order: '
+            f'rerun {rerun}'
+        )
+    return section

@@ -39,6 +39,7 @@ a TREND runs the same protocol at three sizes along the axis where --quick depar
 (experiments/tools/trend.py).
 """
 
+import argparse
 import ast
 import datetime
 import errno
@@ -231,7 +232,7 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None, own_dtype=
     parser.add_argument('--device', default='auto', help="'auto', 'cpu', 'cuda', ...")
     parser.add_argument(
         '--dtype',
-        default='float32',
+        default=argparse.SUPPRESS,  # float32, unless the experiment sets its own; typed or not
         choices=('float32', 'tf32', 'bfloat16'),
         help="every run's compute dtype: float32, as the authors' drivers train (default); tf32, "
         "float32 with a GPU's TF32 matmuls; bfloat16 autocast, a GPU's fast option",
@@ -277,8 +278,12 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None, own_dtype=
         )
     except ConfigError as e:
         parser.exit(2, f'error: --at: {e}\n')
-    # an --at of dtype is every run's dtype, which the results record: the --dtype it replaces
-    args.dtype = args.at.pop('dtype', args.dtype)
+    # an --at of dtype is every run's dtype, which the results record: --dtype's, said once
+    typed, at = getattr(args, 'dtype', None), args.at.pop('dtype', None)
+    if typed and at and typed != at:
+        parser.error(f'--dtype={typed} and --at=dtype={at} disagree: give one of them')
+    default = parser.get_default('dtype')
+    args.dtype = at or typed or ('float32' if default == argparse.SUPPRESS else default)
     device = pick_device(args.device)  # a mistake before any data is generated (fair.py's)
     if args.dtype == 'tf32' and not device.startswith('cuda'):
         parser.error('--dtype=tf32 is a setting of CUDA tensor cores: on a CPU use float32')
@@ -357,15 +362,16 @@ def check_writable(path, fix):
 
 def tool_folder(parser, value, files, dry):
     """A tool's OUT_DIR (gpu_check.py, profile_step.py), checked before any work: a folder (~
-    expanded) where each of `files` can be written, and not RESULTS for a --dry run, whose CPU
-    figures would replace the GPU's recorded there. -> the folder, made."""
+    expanded) where each of `files` can be written, and for a --dry run neither RESULTS nor a
+    folder in it, where its CPU figures would replace or stand beside the GPU's recorded there. ->
+    the folder, made."""
     if not value.strip():
         parser.error("OUT_DIR='' names no folder (not this one): give one, e.g. out/check")
     out = Path(os.path.expanduser(value)).resolve()
-    if dry and out == RESULTS.resolve():
+    if dry and out.is_relative_to(RESULTS.resolve()):
         parser.error(
-            f'{value}: a dry run (the CPU version) would replace the GPU results recorded there: '
-            'give another folder'
+            f'{value}: a dry run (the CPU version) would write its figures among the GPU results '
+            'recorded in experiments/results: give a folder outside it, e.g. out/check'
         )
     try:
         for name in files:

@@ -307,13 +307,8 @@ def results_with_sections(results=RESULTS):
                 continue
             md = common.results_path(mode, name, 'md', results)
             text = common.read_text(md) if md.exists() else ''
-            old = claims.section_of(text)
-            if old is None:
-                raise ConfigError(
-                    f'{md} has no claims section ({claims.SECTION[0]} ... {claims.SECTION[1]}):'
-                    f' rerun {common.experiment_path(name).relative_to(common.ROOT)}'
-                )
-            texts[md] = text.replace(old, section)
+            rerun = common.experiment_path(name).relative_to(common.ROOT)
+            texts[md] = text.replace(claims.section_in(md, text, rerun), section)
     return texts
 
 
@@ -620,9 +615,16 @@ def main(argv=None):
     args = parser.parse_args(ours)
     mode = 'quick' if args.quick else 'regime' if args.regime else 'full'
     readme = ROOT / 'README.md'
-    if args.only and (args.readme or args.check):
+    # one command, of one protocol: nothing given is left unsaid
+    commands = [f'--{f}' for f in ('readme', 'check', 'plan') if getattr(args, f)]
+    if len(commands) > 1:
+        parser.error(f'{commands[0]} and {commands[1]} are two commands: give one of them')
+    if args.quick and args.regime:
+        parser.error('--quick and --regime are two protocols: give one of them')
+    if (args.readme or args.check) and (args.quick or args.regime or args.only):
         parser.error(
-            '--only chooses what runs or is planned: --readme and --check read every result'
+            '--quick, --regime and --only choose what runs or is planned: --readme and --check '
+            'read every recorded result'
         )
     try:
         if args.plan:

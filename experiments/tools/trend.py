@@ -164,8 +164,7 @@ def checked(args, mode, points):
     if not path.exists():
         raise ConfigError(f'no {path}: run {run} first')
     common.read_results(path, ('name', 'values'))
-    if claims.section_of(common.read_text(md) if md.exists() else '') is None:
-        raise ConfigError(f'{md} has no claims section: rerun {run}')
+    claims.section_in(md, common.read_text(md) if md.exists() else '', run)
     for p in (path, md, path.with_name(f'{name}-{mode}-trend.png')):
         common.check_writable(p, fix)
     for index, keys in points:
