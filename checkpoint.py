@@ -127,10 +127,10 @@ def find_checkpoint(cfg, given, folder, resumable, action):
       cannot change);
     the latest of them (its ckpt.pt's time), said in one line when there are several."""
     found = [folder]
-    path = folder / 'ckpt.pt'
-    if cfg['run_name'] and (not os.path.lexists(path) or path.is_dir()):  # that run's, or none
+    own = folder / 'ckpt.pt'
+    if cfg['run_name'] and (not os.path.lexists(own) or own.is_dir()):  # that run's, or none
         raise ConfigError(
-            f'cannot {action}: {path} is {"a folder" if path.is_dir() else "missing"}, and a '
+            f'cannot {action}: {own} is {"a folder" if own.is_dir() else "missing"}, and a '
             "run's folder holds the checkpoint it saved (at each eval_interval): give the folder "
             'of a run that saved one'
         )
@@ -222,8 +222,8 @@ def unchanged(ckpt, cfg, overrides, resumable, action):
         'sample': "the run's weights are its own model's, trained on its data: drop it, or "
         'sample from a run trained with it',
     }[action]
+    saved = ckpt['config']
     for key in overrides:
-        saved = ckpt['config']
         before = saved[key] if key in saved else ckpt['model_args'].get(key)
         if key not in resumable and cfg[key] != before:
             raise ConfigError(

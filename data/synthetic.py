@@ -504,13 +504,13 @@ def write_meta(out, meta):
 def end_on_signal():
     """Makes each of STOPS (Ctrl-C, a kill, ...) end the process at once: this process's temporary
     files and folders (TEMPORARIES) are removed, and the output folders it made for them (MADE)
-    where they are empty, and it exits with status 128 + the signal's number,
-    as a kill's. Whatever was complete stays: data sets and checkpoints are only ever renamed into
-    place. Not by raising KeyboardInterrupt or SystemExit: an exception raised between two arbitrary
-    bytecodes can land inside a library's `with lock:` before it is set up
-    (threading.Condition.__enter__ under tiktoken's thread pool, importlib's module locks), leaving
-    the lock held, and the process then hangs at exit instead of ending. A shell starts background
-    jobs with SIGINT ignored; that stays so. For a command line's main thread."""
+    where they are empty, and it exits with status 128 + the signal's number, as a kill's. Whatever
+    was complete stays: data sets and checkpoints are only ever renamed into place. Not by raising
+    KeyboardInterrupt or SystemExit: an exception raised between two arbitrary bytecodes can land
+    inside a library's `with lock:` before it is set up (threading.Condition.__enter__ under
+    tiktoken's thread pool, importlib's module locks), leaving the lock held, and the process then
+    hangs at exit instead of ending. A shell starts background jobs with SIGINT ignored; that stays
+    so. For a command line's main thread."""
 
     def end(sig, _):
         try:
