@@ -351,6 +351,15 @@ def same_run(ckpt, path, resumable):
     if not config.exists():
         return
     saved = read_json(config, f'restore it from a copy: {path} beside it holds its run')
+    # a run's checkpoint is never past the steps its config.json gives (a resume in place rewrites
+    # it first): one beyond them is another run's, however alike their keys
+    last = saved.get('max_iters')
+    if isinstance(last, int) and not isinstance(last, bool) and ckpt['step'] > last:
+        raise ConfigError(
+            f"{path} is at step {ckpt['step']}, beyond the max_iters={last} of {config}: they are "
+            "two runs' files; put each in a folder of its own, or give the folder whose files are "
+            'one run'
+        )
     differ = differing(saved, ckpt['config'], resumable)
     if differ:
         key = differ[0]

@@ -178,6 +178,11 @@ def parse_args(argv):
                     overrides.setdefault(k, v)
             if path.is_dir():  # the folder itself, wherever it is now and whatever its name
                 folder = path.resolve()  # through a link: the folder it points to
+                if run_folder:  # the second's keys would fill what the first's leave
+                    raise ConfigError(
+                        f"'{run_folder}' and '{arg}' are two runs' folders: give the one to "
+                        'resume or sample'
+                    )
                 run_folder = arg
                 overrides.update(out_dir=str(folder.parent), run_name=folder.name)
             continue
@@ -194,9 +199,13 @@ def parse_args(argv):
             f"'{run_folder}' is a run's folder, which names the run's out_dir and run_name: give "
             f'the folder or {placed[0]}, not both'
         )
-    if overrides.get('resume') is True and overrides.get('sample') is True:
+    # what the command does to a run: one thing (overwrite replaces a run, resume trains it on,
+    # sample prints text from it)
+    doing = [k for k in COMMAND_KEYS if overrides.get(k) is True]
+    if len(doing) > 1:
         raise ConfigError(
-            '--resume trains a run on and --sample prints text from it: give one of them'
+            f'--{doing[0]} and --{doing[1]} are two commands (--resume trains a run on, --sample '
+            'prints text from it, --overwrite replaces it with a new run): give one of them'
         )
     # each key of a config file known and of its type, said at its line: for the run's task, the
     # last given (an unknown task is resolve's to name)
@@ -249,6 +258,11 @@ def read_config(path):
                 raise ConfigError(
                     f'{path}, line {node.lineno}: {key} says what the command does, not what it '
                     f'trains: type --{key} on the command line'
+                )
+            if key in keys:  # nanoGPT's exec would keep the last without a word
+                raise ConfigError(
+                    f'{path}, line {node.lineno}: {key} is set on line {keys[key][1]} too: keep '
+                    'one of them'
                 )
             try:
                 keys[key] = (ast.literal_eval(node.value), node.lineno)
@@ -377,8 +391,8 @@ def resolve(overrides):
             'give a folder'
         )
     cfg['out_dir'], cfg['data_dir'] = (
-        os.path.expanduser(cfg['out_dir']),
-        os.path.expanduser(cfg['data_dir']),
+        synthetic.home(cfg['out_dir'], 'out_dir'),
+        synthetic.home(cfg['data_dir'], 'data_dir'),
     )
     return cfg
 

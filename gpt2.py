@@ -10,6 +10,7 @@ and the tanh GELU (gelu_new).
 """
 
 import json
+import os
 from pathlib import Path
 
 import torch
@@ -107,7 +108,7 @@ def gpt2_files(source):
     From a folder of its files (config.json and model.safetensors or pytorch_model.bin), else by
     name ('gpt2' ... 'gpt2-xl') through transformers, which downloads it: imported only here, when
     it is asked for."""
-    folder = Path(source).expanduser()
+    folder = Path(os.path.expanduser(source))  # pathlib's raises for ~user of no user
     fix, again = "give a folder of GPT-2's files in Hugging Face's layout", 'fetch it again'
     if folder.is_dir():
         config = read(folder / 'config.json', lambda p: json.loads(p.read_text('utf-8-sig')), fix)

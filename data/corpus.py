@@ -27,7 +27,6 @@ import hashlib
 import io
 import json
 import lzma
-import os
 import tarfile
 import zlib
 from pathlib import Path
@@ -40,6 +39,7 @@ from data.synthetic import (
     cannot_write,
     check_out_dir,
     end_on_signal,
+    home,
     load_task,
     new_files,
     output_flags,
@@ -201,10 +201,16 @@ def input_files(path, suffixes):
     files = sorted(
         p
         for p in path.rglob('*')
-        if p.is_file()
+        if not p.is_dir()
         and p.name.endswith(suffixes)
         and not any(part.startswith('.') for part in p.relative_to(path).parts)
     )
+    odd = [p for p in files if not p.is_file()]  # a FIFO would block the read, a device too
+    if odd:
+        raise ValueError(
+            f'--input {odd[0]} is not a regular file (a FIFO, a device, a broken link): move it '
+            'out of the folder'
+        )
     if not files:
         raise ValueError(f'--input {path} holds no files ending in {" or ".join(suffixes)}')
     return files
@@ -340,13 +346,17 @@ def prepare(task, overrides=None, source=None, out_dir=None, overwrite=False):
     is refused unless overwrite."""
     module = load_task(task)
     args = {**module.DEFAULTS, **(overrides or {})}
+    download = getattr(module, 'SOURCE', None)  # what it downloads: none for local text
+    if source is None and not download:
+        raise ValueError(f'the {task} task has no download: give --input=FILE_OR_DIRECTORY')
     if source is not None:
         # '' would be the folder the command is typed in
         if not str(source).strip():
             raise ValueError(
-                '--input= names no file: give a file or a folder, or leave --input out to download'
+                '--input= names no file: give a file or a folder'
+                + (', or leave --input out to download' if download else '')
             )
-        source = os.path.expanduser(source)  # here, for every corpus's documents()
+        source = home(source, '--input')  # here, for every corpus's documents()
     try:
         files = input_files(source, module.SUFFIXES) if source else []
         # else bytes read != bytes on disk
@@ -355,9 +365,9 @@ def prepare(task, overrides=None, source=None, out_dir=None, overwrite=False):
         digest = files_digest(files) if files else None
     except OSError as e:
         raise cannot_read(e, source) from None
-    out = Path(out_dir).expanduser() if out_dir else task_dir(task, args, module.DEFAULTS)
+    out = Path(home(out_dir, '--out_dir')) if out_dir else task_dir(task, args, module.DEFAULTS)
     # the same input: its bytes where they are local files, else the download's address
-    made = {'input_sha256': digest} if digest else {'source': module.SOURCE}
+    made = {'input_sha256': digest} if digest else {'source': download}
     check_out_dir(out, task, overwrite, {'args': args, **made})
     enc = get_encoding(args['encoding'])
     splits = getattr(module, 'SPLITS', ('train', 'val'))
@@ -370,7 +380,7 @@ def prepare(task, overrides=None, source=None, out_dir=None, overwrite=False):
         ]
         if empty:
             raise ValueError(
-                f'{source or module.SOURCE} gives no {" or ".join(empty)} text (no documents, or '
+                f'{source or download} gives no {" or ".join(empty)} text (no documents, or '
                 'empty ones), too small for these settings or its documents empty: give --input '
                 'a larger file'
             )
@@ -384,7 +394,7 @@ def prepare(task, overrides=None, source=None, out_dir=None, overwrite=False):
             block_size=BLOCK_SIZE,
             eval_split=getattr(module, 'EVAL_SPLIT', 'val'),
             **counts,
-            source=str(Path(source).resolve()) if source else module.SOURCE,
+            source=str(Path(source).resolve()) if source else download,
             **({'input_sha256': digest} if digest else {}),
             date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'),
         )

@@ -13,6 +13,7 @@ uninterrupted one would.
 
 import difflib
 import math
+import os
 import zipfile
 import zlib
 from functools import lru_cache
@@ -603,7 +604,17 @@ def prompt_codec(meta, prompt):
     """-> (token ids of `prompt`, decode: ids -> text) in a run's vocabulary (its meta.json): a
     corpus's tiktoken encoding (an empty prompt starts from the end-of-text token), or a synthetic
     task's tokens, one per character or per sep-separated word. A prompt of bytes that are not
-    UTF-8 (the command line's, which Python keeps as surrogates) is refused, not read as U+FFFD."""
+    UTF-8 (the command line's, which Python keeps as surrogates) is refused, not read as U+FFFD.
+    FILE:path is that file's text, as nanoGPT's sample.py reads --start=FILE:prompt.txt."""
+    if prompt.startswith('FILE:'):
+        try:
+            with synthetic.open_regular(os.path.expanduser(prompt[5:]), 'r', encoding='utf-8') as f:
+                prompt = f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigError(
+                f'cannot read the prompt file {prompt[5:]!r} '
+                f'({getattr(e, "strerror", None) or "not UTF-8 text"}): give a UTF-8 text file'
+            ) from None
     try:
         prompt.encode('utf-8')
     except UnicodeEncodeError as e:

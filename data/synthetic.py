@@ -267,6 +267,19 @@ def open_regular(path, mode='rb', **kwargs):
         raise
 
 
+def home(path, flag):
+    """`path` with ~ or ~user expanded, as a shell does; ~user of no user here is refused: a shell
+    leaves it as typed, so a folder named '~user' would be made in this one (and pathlib's
+    expanduser raises)."""
+    path = os.path.expanduser(str(path))
+    if path.startswith('~'):
+        raise ConfigError(
+            f'{flag}={path}: {path.split(os.sep)[0]!r} names no user of this machine: give the '
+            'full path'
+        )
+    return path
+
+
 def read_json(path, fix):
     """A JSON object from a file the user or a run wrote; anything else is a ConfigError that says
     `fix`."""
@@ -429,7 +442,7 @@ def prepare(task, overrides=None, out_dir=None, overwrite=False):
     refused unless overwrite."""
     module = load_task(task)
     args = {**module.DEFAULTS, **(overrides or {})}
-    out = Path(out_dir).expanduser() if out_dir else task_dir(task, args, module.DEFAULTS)
+    out = Path(home(out_dir, '--out_dir')) if out_dir else task_dir(task, args, module.DEFAULTS)
     # what every task's settings share; each task checks its own ranges
     for key, value in args.items():
         if isinstance(value, float) and not math.isfinite(value) or key == 'seed' and value < 0:

@@ -664,6 +664,29 @@ BAD_INPUT = [
         lambda d: write(d / 'a.txt', ''),
         r'a.txt gives no train or val text \(no documents, or empty ones\).*give --input a larger',
     ),
+    # local text has no download: no --input is one line, and --input= says so
+    (
+        'text without --input',
+        'text',
+        lambda d: ['--encoding=bytes', f'--out_dir={d / "new"}'],
+        lambda d: None,
+        r'the text task has no download: give --input=FILE_OR_DIRECTORY',
+    ),
+    (
+        'text with --input=',
+        'text',
+        lambda d: ['--input=', '--encoding=bytes', f'--out_dir={d / "new"}'],
+        lambda d: None,
+        r'--input= names no file: give a file or a folder\n',
+    ),
+    # a FIFO among the folder's files would block the read; skipped, it would be a document less
+    (
+        'a FIFO in the input folder',
+        'text',
+        lambda d: args(d, 'src'),
+        lambda d: (write(d / 'src' / 'a.txt', 'Hello.\n' * 50), os.mkfifo(d / 'src' / 'f.txt')),
+        r'--input .*src/f.txt is not a regular file \(a FIFO, a device, a broken link\)',
+    ),
     # the same task's data of another input, which a run may train on: --overwrite replaces it
     (
         'another input into prepared text',

@@ -662,6 +662,7 @@ def test_at_keys_reach_every_run_and_only_out_dir(tmp_path):
         ('seed=1', None, "seed differs between the protocol's runs (--seeds): drop it"),
         ('data_seed=1', None, "data_seed differs between the protocol's runs"),
         ('variant=mixit', None, "variant differs between the protocol's runs (its rows)"),
+        ('task=dyck', None, "task is the experiment's own (its claims and rows are its tasks')"),
         ('max_iters=100000000000', None, 'is beyond the 2,147,483,647 any key takes'),
     ],
 )
@@ -688,14 +689,20 @@ def test_bad_at_is_one_line_before_anything_runs(at, own, says, tmp_path, capsys
         (['--regime', '--tasks='], "argument --tasks: '' names none (an unset variable?)"),
         (['--regime', '--tasks=,'], "argument --tasks: ',' names none"),
         (['--quick', '--micro_batch=-5'], '--micro_batch=-5: give a number of examples, or 0'),
+        (['--quick', '--plan', '--record'], '--plan trains nothing, so --record records nothing'),
+        (['--smoke', '--quick'], '--smoke and --quick are two protocols: give one of them'),
+        (['--quick', '--seeds=100000000000'], 'give 1 to 1,000 seeds (the papers run 3)'),
+        (['--quick', '--regime'], '--quick and --regime are two protocols: give one of them'),
     ],
 )
 def test_flags_that_would_mean_everything_or_nothing_are_refused(argv, says, tmp_path, capsys):
-    """A list flag given empty (--tasks=$T, T unset) would run every task, hours of runs, and a
-    negative --micro_batch would be taken as whole batches: each is one line, exit status 2."""
-    common, fair = module('common'), module('fair')
+    """A list flag given empty (--tasks=$T, T unset) would run every task, hours of runs, a
+    negative --micro_batch would be taken as whole batches, 10^11 seeds would never be planned,
+    and of two protocols or --plan with --record one would be dropped: each is one line, exit
+    status 2."""
+    fair = module('fair')
     with pytest.raises(SystemExit) as stop:
-        common.parse_args('', add=fair.tasks_flag, argv=[*argv, f'--out_dir={tmp_path}'])
+        fair.parse_args('', add=fair.tasks_flag, argv=[*argv, f'--out_dir={tmp_path}'])
     err = capsys.readouterr().err
     assert stop.value.code == 2 and err.startswith('error: ') and says in err, err
 
@@ -1008,6 +1015,17 @@ def test_plan_lists_the_runs_and_trains_nothing(tmp_path):
         r['max_iters'] for r in plan['runs']
     } == {1500}
     assert sorted(p.name for p in tmp_path.iterdir()) == ['depth-plan.json']
+    # an --at of the searched learning rate would make the search's three runs one: refused
+    refused = subprocess.run(
+        [sys.executable, 'experiments/mixit/depth.py', '--quick', '--plan']
+        + ['--at=learning_rate=0.5', f'--out_dir={tmp_path / "at"}', '--device=cpu'],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert refused.returncode == 2 and refused.stderr.count('\n') == 1, refused.stderr[-3000:]
+    assert '--at=learning_rate: the search varies learning_rate between its runs' in refused.stderr
 
 
 def test_dtype_is_every_runs_recorded_and_priced(tmp_path, capsys):
@@ -1816,6 +1834,7 @@ def damaged_results(tmp_path, text):
         (['--check', '--readme'], None, '--readme and --check are two commands: give one of them'),
         (['--check', '--quick'], None, '--readme and --check read every recorded result'),
         (['--quick', '--regime'], None, '--quick and --regime are two protocols'),
+        (['--readme', '--', '--smoke'], None, '--readme and --check read every recorded result'),
         # a results JSON edited by hand: a list, a key missing, a value of another type
         (['--quick'], lambda r, t: damaged_results(t, '[]'), 'induction-quick.json is damaged'),
         (['--readme'], lambda r, t: damaged_results(t, '{"mode": "quick"}'), "(no 'name')"),
@@ -1870,6 +1889,7 @@ def damaged_results(tmp_path, text):
         'check and readme',
         'check with quick',
         'quick and regime',
+        'readme with arguments after --',
         'results a list',
         'results without a key',
         'values a list',
@@ -1903,6 +1923,25 @@ def test_reproduce_refuses_before_it_runs_anything(
     assert status == 2
     assert_one_line(capsys.readouterr().err, says)
     assert ran == [] and snapshot(tmp_path) == before
+
+
+def test_check_names_a_committed_results_file_gone_first(tmp_path, monkeypatch):
+    """A results JSON deleted since its commit: --check names it and says to git checkout it,
+    before the tables that differ (--readme would show another mode's results in its place)."""
+    reproduce = module('reproduce')
+    monkeypatch.setattr(reproduce, 'ROOT', tmp_path)
+    (tmp_path / 'results').mkdir()
+    (tmp_path / 'README.md').write_text(readme_of(reproduce))
+    (tmp_path / 'results' / 'x.json').write_text('{}')
+    git = ['git', '-C', str(tmp_path), '-c', 'user.name=t', '-c', 'user.email=t@t']
+    for args in (['init', '-q'], ['add', '.'], ['commit', '-qm', 'results']):
+        subprocess.run([*git, *args], check=True)
+    assert not [
+        p for p in reproduce.check(tmp_path / 'README.md', tmp_path / 'results') if 'x.json' in p
+    ]
+    (tmp_path / 'results' / 'x.json').unlink()
+    problems = reproduce.check(tmp_path / 'README.md', tmp_path / 'results')
+    assert problems[0] == 'results/x.json is committed but gone from the checkout: git checkout it'
 
 
 def test_reproduce_only_runs_those_named(tmp_path, monkeypatch, capsys):
@@ -2152,6 +2191,11 @@ def out_under_a_file(t):
     return [f'--out_dir={t / "file" / "out"}', '--record']
 
 
+def out_a_file(t):
+    (t / 'file').write_text('')
+    return [f'--out_dir={t / "file"}']
+
+
 @pytest.mark.parametrize(
     'make, says',
     [
@@ -2159,7 +2203,10 @@ def out_under_a_file(t):
         (results_damaged('{"name": "depth"}'), "depth-quick.json is damaged (no 'values')"),
         (point_damaged, f'{Path("trend", "depth", "1", "depth.json")} is damaged'),
         (md_a_folder, 'depth-quick.md'),
-        (out_under_a_file, 'Not a directory'),
+        # refused as the experiments refuse them, not advised to run them there
+        (out_under_a_file, 'file is a file, not a folder'),
+        (out_a_file, 'file is a file, not a folder'),
+        (lambda t: ['--out_dir='], "--out_dir='' names no folder"),
         # the results another folder holds are not read: OUT_DIR's, or with --record the README's
         (
             lambda t: trend_results(t / 'recorded') or [f'--out_dir={t / "out"}'],
@@ -2180,6 +2227,8 @@ def out_under_a_file(t):
         'a size damaged',
         'md a folder',
         'out_dir under a file',
+        'out_dir a file',
+        'out_dir empty',
         'results recorded only',
         'results in OUT_DIR only',
     ],

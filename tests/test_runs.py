@@ -184,6 +184,10 @@ def text_token(split, value):
     return setup
 
 
+def edit_json(path, **keys):
+    path.write_text(json.dumps({**json.loads(path.read_text()), **keys}))
+
+
 def symlinked(name):
     """A setup that makes the finished run's `name` (the folder itself: '') a symbolic link to a
     copy elsewhere."""
@@ -588,6 +592,19 @@ CASES = [
         crafted(lambda c: c['config'].update(seed=5)),
         r"ckpt.pt and .*config.json are two runs' \(seed=5 in ckpt.pt, 0 in config.json\)",
     ),
+    # alike in every key a resume keeps, but past the steps the folder's run goes to
+    (
+        "a longer run's checkpoint in the folder",
+        lambda d: done(d, '--resume', '--max_iters=9'),
+        lambda d: edit_json(d / 'out' / 'done' / 'config.json', max_iters=0),
+        r'ckpt.pt is at step \d+, beyond the max_iters=0 of .*config.json: they are two runs',
+    ),
+    (
+        "a longer run's checkpoint in the folder, sampled",
+        lambda d: done(d, '--sample', '--prompt=1+1='),
+        lambda d: edit_json(d / 'out' / 'done' / 'config.json', max_iters=0),
+        r'beyond the max_iters=0 of .*config.json',
+    ),
     (
         "another run's checkpoint in the folder, sampled",
         lambda d: done(d, '--sample', '--prompt=1+1='),
@@ -813,6 +830,12 @@ CASES = [
         symlinked('log.jsonl'),
         r'log.jsonl is a symbolic link or not a regular file, '
         r'and a run reads and writes its own files only',
+    ),
+    (
+        'out_dir of ~ of no user',
+        lambda d: flags(d, out_dir='~nosuchuser9/x'),
+        None,
+        r"out_dir=~nosuchuser9/x: '~nosuchuser9' names no user of this machine",
     ),
     # a run's folder as the argument names out_dir and run_name: neither typed beside it
     (
@@ -1065,6 +1088,19 @@ def test_a_prompt_of_a_task_without_separator_is_read_as_its_tokens_are_written(
     for bad in ('(x)', '(<pa', '<PAD>'):
         with pytest.raises(ConfigError, match="must be a non-empty sequence of the task's tokens"):
             prompt_codec(meta, bad)
+
+
+def test_a_prompt_of_file_colon_is_that_files_text(tmp_path):
+    """nanoGPT's --start=FILE:prompt.txt reads the file; one that cannot be read is one line."""
+    from data.loader import prompt_codec
+
+    (tmp_path / 'p.txt').write_text('(())?')
+    (tmp_path / 'latin1.txt').write_bytes(b'caf\xe9')
+    meta = {'itos': ['<pad>', '(', ')', '?'], 'sep': ''}
+    assert prompt_codec(meta, f'FILE:{tmp_path / "p.txt"}')[0] == [1, 1, 2, 2, 3]
+    for name, why in (('none.txt', 'No such file'), ('latin1.txt', 'not UTF-8 text')):
+        with pytest.raises(ConfigError, match=f'cannot read the prompt file .*{name}.*{why}'):
+            prompt_codec(meta, f'FILE:{tmp_path / name}')
 
 
 def test_temperature_zero_is_greedy_and_a_number_is_a_prompt(base, capsys):

@@ -724,6 +724,14 @@ HOSTILE = [
         r'cannot write to file/x \(Not a directory\): set --out_dir to a folder you can write',
     ),
     ('out_dir with ~', 'khop', khop(out='~/out'), nothing, ('out', 'khop')),
+    # a shell leaves ~user of no user as typed: a folder of that name would be made here
+    (
+        'out_dir with ~ of no user',
+        'khop',
+        khop(out='~nosuchuser9/out'),
+        nothing,
+        r"--out_dir=~nosuchuser9/out: '~nosuchuser9' names no user of this machine: give the full",
+    ),
     # the same task's data made otherwise, which a run may train on: replaced only when told
     (
         'other settings into prepared data',

@@ -1083,6 +1083,8 @@ def test_config_files_are_their_protocols_keys():
         ('max_iters = (\n', 1, 'never closed'),
         ('max_iters = 5\noverwrite = True\n', 2, 'type --overwrite on the command line'),
         ('resume = True\n', 1, 'type --resume on the command line'),
+        # nanoGPT's exec keeps the last without a word
+        ('max_iters = 5\nn_layer = 2\nmax_iters = 7\n', 3, 'max_iters is set on line 1 too'),
     ],
 )
 def test_config_file_refuses_what_is_not_a_literal_in_one_line(
@@ -1130,7 +1132,7 @@ def test_a_run_folder_never_chooses_where_a_run_reads_writes_or_sends(tmp_path):
     taken (a checkpoint never chooses them, checkpoint.CHOSEN_NOW; the file may be another's), its
     out_dir and run_name are the folder; the same file given as a config file sets them. A command
     key set in a config file (JSON's "sample": true) is refused, not dropped, and --resume with
-    --sample is two commands."""
+    --sample (or either with --overwrite) is two commands, two runs' folders two runs."""
     run = tmp_path / 'out' / 'r'
     run.mkdir(parents=True)
     saved = dict(
@@ -1150,8 +1152,21 @@ def test_a_run_folder_never_chooses_where_a_run_reads_writes_or_sends(tmp_path):
     (tmp_path / 'c.json').write_text(json.dumps({'task': 'dyck', 'sample': True}))
     with pytest.raises(ConfigError, match='c.json: sample says what the command does'):
         configurator.parse_args([str(tmp_path / 'c.json')])
-    with pytest.raises(ConfigError, match='give one of them'):
-        configurator.parse_args(['--resume', '--sample'])
+    for two in (
+        ['--resume', '--sample'],
+        ['--resume', '--overwrite=True'],
+        ['--sample', '--overwrite'],
+    ):
+        with pytest.raises(ConfigError, match='are two commands .*: give one of them'):
+            configurator.parse_args(two)
+    # two runs' folders: the second's keys would fill what the first's leave (another task's)
+    other = tmp_path / 'out' / 's'
+    other.mkdir()
+    (other / 'config.json').write_text(json.dumps({**saved, 'task': 'text', 'encoding': 'bytes'}))
+    with pytest.raises(
+        ConfigError, match="are two runs' folders: give the one to resume or sample"
+    ):
+        configurator.parse_args([str(run), str(other), '--resume'])
 
 
 def test_another_process_of_the_run_ending_is_one_line_not_gloos_traceback(monkeypatch, capsys):

@@ -66,7 +66,6 @@ if __name__ == '__main__':  # the experiments' code, not a command (alone: an im
     )
     sys.exit(2)
 
-import numpy as np
 import torch
 
 from data import corpus, local, synthetic
@@ -270,7 +269,13 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None, own_dtype=
         "--out_dir='' names no folder (not this one): give one (default: out/)"
     )
     # '~/x' as a shell expands it (and train.py its out_dir): the report goes beside the runs
-    args.out_dir, args.data_dir = map(os.path.expanduser, (args.out_dir, args.data_dir))
+    try:
+        args.out_dir, args.data_dir = (
+            synthetic.home(args.out_dir, '--out_dir'),
+            synthetic.home(args.data_dir, '--data_dir'),
+        )
+    except ConfigError as e:
+        parser.error(str(e))
     try:  # a TREND's size, whose results go to OUT_DIR only
         args.point, args.at = (
             bool(args.at),
@@ -287,11 +292,16 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None, own_dtype=
     device = pick_device(args.device)  # a mistake before any data is generated (fair.py's)
     if args.dtype == 'tf32' and not device.startswith('cuda'):
         parser.error('--dtype=tf32 is a setting of CUDA tensor cores: on a CPU use float32')
+    modes = [f'--{m}' for m in ('smoke', 'quick', 'regime') if getattr(args, m)]
+    if len(modes) > 1:  # one would be dropped without a word
+        parser.error(f'{modes[0]} and {modes[1]} are two protocols: give one of them')
     args.mode = (
         'smoke' if args.smoke else 'quick' if args.quick else 'regime' if args.regime else 'full'
     )
     if args.record and (args.mode == 'smoke' or args.point):
         parser.error('--record with --smoke or --at records nothing (OUT_DIR only): drop --record')
+    if args.record and args.plan:
+        parser.error('--plan trains nothing, so --record records nothing: drop one of them')
     # every task's files
     args.data_root = Path(args.data_dir) if args.data_dir else synthetic.DATA_ROOT
     # with --plan: each run's keys, corpora read
@@ -415,6 +425,11 @@ def checked_at(at, own=None):
     for key, fix in (('seed', '--seeds'), ('data_seed', '--seeds'), ('variant', 'its rows')):
         if key in at:
             raise ConfigError(f"{key} differs between the protocol's runs ({fix}): drop it")
+    if 'task' in at:  # its claims are of its own tasks, and its rows are labelled by them
+        raise ConfigError(
+            "task is the experiment's own (its claims and rows are its tasks'): drop it, or "
+            'choose among its tasks with --tasks where it has several'
+        )
     return check_keys(
         at,
         own
@@ -471,19 +486,12 @@ def train_keys(args, config, name=''):
 
 def task_shape(cfg):
     """-> (the task's meta: vocabulary, classes; its sequence length T) for a resolved config, from
-    the task's settings alone: one draw of a generator, a table's training split, or a corpus's
-    block, no data read."""
+    the task's settings alone (describe's block_size; a corpus's block), no data drawn or read."""
     module, settings, _ = task_data(cfg)
     if not hasattr(module, 'generate'):  # a corpus
         return dict(vocab_size=corpus.ENCODINGS[cfg['encoding']], classes=[0, 1]), corpus.BLOCK_SIZE
-    rng = np.random.default_rng(0)
-    gen = {k: v for k, v in settings.items() if k not in ('n_train', 'n_test', 'seed')}
-    x = (
-        module.splits(settings, rng)['train'][0]
-        if hasattr(module, 'splits')
-        else module.generate(rng, 1, **gen)[0]
-    )
-    return module.describe(settings), x.shape[1]
+    meta = module.describe(settings)
+    return meta, meta['block_size']
 
 
 def trained_params(config):

@@ -110,7 +110,7 @@ def parse_args(doc, add=None, argv=None, regime_search=True):
         )
         parser.add_argument(
             '--seeds',
-            type=at_least_one,
+            type=seed_count,
             default=None,
             help='seeds of each chosen setting (default 3, 1 in --smoke); each seeds the weights, '
             "the fixed random matrices, the batches and the task's draw",
@@ -125,9 +125,15 @@ def parse_args(doc, add=None, argv=None, regime_search=True):
     return args
 
 
-def at_least_one(text):
-    if int(text) < 1:
-        raise argparse.ArgumentTypeError(f'{text}: give at least 1')
+# --seeds: every flag of that type counts seeds, and a plan lists a run a seed (10^11 never ends)
+MOST_SEEDS = 1_000
+
+
+def seed_count(text):
+    if not 1 <= int(text) <= MOST_SEEDS:
+        raise argparse.ArgumentTypeError(
+            f'{text}: give 1 to {MOST_SEEDS:,} seeds (the papers run 3)'
+        )
     return int(text)
 
 
@@ -209,6 +215,12 @@ def fair(args, name, config, family, fixed=(), key='val_acc', higher=True):
     score and metric is None, and the seeds are listed at the grid's first point (the choice is
     not known before the search runs), so the plan prices each run the search and the seeds make."""
     points = grid(args, config, family, fixed) if args.search else []
+    # an --at of a searched key would make every point of the search that one run
+    for key in sorted({k for p in points for k in p} & set(args.at)):
+        raise ConfigError(
+            f'--at={key}: the search varies {key} between its runs: add --no-search to train '
+            'every run at it'
+        )
     selection = dict(seed=0, data_seed=0)
     if not common.measured_on_train(args, config):
         selection['val_frac'] = VAL_FRAC

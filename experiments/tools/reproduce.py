@@ -342,8 +342,8 @@ def judged_before(path, code, root=ROOT):
 
 
 def check(readme=ROOT / 'README.md', results=RESULTS):
-    """-> the problems: the README's tables or a results .md's claims section differ from the
-    results, or a commit changed claims with results."""
+    """-> the problems: a committed results file gone, the README's tables or a results .md's
+    claims section differ from the results, or a commit changed claims with results."""
     text = common.read_text(readme)
     again = 'run python experiments/tools/reproduce.py --readme'
     problems = (
@@ -363,7 +363,19 @@ def check(readme=ROOT / 'README.md', results=RESULTS):
         if (path := common.results_path(mode, name, 'json', results)).exists()
         and (problem := judged_before(path, common.experiment_path(name)))
     ]
-    return problems
+    # a results file deleted since its commit, first: --readme would show another mode's instead
+    gone = (
+        subprocess.run(
+            ['git', '-C', str(ROOT), 'ls-files', '--deleted', '--', str(results)],
+            capture_output=True,
+            text=True,
+        ).stdout.split()
+        if shutil.which('git') and results.is_relative_to(ROOT)
+        else []
+    )
+    return [f'{f} is committed but gone from the checkout: git checkout it' for f in gone] + (
+        problems
+    )
 
 
 def current(name, mode):
@@ -621,10 +633,10 @@ def main(argv=None):
         parser.error(f'{commands[0]} and {commands[1]} are two commands: give one of them')
     if args.quick and args.regime:
         parser.error('--quick and --regime are two protocols: give one of them')
-    if (args.readme or args.check) and (args.quick or args.regime or args.only):
+    if (args.readme or args.check) and (args.quick or args.regime or args.only or passed):
         parser.error(
-            '--quick, --regime and --only choose what runs or is planned: --readme and --check '
-            'read every recorded result'
+            "--quick, --regime, --only and an experiment's arguments after -- choose what runs or "
+            'is planned: --readme and --check read every recorded result'
         )
     try:
         if args.plan:

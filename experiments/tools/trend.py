@@ -316,8 +316,17 @@ def main(argv=None):
         'diagnosed before on the same code stay in the results (a diagnosis over several sessions)',
     )
     args = parser.parse_args(argv)
-    # '~/x' as a shell expands it, and the experiments
-    args.out_dir = os.path.expanduser(args.out_dir)
+    # '~/x' as a shell expands it, and the experiments; checked as they check it, before any run
+    args.out_dir = synthetic.home(args.out_dir, '--out_dir')
+    if not args.out_dir.strip():
+        raise ConfigError("--out_dir='' names no folder (not this one): give one (default: out/)")
+    out = Path(args.out_dir)
+    there = next(p for p in (out, *out.parents) if os.path.lexists(p))
+    if not there.is_dir():  # the experiments would refuse it after the advice to run them there
+        raise ConfigError(
+            f'--out_dir={args.out_dir}: {there} is a file, not a folder: set --out_dir to a folder '
+            'you can write'
+        )
     path = common.experiment_path(args.name)  # None: no experiment of that name ('../train')
     module = common.experiment_module(args.name) if path else None
     if args.plot and args.diagnose:
