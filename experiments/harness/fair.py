@@ -110,7 +110,7 @@ def parse_args(doc, add=None, argv=None, regime_search=True):
         )
         parser.add_argument(
             '--seeds',
-            type=seed_count,
+            type=at_least_one,
             default=None,
             help='seeds of each chosen setting (default 3, 1 in --smoke); each seeds the weights, '
             "the fixed random matrices, the batches and the task's draw",
@@ -129,7 +129,7 @@ def parse_args(doc, add=None, argv=None, regime_search=True):
 MOST_SEEDS = 1_000
 
 
-def seed_count(text):
+def at_least_one(text):
     if not 1 <= int(text) <= MOST_SEEDS:
         raise argparse.ArgumentTypeError(
             f'{text}: give 1 to {MOST_SEEDS:,} seeds (the papers run 3)'

@@ -438,7 +438,7 @@ def add_flags(parser):
     parser.set_defaults(dtype=None)
     parser.add_argument(
         '--seeds',
-        type=fair.seed_count,
+        type=fair.at_least_one,
         default=None,
         help='seeds of every model (each sets '
         "train.py's seed: the weights and the batches' order); default 3 in --quick, else 1",

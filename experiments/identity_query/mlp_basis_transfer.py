@@ -236,7 +236,7 @@ def scores(predict, y, x):
 def add_flags(parser):
     parser.add_argument(
         '--seeds',
-        type=fair.seed_count,
+        type=fair.at_least_one,
         default=None,
         help='targets and runs per width (each '
         'seeds the target, the initialization and the inputs); default 3 in --quick and --regime, '

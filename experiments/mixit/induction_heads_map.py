@@ -300,7 +300,7 @@ def plot(maps, x, q, heads):
 def seeds_flag(parser):
     parser.add_argument(
         '--seeds',
-        type=fair.seed_count,
+        type=fair.at_least_one,
         default=None,
         help='seeds of the run (default 3, 1 in --smoke); each seeds the weights, the fixed random '
         "matrices, the batches and the task's draw",

@@ -305,7 +305,7 @@ def plot(rows, values):
 def add_flags(parser):
     parser.add_argument(
         '--seeds',
-        type=fair.seed_count,
+        type=fair.at_least_one,
         default=None,
         help="seeds of every run (seed s sets train.py's seed and data_seed: the weights, the "
         "fixed random matrices, the batches and the task's draw); default 3, 1 in --smoke",
