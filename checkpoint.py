@@ -356,7 +356,7 @@ def same_run(ckpt, path, resumable):
     last = saved.get('max_iters')
     if isinstance(last, int) and not isinstance(last, bool) and ckpt['step'] > last:
         raise ConfigError(
-            f"{path} is at step {ckpt['step']}, beyond the max_iters={last} of {config}: they are "
+            f'{path} is at step {ckpt["step"]}, beyond the max_iters={last} of {config}: they are '
             "two runs' files; put each in a folder of its own, or give the folder whose files are "
             'one run'
         )

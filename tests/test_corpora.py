@@ -1309,15 +1309,15 @@ HOSTILE_CORPORA = [
         'wikitext',
         ['--input=raw', '--encoding=bytes', '--out_dir=out'],
         with_fifo(lambda d: make_wikitext(d / 'raw'), 'raw/wiki.valid.raw'),
-        r'cannot read raw/wiki.valid.raw \(not a regular file but a FIFO or a device\): '
-        r'give --input files you can read',
+        r'--input raw/wiki.valid.raw is not a regular file \(a FIFO, a device, a broken link\): '
+        r'move it out of the folder',
     ),
     (
         'Yelp CSV a FIFO',
         'yelp',
         ['--input=csv', '--encoding=bytes', '--out_dir=out'],
         with_fifo(lambda d: make_yelp(d / 'csv'), 'csv/train.csv'),
-        r'cannot read csv/train.csv \(not a regular file but a FIFO or a device\)',
+        r'--input csv/train.csv is not a regular file \(a FIFO, a device, a broken link\)',
     ),
     (
         'one line of 2 MB',
