@@ -124,7 +124,7 @@ AT_LEAST = dict(
 AT_MOST = 2**31 - 1
 
 
-def parse_args(argv):
+def parse_args(argv, flag='--'):
     """['FILE', '--key=value', '--flag'] -> overrides, a later one over an earlier one. FILE: a
     config file of `key = value` lines (nanoGPT's: experiments/config/; read, never run:
     read_config), a config.json that train.py wrote, or a run's folder (out/<run>: its config.json,
@@ -132,9 +132,12 @@ def parse_args(argv):
     --resume). A saved config.json holds every key, so it fills only the keys not given before it,
     and never what the command does (COMMAND_KEYS: typed, never read from a file; one set there is
     refused). Flags' values are Python literals, else strings; a key whose default is a string takes
-    the text as typed (--prompt=75 is the prompt '75')."""
+    the text as typed (--prompt=75 is the prompt '75'). A key typed twice, or two config files of
+    two tasks, are refused: one would be dropped without a word. `flag`: how the caller's user
+    types a key, for the messages (the experiments' '--at=')."""
     text_keys = {k for k, v in {**DEFAULTS, **MODEL_DEFAULTS}.items() if isinstance(v, str)}
     overrides, lines = {}, []  # lines: (file, line, key, value) of the config files' keys
+    typed, bare, tasks = {}, set(), {}  # keys typed, those without a value; config files' tasks
     # a run's folder, which names out_dir and run_name, and those typed: one or the other
     run_folder, placed = None, []
     for arg in argv:
@@ -147,6 +150,14 @@ def parse_args(argv):
                 )
             if arg.endswith('.py') and os.path.exists(arg):
                 keys = read_config(arg)
+                if 'task' in keys:
+                    tasks[arg] = keys['task'][0]
+                if len(set(tasks.values())) > 1:  # the first's task keys would be another's
+                    (a, ta), (b, tb) = list(tasks.items())[:2]
+                    raise ConfigError(
+                        f'{a} sets task={ta!r} and {b} task={tb!r}: they are two runs, give one '
+                        'config file (and --key=value flags over it)'
+                    )
                 lines += [(arg, line, k, v) for k, (v, line) in keys.items()]
                 overrides.update({k: v for k, (v, line) in keys.items()})
                 continue
@@ -187,6 +198,13 @@ def parse_args(argv):
                 overrides.update(out_dir=str(folder.parent), run_name=folder.name)
             continue
         key, eq, value = arg[2:].partition('=')
+        if key in typed:  # the later would win without a word
+            raise ConfigError(
+                f'{flag}{key} is given twice ({typed[key]}, then {flag}{arg[2:]}): keep the one '
+                'you mean'
+            )
+        typed[key] = flag + arg[2:]
+        bare |= {key} if not eq else set()
         placed += [f'--{key}'] if key in ('out_dir', 'run_name') else []
         try:
             overrides[key] = (
@@ -210,8 +228,17 @@ def parse_args(argv):
     # each key of a config file known and of its type, said at its line: for the run's task, the
     # last given (an unknown task is resolve's to name)
     task = overrides.get('task', DEFAULT_RUN['task'])
+    known = {**MODEL_DEFAULTS, **DEFAULTS}
+    if isinstance(task, str) and task in synthetic.tasks():
+        known.update(task_keys(task_module(task)))
+    # a bare --flag is True: a key of a number or a text needs its value (a typo of --key=VALUE)
+    for key in bare:
+        if key in known and not isinstance(known[key], bool) and known[key] is not None:
+            raise ConfigError(
+                f'{flag}{key} takes a value: {flag}{key}=VALUE (default: {known[key]!r}); a key '
+                'alone is True, for the keys that are on or off'
+            )
     if lines and isinstance(task, str) and task in synthetic.tasks():
-        known = {**MODEL_DEFAULTS, **DEFAULTS, **task_keys(task_module(task))}
         for path, line, key, value in lines:
             try:
                 check_keys({key: value}, known)
@@ -282,6 +309,10 @@ NANOGPT_KEYS = {
 }
 
 
+# what float() reads but a Python literal is not: a typed --lr=nan is a string to check_keys
+NOT_FINITE = ('nan', '+nan', '-nan', 'inf', '+inf', '-inf', 'infinity', '+infinity', '-infinity')
+
+
 def check_keys(overrides, known=None):
     """overrides, each key one of `known` (else the error names the closest) and each value of its
     default's type (an int is a float too; a None default means an optional float, the model's
@@ -311,6 +342,8 @@ def check_keys(overrides, known=None):
             or expected is float
             and given is int
         ):
+            if expected is float and given is str and value.strip().lower() in NOT_FINITE:
+                raise ConfigError(f'{key}={value} must be a finite number')  # as checks says inf
             raise ConfigError(
                 f'{key}={value!r} should be of type {expected.__name__} (default: {default!r})'
             )

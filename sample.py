@@ -83,10 +83,13 @@ def print_samples(overrides, master=True):
 
 def train_args(argv):
     """nanoGPT's flags as train.py's: --out_dir=<a run's folder> is that folder (out/<run>),
-    --start=TEXT is --prompt=TEXT; any other argument is train.py's own."""
+    --start=TEXT is --prompt=TEXT, --sample is what sample.py does; any other argument is
+    train.py's own."""
     args = []
     for arg in argv:
         key, eq, value = arg.partition('=')
+        if arg == '--sample':
+            continue
         if key == '--out_dir' and eq and (Path(value) / 'config.json').exists():
             args.append(value)
         else:

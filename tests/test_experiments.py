@@ -2178,6 +2178,13 @@ def point_damaged(t):
     return [f'--out_dir={t / "out"}']
 
 
+def results_a_folder(t):
+    trend_results(t / 'out' / 'results')
+    (t / 'out' / 'results' / 'depth-quick.json').unlink()
+    (t / 'out' / 'results' / 'depth-quick.json').mkdir()
+    return [f'--out_dir={t / "out"}']
+
+
 def md_a_folder(t):
     trend_results(t / 'out' / 'results')
     (t / 'out' / 'results' / 'depth-quick.md').unlink()
@@ -2203,6 +2210,7 @@ def out_a_file(t):
         (results_damaged('{"name": "depth"}'), "depth-quick.json is damaged (no 'values')"),
         (point_damaged, f'{Path("trend", "depth", "1", "depth.json")} is damaged'),
         (md_a_folder, 'depth-quick.md'),
+        (results_a_folder, 'depth-quick.json is a folder, not a results file: remove it, then'),
         # refused as the experiments refuse them, not advised to run them there
         (out_under_a_file, 'file is a file, not a folder'),
         (out_a_file, 'file is a file, not a folder'),
@@ -2226,6 +2234,7 @@ def out_a_file(t):
         'results without values',
         'a size damaged',
         'md a folder',
+        'results a folder',
         'out_dir under a file',
         'out_dir a file',
         'out_dir empty',

@@ -1861,7 +1861,7 @@ def test_a_full_disk_while_writing_a_checkpoint_is_one_line(tmp_path):
 
     argv = flags(tmp_path, run_name='r')
     subprocess.run(  # the task's data first, which the limit would stop
-        [sys.executable, 'train.py', *argv, '--max_iters=0', '--run_name=warm'],
+        [sys.executable, 'train.py', *flags(tmp_path, run_name='warm', max_iters=0)],
         cwd=ROOT,
         check=True,
         capture_output=True,

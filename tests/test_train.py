@@ -1169,6 +1169,35 @@ def test_a_run_folder_never_chooses_where_a_run_reads_writes_or_sends(tmp_path):
         configurator.parse_args([str(run), str(other), '--resume'])
 
 
+def test_a_key_given_twice_or_without_its_value_is_refused_not_dropped(tmp_path):
+    """A key typed twice would keep the later without a word, and two config files of two tasks
+    would check the first's task keys against the second's task (or mix them): each is refused,
+    naming both. A bare --key is True, so a key of a number alone is a missing value, said so
+    (the experiments' --at says its own flag); a bare on-or-off key stays True, a finite float is
+    asked for by name."""
+    with pytest.raises(ConfigError, match=r'--max_iters is given twice \(--max_iters=3, then'):
+        configurator.parse_args(['--max_iters=3', '--max_iters=4'])
+    assert configurator.parse_args(['--max_iters=3', '--n_layer=4'])['max_iters'] == 3
+    with pytest.raises(ConfigError, match=r'--at=n_layer is given twice \(--at=n_layer=3, then'):
+        configurator.parse_args(['--n_layer=3', '--n_layer=4'], flag='--at=')
+    with pytest.raises(ConfigError, match=r'--n_layer takes a value: --n_layer=VALUE \(default'):
+        configurator.parse_args(['--n_layer'])
+    with pytest.raises(ConfigError, match='--at=digits takes a value: --at=digits=VALUE'):
+        configurator.parse_args(['--task=addition', '--digits'], flag='--at=')
+    assert configurator.parse_args(['--bias'])['bias'] is True
+    a, b = tmp_path / 'a.py', tmp_path / 'b.py'
+    a.write_text("task = 'dyck'\nlength = 40\n")
+    b.write_text("task = 'addition'\ndigits = 3\n")
+    for first, second in ((a, b), (b, a)):
+        with pytest.raises(ConfigError, match=f"{first} sets task='.*' and {second} task="):
+            configurator.parse_args([str(first), str(second)])
+    (tmp_path / 'c.py').write_text('n_layer = 3\n')  # no task: one over the other, as nanoGPT
+    assert configurator.parse_args([str(a), str(tmp_path / 'c.py')])['n_layer'] == 3
+    for bad in ('nan', '-inf'):
+        with pytest.raises(ConfigError, match=f'learning_rate={bad} must be a finite number'):
+            configurator.resolve(configurator.parse_args([f'--learning_rate={bad}']))
+
+
 def test_another_process_of_the_run_ending_is_one_line_not_gloos_traceback(monkeypatch, capsys):
     """Under torchrun, a process whose peer ended (killed, Ctrl-C in its terminal) meets gloo's
     'Connection reset by peer' in its next collective: one line that says so and that the last

@@ -279,10 +279,10 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None, own_dtype=
     try:  # a TREND's size, whose results go to OUT_DIR only
         args.point, args.at = (
             bool(args.at),
-            checked_at(train_args([f'--{a}' for a in args.at if a]), at_keys),
+            checked_at(train_args([f'--{a}' for a in args.at if a], flag='--at='), at_keys),
         )
     except ConfigError as e:
-        parser.exit(2, f'error: --at: {e}\n')
+        parser.exit(2, f'error: {e}\n' if str(e).startswith('--at=') else f'error: --at: {e}\n')
     # an --at of dtype is every run's dtype, which the results record: --dtype's, said once
     typed, at = getattr(args, 'dtype', None), args.at.pop('dtype', None)
     if typed and at and typed != at:
@@ -766,6 +766,9 @@ def read_results(path, needs=(), fix='git checkout it, or rerun its experiment')
         with synthetic.open_regular(path, 'r', encoding='utf-8') as f:
             results = json.loads(f.read())
     # ValueError: not JSON, not UTF-8; RecursionError: nested thousands deep
+    except IsADirectoryError:
+        why = 'a folder, not a results file'
+        raise ConfigError(f'{path} is {why}: remove it, then {fix}') from None
     except (OSError, ValueError, RecursionError) as e:
         why = getattr(e, 'strerror', None) or getattr(e, 'msg', None) or type(e).__name__
         raise ConfigError(f'{path} is damaged ({why}): {fix}') from None

@@ -22,7 +22,9 @@ this file runs gets --record; --readme and --check read experiments/results/.
                 go to every experiment
     --plan      what each full protocol that trains would cost: runs, steps, tokens, FLOPs, memory,
                 H100-hours, corpora; in three tiers (TIERS): as the authors ran it, in bfloat16
-                with successive halving, and that on one seed
+                with successive halving, and that on one seed. It trains nothing, but prepares
+                the local corpora whose sizes set a protocol's steps (data/text/: about 30 MB,
+                a minute on 2 cores the first time)
     --only=A,B  run (or --plan) these experiments alone
 
 Before any experiment runs, the README and every results file it reads are checked (the tables'
@@ -525,7 +527,8 @@ def plan(mode, names, passed, out, cpu, tier=()):
     `passed`), written to out; `cpu`: this CPU's float32 FLOP/s (quick: its minutes) -> (the cost
     table's rows, their H100-hours in all, {name: (H100-hours, its largest run's bytes)})."""
     rows, total, per_file = [], 0.0, {}
-    for name in names:
+    # a bar on a terminal: each plan is a process, and one that prepares a corpus takes seconds
+    for name in tqdm(names, desc='planning', unit='file', leave=False, disable=None):
         flags = [f for f in tier if takes(name, f)]
         proc = common.run_process(
             command(name, mode, '--plan', f'--out_dir={out}', *flags, *passed),
