@@ -15,6 +15,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -44,14 +45,15 @@ def module(name):
 
 def test_experiments_are_found():
     """Each reproduction sits in its paper's folder, names are unique across the folders, and the
-    tools are the six that read runs, time steps, check or profile a GPU or run every
-    reproduction."""
+    tools are the seven that read runs, time steps, check, spend or profile a GPU or run
+    every reproduction."""
     names = [p.stem for p in [*REPRODUCTIONS, *TOOLS, *HARNESS]]
     assert len(names) == len(set(names)), 'a name in two folders'
     assert {p.parent.name for p in REPRODUCTIONS} == {'mixit', 'identity_query', 'universal'}
     assert [p.stem for p in TOOLS] == [
         'compare_runs',
         'gpu_check',
+        'gpu_run',
         'nanogpt_step',
         'profile_step',
         'reproduce',
@@ -575,6 +577,19 @@ def test_nanogpt_step_times_the_same_model(capsys):
         torch.testing.assert_close(ours(*batches[1])[1], ref(*batches[1])[1], rtol=0, atol=1e-5)
     assert tool.main(['--configs=4x256', '--repeats=2', '--warmup=0', '--batch_size=1']) == 0
     assert [r for r in capsys.readouterr().out.splitlines() if r.startswith('| 4x256 |')]
+    # a GPU's form (gpu_run.py's) in bfloat16 autocast: the same rows
+    flags = ['--configs=4x256', '--repeats=1', '--warmup=0', '--batch_size=1', '--dtype=bfloat16']
+    assert tool.main(flags) == 0
+    out = capsys.readouterr().out
+    assert 'bfloat16' in out and [r for r in out.splitlines() if r.startswith('| 4x256 |')]
+    # GPT-2 small is the gpt2 configuration's, at its own sequence, vocabulary and batch
+    shape = tool.CONFIGS['gpt2']
+    assert (shape['n_layer'], shape['n_embd'], shape['block_size'], shape['vocab_size']) == (
+        12,
+        768,
+        1024,
+        50304,
+    )
     out = subprocess.run(
         [sys.executable, 'experiments/tools/nanogpt_step.py', '--configs=8x512'],
         cwd=ROOT,
@@ -2706,6 +2721,119 @@ def test_gpu_check_runs_dry_on_a_cpu(tmp_path):
     largest = parts['largest']['result']
     assert largest['trained_layers'] == largest['check_layers'] == 8  # the dry cap
     assert 'TMP' in parts['default']['command'] and 'python train.py' in parts['default']['command']
+
+
+# --- gpu_run.py: a lent GPU's draw in one command; off a GPU, its dry version
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason='the dry version is the CPU one')
+def test_gpu_run_runs_dry_on_a_cpu(tmp_path):
+    """Without CUDA every part runs its CPU form and passes: the check's three processes, nanoGPT's
+    step beside ours, and each protocol's --smoke, whose runs train side by side as train.py
+    processes and are then read by its experiment (--reuse), which writes its results and verdict
+    into OUT_DIR/results/; the scratch runs are gone."""
+    out = subprocess.run(
+        [sys.executable, str(EXPERIMENTS / 'tools' / 'gpu_run.py'), str(tmp_path / 'draw')],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    info = json.loads((tmp_path / 'draw' / 'gpu_run.json').read_text())
+    names = [p for p, _, _ in module('gpu_run').PROTOCOLS]
+    parts = {p['part']: p for p in info['parts']}
+    assert info['dry'] and sorted(parts) == sorted(
+        ['check: default', 'check: variants', 'check: torchrun', 'nanogpt', *names]
+    )
+    assert all(p['status'] == 'passed' and p['result'] for p in parts.values()), parts
+    assert (
+        json.loads(parts['check: variants']['result']).keys() == module('gpu_run').VARIANTS.keys()
+    )
+    for name in names:
+        result = parts[name]['result']
+        assert result['finished'] == result['runs'] > 0 and result['verdict']
+        assert (tmp_path / 'draw' / 'results' / f'{name}.json').exists()
+    assert sorted(p.name for p in (tmp_path / 'draw').iterdir()) == [
+        'gpu_run.json',
+        'gpu_run.log',
+        'gpu_run.md',
+        'results',
+    ]
+
+
+def test_gpu_run_plans_what_fits_in_order_of_claims_per_minute(tmp_path, monkeypatch):
+    """The plan's protocols come in order of claims decided per predicted minute (the upper bound);
+    each gets its upper bound with the margin where that fits what is left, else what is left
+    where its lower bound fits, else nothing; the limits add up to the budget at most."""
+    gpu_run = module('gpu_run')
+    made = {  # name: (runs, claims, FLOPs a run); each run 10,000 steps
+        'memorization_capacity': (4, 5, 0.0),
+        'universal_dimension': (40, 8, 1e16),  # 40 runs at RATE_FLOPS: over 18 minutes at least
+        'induction': (1, 2, 0.0),
+    }
+    monkeypatch.setattr(gpu_run, 'planned_runs', lambda name, *a: [name] * made[name][0])
+    monkeypatch.setattr(gpu_run, 'claims_decided', lambda name, measures: ['claim'] * made[name][1])
+    monkeypatch.setattr(
+        gpu_run.reproduce, 'cost', lambda name: dict(flops=made[name][2], steps=10_000)
+    )
+    parts = gpu_run.plan(tmp_path, dry=False)
+    per_minute = [len(p['claims']) / p['upper'] for p in parts]
+    assert per_minute == sorted(per_minute, reverse=True)
+    left = gpu_run.BUDGET_S - gpu_run.OWN_S - gpu_run.CHECK_S - gpu_run.NANOGPT_S
+    for p in parts:
+        if p['upper'] * gpu_run.MARGIN <= left:
+            assert p['limit'] == round(p['upper'] * gpu_run.MARGIN)
+        else:
+            assert p['limit'] == (round(left) if p['lower'] <= left else 0)
+        left -= p['limit']
+    assert left >= 0 and [p['name'] for p in parts if not p['limit']] == ['universal_dimension']
+    # a run's upper bound: its steps at the measured floor and its start, shared by the processes
+    one = next(p for p in parts if p['name'] == 'induction')
+    assert one['upper'] == pytest.approx(10_000 * gpu_run.STEP_S + gpu_run.START_S)
+
+
+def test_processes_side_by_side_end_at_their_limit(tmp_path):
+    """common.run_processes runs its commands at once: one still running at the limit is ended
+    (exit status 124, as timeout(1)), the others' output kept, and no process is left."""
+    common = module('common')
+    start = time.monotonic()
+    done = common.run_processes(
+        {
+            'quick': [sys.executable, '-c', 'print("done")'],
+            'slow': [
+                sys.executable,
+                '-c',
+                'import time; print("started", flush=True); time.sleep(60)',
+            ],
+        },
+        timeout=3,
+    )
+    assert time.monotonic() - start < 20
+    assert (done['quick'].returncode, done['quick'].stdout) == (0, 'done\n')
+    assert done['slow'].returncode == 124 and 'started' in done['slow'].stdout
+    assert common.CHILDREN == []
+
+
+def test_reuse_reads_finished_runs_without_training_them(tmp_path):
+    """--reuse: a run whose folder holds it trained to max_iters is evaluated from its checkpoint,
+    not trained again (its checkpoint untouched): the same numbers, and a wall time counted from
+    the first run's start, which includes the training."""
+    cmd = [
+        sys.executable,
+        str(EXPERIMENTS / 'mixit' / 'memorization_capacity.py'),
+        '--smoke',
+        f'--out_dir={tmp_path}',
+    ]
+    subprocess.run(cmd, check=True, capture_output=True, cwd=ROOT)
+    first = json.loads((tmp_path / 'memorization_capacity.json').read_text())
+    ckpts = {p: p.stat().st_mtime_ns for p in tmp_path.glob('memorization_capacity/*/ckpt.pt')}
+    assert len(ckpts) == 5
+    again = subprocess.run([*cmd, '--reuse'], check=True, capture_output=True, text=True, cwd=ROOT)
+    assert again.stdout.count('0 steps of') == 5  # each run evaluated, none trained
+    assert {p: p.stat().st_mtime_ns for p in ckpts} == ckpts
+    second = json.loads((tmp_path / 'memorization_capacity.json').read_text())
+    assert second['values'] == first['values']
+    assert second['wall_s'] >= first['wall_s']  # counted from the first run's start
 
 
 def test_profile_step_sorts_kernels_by_kind():

@@ -82,7 +82,8 @@ from experiments.harness.claims import (
 )
 from experiments.harness.claims import pct  # noqa: F401 (the experiments' common.pct)
 from model import GPT, GPTConfig
-from configurator import DEFAULTS, MODEL_DEFAULTS, check_keys, model_args_of, resolve
+from checkpoint import read_log
+from configurator import DEFAULTS, MODEL_DEFAULTS, check_keys, model_args_of, resolve, run_dir_of
 from configurator import parse_args as train_args
 from devices import pick_device
 from train import train
@@ -152,6 +153,43 @@ def run_process(command, capture_output=False, timeout=None, **popen):
         finally:
             CHILDREN.remove(proc.pid)
     return subprocess.CompletedProcess(command, proc.returncode, out, err)
+
+
+def run_processes(commands, timeout, **popen):
+    """run_process for {name: command} side by side, all within `timeout` seconds of the start ->
+    {name: CompletedProcess}, its output (stdout and stderr together) in stdout; each process
+    group is listed in CHILDREN while it runs, and one still running at the timeout is ended, its
+    returncode 124."""
+    start, procs, logs = time.monotonic(), {}, {}
+    try:
+        for name, command in commands.items():
+            logs[name] = tempfile.TemporaryFile('w+')
+            procs[name] = subprocess.Popen(
+                command,
+                stdout=logs[name],
+                stderr=subprocess.STDOUT,
+                text=True,
+                start_new_session=True,
+                **popen,
+            )
+            CHILDREN.append(procs[name].pid)
+        done = {}
+        for name, proc in procs.items():
+            try:
+                code = proc.wait(timeout=max(0.1, timeout - (time.monotonic() - start)))
+            except subprocess.TimeoutExpired:
+                end_group(proc.pid)
+                proc.wait()
+                code = 124
+            logs[name].seek(0)
+            done[name] = subprocess.CompletedProcess(commands[name], code, logs[name].read(), '')
+        return done
+    finally:
+        for name, proc in procs.items():
+            if proc.poll() is None:
+                end_group(proc.pid)
+            CHILDREN.remove(proc.pid)
+            logs[name].close()
 
 
 def end_group(pid, grace=5.0):
@@ -243,6 +281,13 @@ def parse_args(doc, add=lambda parser: None, argv=None, at_keys=None, own_dtype=
         metavar='KEY=VALUE',
         help='a train.py key of every run, '
         "over the protocol's: a TREND's size, whose results go to OUT_DIR only (--at= alone: none)",
+    )
+    parser.add_argument(
+        '--reuse',
+        action='store_true',
+        help='a run whose folder holds it finished (the same keys, trained to max_iters: '
+        "gpu_run.py trains a protocol's runs side by side first) is evaluated from its checkpoint, "
+        "not trained again; the results' wall time counts from the first such run's start",
     )
     parser.add_argument(
         '--plan',
@@ -532,7 +577,22 @@ def run(args, name, **config):
     if args.plan:
         args.plan_runs.append(keys)
         return None
+    if args.reuse and (folder := finished(keys)):
+        # the results' wall time counts from the first run read, started when it wrote its config
+        args.t0 = min(args.t0, (folder / 'config.json').stat().st_mtime)
+        return train({**keys, 'resume': True, 'compile': False})  # its evaluation, uncompiled
     return train(keys)
+
+
+def finished(keys):
+    """The folder of the run of train.py keys `keys` where it holds the run trained to max_iters
+    (its log's last evaluation at that step, its checkpoint and config), else None."""
+    cfg = resolve(keys)
+    folder = run_dir_of(cfg)
+    if not all((folder / f).is_file() for f in ('ckpt.pt', 'log.jsonl', 'config.json')):
+        return None
+    log = read_log(folder)
+    return folder if log and log[-1]['step'] == cfg['max_iters'] else None
 
 
 def measured_on_train(args, config):

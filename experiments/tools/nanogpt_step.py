@@ -8,6 +8,8 @@ where it has dropout), at the same shapes. A tool, not a reproduction: nanoGPT i
 
     python experiments/tools/nanogpt_step.py  # both configurations, 2-core CPU: about 2 min
     python experiments/tools/nanogpt_step.py --configs=4x256 --profile  # + ops called unequally
+    python experiments/tools/nanogpt_step.py --configs=gpt2 --device=cuda --compile \
+        --dtype=bfloat16  # GPT-2 small on a GPU, as gpu_run.py runs it
 
 Equal work, checked before timing: the reference gets our initial weights (c_attn = W_Q, W_K, W_V
 stacked) and must give our loss to 1e-5 on the first batch. One step, as train.py's: forward,
@@ -18,7 +20,9 @@ alike and neither always runs first. Reported: each repeat's ratio ours / refere
 range), and each model's median step. Configurations: the two first measured (4 layers x 256, 6 x
 384; T 256, batch 8), vocabulary 256 (GPTConfig's default, byte-level): the LM head and its loss are
 the same code in both, so a GPT-2 vocabulary would only dilute the ratio with a matmul both do
-alike.
+alike. On a GPU, gpt2: GPT-2 small whole (12 layers x 768, T 1024, vocabulary 50,304, batch 16,
+throughput.py's), both compiled (--compile: each model its own torch.compile) in bfloat16 autocast
+(--dtype), as train.py trains on CUDA.
 """
 
 import statistics
@@ -38,12 +42,15 @@ from experiments.harness import common
 from model import GPT, GPTConfig
 from devices import keep_freed_memory, pick_device
 
-CONFIGS = {
-    '4x256': dict(n_layer=4, n_embd=256, n_head=4),
-    '6x384': dict(n_layer=6, n_embd=384, n_head=6),
-}
 # T, batch: the first measurement's; vocabulary: above
 SHARED = dict(block_size=256, vocab_size=256, batch=8)
+CONFIGS = {
+    '4x256': dict(SHARED, n_layer=4, n_embd=256, n_head=4),
+    '6x384': dict(SHARED, n_layer=6, n_embd=384, n_head=6),
+    # GPT-2 small at throughput.py's micro-batch: a GPU's (gpu_run.py)
+    'gpt2': dict(n_layer=12, n_embd=768, n_head=12, block_size=1024, vocab_size=50304, batch=16),
+}
+DEFAULT_CONFIGS = '4x256,6x384'  # a CPU's
 GPT2_FLAVOUR = dict(
     norm='layernorm', mlp='gelu', pos='learned', tie_embeddings=True, bias=False, dropout=0.0
 )
@@ -125,16 +132,21 @@ def reference_of(ours):
     return ref
 
 
-def trainer(model, batches):
-    """-> step(i): train.py's step on batches[i % len]: forward, backward, clip at 1.0, AdamW,
-    zero_grad."""
+def trainer(model, batches, compiled=False, dtype='float32'):
+    """-> step(i): train.py's step on batches[i % len]: forward (compiled, in `dtype`'s autocast as
+    train.py's), backward, clip at 1.0, AdamW, zero_grad."""
     # fused on CUDA
-    optimizer = model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), batches[0].device.type)
+    device_type = batches[0].device.type
+    optimizer = model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device_type)
     trained = [p for p in model.parameters() if p.requires_grad]
+    forward = torch.compile(model) if compiled else model
+    ctx = torch.autocast(device_type, torch.bfloat16, enabled=dtype == 'bfloat16')
 
     def step(i):
         x, y = batches[i % len(batches)]
-        model(x, y)[1].backward()
+        with ctx:
+            loss = forward(x, y)[1]
+        loss.backward()
         torch.nn.utils.clip_grad_norm_(trained, 1.0)
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
@@ -145,19 +157,15 @@ def trainer(model, batches):
 def pair(name, device, batch=None):
     """-> (ours, reference, their batches) of configuration `name`, the reference checked to compute
     our loss."""
-    c = GPTConfig(
-        **GPT2_FLAVOUR,
-        **CONFIGS[name],
-        block_size=SHARED['block_size'],
-        vocab_size=SHARED['vocab_size'],
-    )
+    shape = dict(CONFIGS[name])
+    batch = batch or shape.pop('batch')
+    shape.pop('batch', None)
+    c = GPTConfig(**GPT2_FLAVOUR, **shape)
     ours = GPT(c).to(device)
     ref = reference_of(ours).to(device)
     g = torch.Generator().manual_seed(0)
     batches = [
-        torch.randint(c.vocab_size, (2, batch or SHARED['batch'], c.block_size), generator=g).to(
-            device
-        )
+        torch.randint(c.vocab_size, (2, batch, c.block_size), generator=g).to(device)
         for _ in range(4)
     ]
     with torch.no_grad():
@@ -170,11 +178,14 @@ def pair(name, device, batch=None):
     return ours, ref, batches
 
 
-def time_pair(name, device, warmup, repeats, batch=None):
+def time_pair(name, device, warmup, repeats, batch=None, compiled=False, dtype='float32'):
     """-> {'ours': [s], 'reference': [s]}: one step of each per repeat, the order swapped at every
     repeat."""
     ours, ref, batches = pair(name, device, batch)
-    steps = {'ours': trainer(ours, batches), 'reference': trainer(ref, batches)}
+    steps = {
+        'ours': trainer(ours, batches, compiled, dtype),
+        'reference': trainer(ref, batches, compiled, dtype),
+    }
     sync = torch.cuda.synchronize if device.startswith('cuda') else (lambda: None)
     # CPU: until the allocator stops taking fresh pages; CUDA: kernels chosen
     for i in range(warmup):
@@ -210,7 +221,9 @@ def op_counts(name, device, steps=3):
 def main(argv=None):
     parser = Parser(__doc__)
     parser.add_argument(
-        '--configs', default=','.join(CONFIGS), help=f'comma-separated, of {", ".join(CONFIGS)}'
+        '--configs',
+        default=DEFAULT_CONFIGS,
+        help=f"comma-separated, of {', '.join(CONFIGS)} (gpt2: a GPU's)",
     )
     # 60: a repeat's ratio spreads about +-5% (0.95-1.12 measured), so the median of 30 moved 0.01
     # between runs on one machine (1.004 and 1.014 at 4x256), the target's whole margin; twice the
@@ -218,7 +231,16 @@ def main(argv=None):
     parser.add_argument('--repeats', type=int, default=60, help='timed steps of each model')
     parser.add_argument('--warmup', type=int, default=4, help='untimed steps of each model first')
     parser.add_argument('--batch_size', type=int, default=0, help=f'0 = {SHARED["batch"]}')
-    parser.add_argument('--device', default='cpu', help="'cpu', 'cuda', ... (float32 on either)")
+    parser.add_argument('--device', default='cpu', help="'cpu', 'cuda', ...")
+    parser.add_argument(
+        '--compile', action='store_true', help='each model compiled (torch.compile), as on CUDA'
+    )
+    parser.add_argument(
+        '--dtype',
+        default='float32',
+        choices=('float32', 'bfloat16'),
+        help="the forward's autocast (bfloat16: train.py's on a GPU)",
+    )
     parser.add_argument(
         '--profile', action='store_true', help='also list the ops whose call counts differ'
     )
@@ -232,19 +254,28 @@ def main(argv=None):
     if not device.startswith('cuda'):
         keep_freed_memory()  # as train.py on a CPU
     print(
-        f'{common.device_name(device)}, float32, {torch.__version__}; T {SHARED["block_size"]}, '
-        f'vocabulary {SHARED["vocab_size"]:,}, batch {args.batch_size or SHARED["batch"]}; '
-        f'{args.repeats} repeats after {args.warmup} warm-up steps each\n'
+        f'{common.device_name(device)}, {args.dtype}{", compiled" * args.compile}, '
+        f'{torch.__version__}; {args.repeats} repeats after {args.warmup} warm-up steps each\n'
     )
     print(
-        '| config | ours ms | reference ms | ours / reference: median of repeats (min-max) '
-        '|\n|---|---|---|---|'
+        '| config | T, vocabulary, batch | ours ms | reference ms | ours / reference: median of '
+        'repeats (min-max) |\n|---|---|---|---|---|'
     )
     for name in names:
-        t = time_pair(name, device, args.warmup, args.repeats, args.batch_size or None)
+        t = time_pair(
+            name,
+            device,
+            args.warmup,
+            args.repeats,
+            args.batch_size or None,
+            args.compile,
+            args.dtype,
+        )
         ratios = [a / b for a, b in zip(t['ours'], t['reference'])]
+        c = CONFIGS[name]
         print(
-            f'| {name} | {statistics.median(t["ours"]) * 1e3:,.1f} | '
+            f'| {name} | {c["block_size"]}, {c["vocab_size"]:,}, {args.batch_size or c["batch"]} | '
+            f'{statistics.median(t["ours"]) * 1e3:,.1f} | '
             f'{statistics.median(t["reference"]) * 1e3:,.1f} | {statistics.median(ratios):.3f} '
             f'({min(ratios):.3f}-{max(ratios):.3f}) |',
             flush=True,
