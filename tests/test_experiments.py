@@ -2749,6 +2749,8 @@ def test_gpu_run_runs_dry_on_a_cpu(tmp_path):
     assert (
         json.loads(parts['check: variants']['result']).keys() == module('gpu_run').VARIANTS.keys()
     )
+    nanogpt = r'4x256: ours [\d.,]+ ms, nanoGPT [\d.,]+ ms; ours / nanoGPT \d'
+    assert re.match(nanogpt, parts['nanogpt']['result'])
     for name in names:
         result = parts[name]['result']
         assert result['finished'] == result['runs'] > 0 and result['verdict']

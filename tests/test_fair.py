@@ -279,6 +279,21 @@ def test_halving_rungs_keep_a_third_on_three_times_the_steps():
             b[0] == -(-a[0] // fair.ETA) and b[1] == pytest.approx(a[1] * 3)
             for a, b in zip(rungs, rungs[1:])
         )
+    # to one point (--halving_to_one, tier 3): one more rung where the last holds more than one
+    assert fair.halving_rungs(216, to_one=True) == [
+        (216, 1 / 243),
+        (72, 1 / 81),
+        (24, 1 / 27),
+        (8, 1 / 9),
+        (3, 1 / 3),
+        (1, 1),
+    ]
+    assert fair.halving_rungs(243, to_one=True) == fair.halving_rungs(243)  # one there already
+    for n in range(1, 300):
+        rungs, fewer = fair.halving_rungs(n, to_one=True), fair.halving_rungs(n)
+        assert rungs[0][0] == n and rungs[-1] == (1, 1)
+        assert rungs == fewer or (len(rungs) == len(fewer) + 1 and fewer[-1][0] > 1)
+        assert sum(k * share for k, share in rungs) <= sum(k * share for k, share in fewer)
 
 
 def test_at_share_scales_the_steps_and_keeps_the_schedule():

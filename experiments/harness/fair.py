@@ -109,6 +109,12 @@ def parse_args(doc, add=None, argv=None, regime_search=True):
             'the full steps (default: off, the whole grid at the full steps, as the paper)',
         )
         parser.add_argument(
+            '--halving_to_one',
+            action='store_true',
+            help='--halving with one more rung where it takes one: halved until a single point '
+            "trains on the full steps (its first rung on fewer steps): --plan tier 3's",
+        )
+        parser.add_argument(
             '--seeds',
             type=at_least_one,
             default=None,
@@ -121,6 +127,7 @@ def parse_args(doc, add=None, argv=None, regime_search=True):
     args = common.parse_args(doc, flags, argv)
     default = args.mode != 'smoke' and (args.mode != 'regime' or regime_search)
     args.search = default if args.search is None else args.search
+    args.halving = args.halving or args.halving_to_one
     args.seeds = (1 if args.mode == 'smoke' else 3) if args.seeds is None else args.seeds
     return args
 
@@ -148,14 +155,18 @@ VAL_FRAC = 0.1
 ETA = 3
 
 
-def halving_rungs(n):
+def halving_rungs(n, to_one=False):
     """Successive halving over n points -> [(points trained, share of the steps)] per rung: the
     first trains all n on 1/ETA^R of the steps, each next the best ceil(1/ETA) of the last on ETA
     times its steps, the last on the full steps; R is the most rungs that leave a point at the last
     (Table 7's algorithmic grid, 216 points: 216, 72, 24, 8 and 3 on 1/81, 1/27, 1/9, 1/3 and all
-    of the steps, 13.7 full runs' steps for the grid's 216)."""
+    of the steps, 13.7 full runs' steps for the grid's 216). to_one: R the fewest rungs that leave
+    one point at the last (216: 216, 72, 24, 8, 3 and 1 on 1/243 ... all of the steps, 4.6 full
+    runs' steps)."""
     rungs = 0
     while ETA ** (rungs + 1) <= n:
+        rungs += 1
+    if to_one and ETA**rungs < n:
         rungs += 1
     return [(math.ceil(n / ETA**r), ETA ** (r - rungs)) for r in range(rungs + 1)]
 
@@ -245,7 +256,11 @@ def fair(args, name, config, family, fixed=(), key='val_acc', higher=True):
     # the whole grid at the full steps, or --halving's rungs; with --plan the runs are listed, none
     # trained (once gives None): each rung's first points, its survivors not known, and the seeds
     # at the grid's first point
-    rungs = halving_rungs(len(points)) if args.halving and points else [(len(points), 1)]
+    rungs = (
+        halving_rungs(len(points), args.halving_to_one)
+        if args.halving and points
+        else [(len(points), 1)]
+    )
     left, scores = points, []
     for n, share in rungs:
         run = once if args.plan else score
@@ -309,8 +324,9 @@ def search_notes(args, fairs, fmt=pct):
     if args.search and args.halving:
         how += (
             f'Pruned by successive halving (--halving): each rung keeps the best 1/{ETA} of its '
-            f'points on {ETA} times the steps, the last on the full steps; the grid below is the '
-            "last rung's (the results JSON holds every rung). "
+            f'points on {ETA} times the steps, the last on the full steps'
+            + (' (to one point: --halving_to_one)' if args.halving_to_one else '')
+            + "; the grid below is the last rung's (the results JSON holds every rung). "
         )
     how += (
         f'Seeds: {args.seeds} (seed and data_seed 0..{args.seeds - 1}) of the chosen point, on '

@@ -14,12 +14,12 @@ Its parts, in order, each in processes of its own with its own time limit:
 - nanogpt: experiments/tools/nanogpt_step.py at GPT-2 small, both models compiled in bfloat16, in
   one process, the ratio ours / nanoGPT's: a timing, so the GPU does nothing else meanwhile;
 - the protocols (PROTOCOLS): each a full protocol at the paper's sizes (memorization_capacity's
-  and universal_dimension's whole, Table 1's k-hop without its search, at the learning rate its
-  regime runs), in order of the claims it decides per predicted minute; one whose prediction does
-  not fit the time left is skipped (the plan says which). A protocol's runs (its --plan's list)
-  train side by side as train.py processes (PROCESSES at once: small models leave a GPU idle
-  between their kernels), then the experiment itself runs with --reuse, which reads each finished
-  run from its checkpoint and writes its results and verdicts as every experiment does.
+  and universal_dimension's whole, Table 1's k-hop without its search, at Table 8's setting), in
+  order of the claims it decides per predicted minute; one whose prediction does not fit the time
+  left is skipped (the plan says which). A protocol's runs (its --plan's list) train side by side
+  as train.py processes (PROCESSES at once: small models leave a GPU idle between their kernels),
+  then the experiment itself runs with --reuse, which reads each finished run from its checkpoint
+  and writes its results and verdicts as every experiment does.
 
 The prediction, computed before anything runs from each protocol's --plan (reproduce.cost's FLOPs
 and steps) and the H200's measured rates (RATE_FLOPS, STEP_S, START_S below): a part's seconds are
@@ -77,7 +77,8 @@ PROCESSES = 8
 # a protocol's limit: its upper prediction and a fifth more; with --dry, a CPU's seconds
 MARGIN, DRY_PART_S = 1.2, 20
 # the protocols (name, flags, which of its claims' quantities it measures): the whole full
-# protocol, or Table 1's k-hop alone at its centre (--no-search: the learning rate its regime runs)
+# protocol, or Table 1's k-hop alone without its search: at Table 8's setting (learning rate 1e-4),
+# the paper's own at width 512 (the regime searches nothing either; its 3e-3 is width 64's)
 PROTOCOLS = [
     ('memorization_capacity', [], lambda q: True),
     ('universal_dimension', [], lambda q: True),
@@ -337,14 +338,21 @@ def main():
         # nanoGPT's step beside ours: a timing, the GPU doing nothing else
         cmd, start = nanogpt_command(dry), time.monotonic()
         proc = common.run_processes({0: cmd}, NANOGPT_S, cwd=common.ROOT)[0]
-        rows = [line for line in proc.stdout.splitlines() if line.startswith(('| 4x256', '| gpt2'))]
+        rows = [  # config, shape, ours ms, reference ms, the ratio: one line of the table
+            [cell.strip() for cell in line.strip('|').split('|')]
+            for line in proc.stdout.splitlines()
+            if line.startswith(('| 4x256', '| gpt2'))
+        ]
+        ratio = rows[-1] if rows else None
         draw.record(
             'nanogpt',
             shown(cmd, scratch),
             NANOGPT_S,
             time.monotonic() - start,
             proc.returncode,
-            rows[-1] if rows else '',
+            f'{ratio[0]}: ours {ratio[2]} ms, nanoGPT {ratio[3]} ms; ours / nanoGPT {ratio[4]}'
+            if ratio
+            else '',
             proc.stdout,
         )
         # the protocols: each's runs side by side, then the experiment, which reads them

@@ -500,10 +500,10 @@ ONE_GPU = '--micro_batch=128'
 TIERS = {
     '1: as the authors ran it (float32, whole grid, 3 seeds)': [ONE_GPU],
     '2: bfloat16, successive halving, 3 seeds': [ONE_GPU, '--dtype=bfloat16', '--halving'],
-    '3: bfloat16, successive halving, 1 seed': [
+    '3: bfloat16, successive halving to one point, 1 seed': [
         ONE_GPU,
         '--dtype=bfloat16',
-        '--halving',
+        '--halving_to_one',
         '--seeds=1',
     ],
 }
@@ -517,6 +517,7 @@ def takes(name, flag):
     searches = 'fair.parse_args(' in text
     return {
         '--halving': searches,
+        '--halving_to_one': searches,
         '--seeds': searches or "'--seeds'" in text,
         '--micro_batch': "'--micro_batch'" not in text,
     }.get(flag.split('=')[0], True)
