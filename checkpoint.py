@@ -26,7 +26,6 @@ import json
 import math
 import os
 import re
-import shutil
 import sys
 from contextlib import contextmanager
 from dataclasses import asdict, fields
@@ -460,9 +459,16 @@ def json_object(line):
         return False
 
 
+def logged(line):
+    """Whether a log.jsonl line (bytes) is one train.py writes: a JSON object with an int step."""
+    try:
+        return type(json.loads(line).get('step')) is int
+    except (ValueError, RecursionError, AttributeError):  # not JSON, not UTF-8, not an object
+        return False
+
+
 def logged_step(line):
-    """The step of a log.jsonl line (bytes, any encoding); 0 for a line without one (a user's note):
-    resume keeps it."""
+    """The step of a log.jsonl line (bytes, any encoding) that `logged`; 0 for one without."""
     try:
         return int(json.loads(line.decode('utf-8', errors='replace'))['step'])
     except (
@@ -585,8 +591,6 @@ class Run:
             self.saved_step = self.saved_step or self.keep_until or None
             log = self.folder / 'log.jsonl'
             self.log = temporary(log) if self.keep_until else log
-            if not self.keep_until:
-                self.write_config()
             log_so_far = self.source / 'log.jsonl'
             written = (
                 log_so_far.read_bytes() if self.resumed is not None and log_so_far.exists() else b''
@@ -594,6 +598,21 @@ class Run:
             lines = written.splitlines()
             if lines and not written.endswith(b'\n') and not json_object(lines[-1]):
                 lines.pop()  # half a line: killed while written (a whole one lacks its newline)
+            # a line train.py never writes would stay in the log, which compare_runs then refuses
+            bad = next((i for i, line in enumerate(lines, 1) if not logged(line)), None)
+            if bad:
+                raise ConfigError(
+                    f'{log_so_far} line {bad} is not a JSON object with a step, as train.py '
+                    'writes: delete or repair that line, then resume (the run itself is intact)'
+                )
+            if self.resumed is not None and not log_so_far.exists():
+                print(
+                    f'resume: {self.source} has no log.jsonl: the log starts again at step '
+                    f'{self.resumed}',
+                    file=sys.stderr,
+                )
+            if not self.keep_until:
+                self.write_config()
             kept = b''.join(
                 line + b'\n' for line in lines if logged_step(line) <= self.resumed
             )  # bytes as they were
@@ -617,17 +636,22 @@ class Run:
             raise
 
     def set_aside(self):
-        """overwrite=True: the run the folder holds moves to its replaced/ folder (renames, no
-        copy), so that a mistyped run_name loses nothing; the one replaced before goes."""
+        """overwrite=True: the run the folder holds moves to replaced/<n>/, the next number there
+        (renames, no copy), so that a mistyped run_name loses nothing, nor a second overwrite the
+        run the first replaced. A replaced that is not a folder (a file of the user's, a link) is
+        refused before anything moves."""
         there = [name for name in RUN_FILES if (self.folder / name).exists()]
         if not there:
             return
-        kept = self.folder / 'replaced'
-        if kept.is_symlink() or kept.is_file():  # rmtree follows no link: removed as a file
-            kept.unlink()
-        elif kept.exists():
-            shutil.rmtree(kept)
-        kept.mkdir()
+        replaced = self.folder / 'replaced'
+        if os.path.lexists(replaced) and (replaced.is_symlink() or not replaced.is_dir()):
+            raise ConfigError(
+                f'{replaced} is not a folder, and --overwrite keeps the run it replaces in '
+                f'{replaced}/: move it elsewhere, or give another run_name'
+            )
+        taken = [int(p.name) for p in replaced.glob('*') if p.name.isdigit()]
+        kept = replaced / str(max(taken, default=0) + 1)
+        kept.mkdir(parents=True)
         for name in there:
             os.replace(self.folder / name, kept / name)
         print(f'overwrite: the run {self.folder} held is in {kept} now', file=sys.stderr)

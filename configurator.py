@@ -132,9 +132,9 @@ def parse_args(argv, flag='--'):
     --resume). A saved config.json holds every key, so it fills only the keys not given before it,
     and never what the command does (COMMAND_KEYS: typed, never read from a file; one set there is
     refused). Flags' values are Python literals, else strings; a key whose default is a string takes
-    the text as typed (--prompt=75 is the prompt '75'). A key typed twice, or two config files of
-    two tasks, are refused: one would be dropped without a word. `flag`: how the caller's user
-    types a key, for the messages (the experiments' '--at=')."""
+    the text as typed (--prompt=75 is the prompt '75'). A key typed twice, or set in two config
+    files (two tasks' among them), is refused: one would be dropped without a word. `flag`: how
+    the caller's user types a key, for the messages (the experiments' '--at=')."""
     text_keys = {k for k, v in {**DEFAULTS, **MODEL_DEFAULTS}.items() if isinstance(v, str)}
     overrides, lines = {}, []  # lines: (file, line, key, value) of the config files' keys
     typed, bare, tasks = {}, set(), {}  # keys typed, those without a value; config files' tasks
@@ -158,6 +158,12 @@ def parse_args(argv, flag='--'):
                         f'{a} sets task={ta!r} and {b} task={tb!r}: they are two runs, give one '
                         'config file (and --key=value flags over it)'
                     )
+                for path, line, key, _ in lines:  # one file's key over another's: no word
+                    if key in keys:
+                        raise ConfigError(
+                            f'{key} is set in {path} (line {line}) and {arg} (line '
+                            f'{keys[key][1]}): keep one of them, or type --{key} after both'
+                        )
                 lines += [(arg, line, k, v) for k, (v, line) in keys.items()]
                 overrides.update({k: v for k, (v, line) in keys.items()})
                 continue
@@ -200,8 +206,8 @@ def parse_args(argv, flag='--'):
         key, eq, value = arg[2:].partition('=')
         if key in typed:  # the later would win without a word
             raise ConfigError(
-                f'{flag}{key} is given twice ({typed[key]}, then {flag}{arg[2:]}): keep the one '
-                'you mean'
+                f'{flag}{key} is given twice ({typed[key][:60]}, then {flag}{arg[2:][:60]}): keep '
+                'the one you mean'
             )
         typed[key] = flag + arg[2:]
         bare |= {key} if not eq else set()
@@ -210,8 +216,19 @@ def parse_args(argv, flag='--'):
             overrides[key] = (
                 (value if key in text_keys else ast.literal_eval(value)) if eq else True
             )  # a bare --flag
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
+        except (ValueError, SyntaxError, MemoryError, RecursionError) as e:
+            if 'Exceeds the limit' in str(e):  # Python's 4,300 digits
+                raise ConfigError(too_large(f'{flag}{key}')) from None
             overrides[key] = value
+        if (
+            overrides[key] == 0
+            and isinstance(overrides[key], float)
+            and re.search(r'[1-9]', value.lower().partition('e')[0])
+        ):  # 1e-400 reads as 0.0
+            raise ConfigError(
+                f'{flag}{key}={value} is below the smallest float and reads as 0.0: give 0, or '
+                'a number above 1e-308'
+            )
     if run_folder and placed:
         raise ConfigError(
             f"'{run_folder}' is a run's folder, which names the run's out_dir and run_name: give "
@@ -247,6 +264,10 @@ def parse_args(argv, flag='--'):
     return overrides
 
 
+def too_large(what):
+    return f'{what} of more than 4,300 digits is beyond the {AT_MOST:,} any key takes: lower it'
+
+
 def read_config(path):
     """A config file as nanoGPT's configurator reads one (python train.py config/x.py), but read,
     never run: `key = value` lines whose values are Python literals (numbers, strings, True, False,
@@ -268,6 +289,8 @@ def read_config(path):
         tree = ast.parse(text, path)
     except (SyntaxError, ValueError, MemoryError, RecursionError) as e:
         why = getattr(e, 'msg', None) or type(e).__name__
+        if 'Exceeds the limit' in str(e):  # Python's 4,300 digits
+            why = too_large('a number')
         raise ConfigError(f'{path}, line {getattr(e, "lineno", None) or 1}: {why}: {fix}') from None
     keys = {}
     for i, node in enumerate(tree.body):
@@ -376,6 +399,23 @@ def resolve(overrides):
             raise ConfigError(f'{key}={cfg[key]} must be in [0, 1)')
     if cfg['lr_schedule'] not in ('cosine', 'linear'):
         raise ConfigError(f"lr_schedule={cfg['lr_schedule']!r} is not one of 'cosine', 'linear'")
+    # get_lr's schedule: a warm-up to learning_rate, then a decay to min_lr at lr_decay_iters
+    if cfg['min_lr'] > cfg['learning_rate']:
+        raise ConfigError(
+            f'min_lr={cfg["min_lr"]} is above learning_rate={cfg["learning_rate"]}: the schedule '
+            'would rise after its warm-up; give min_lr at most learning_rate'
+        )
+    if 0 < cfg['lr_decay_iters'] < cfg['warmup_iters']:
+        raise ConfigError(
+            f"lr_decay_iters={cfg['lr_decay_iters']} ends the decay before the warm-up's "
+            f'{cfg["warmup_iters"]} steps: give it at least warmup_iters (0: max_iters)'
+        )
+    for key in ('out_dir', 'run_name', 'data_dir'):  # a newline splits the folder's name in logs
+        if any(ord(c) < 32 or ord(c) == 127 for c in cfg[key]):
+            raise ConfigError(
+                f'{key}={cfg[key]!r} holds a control character (a newline?): give a name of '
+                'printable characters'
+            )
     if cfg['classify'] and cfg['online']:
         raise ConfigError(
             'classify=True reads a prepared task with classes (yelp), which has no generator: '
@@ -462,6 +502,8 @@ def help_text(task_name):
         f'tasks: {", ".join(synthetic.tasks())}',
         f"no --task: the paper text's Dyck-1, {DEFAULT_RUN}",
     ]
+    if task_name not in synthetic.tasks():  # the help of a task that is none: that said
+        raise unknown('task', task_name, synthetic.tasks())
     # each key's comment says which default is the authors' code's, the text's
     if task_name in synthetic.tasks():
         module = task_module(task_name)

@@ -88,7 +88,7 @@ from sample import print_samples
 out_dir = 'out'  # runs are written to out_dir/<run_name>/
 run_name = ''  # name of the run's folder; '' = named after the task, variant and changed keys
 resume = False  # continue the run from its ckpt.pt; only RESUMABLE keys may change
-overwrite = False  # let a fresh run replace another's files (kept in replaced/; else refused)
+overwrite = False  # let a fresh run replace another's files (kept in replaced/<n>/; else refused)
 seed = 0  # seeds the initial weights, the fixed random matrices and the examples' order
 # task: a folder of data/ with a prepare.py, generated on first use or prepared; none: DEFAULT_RUN
 # (configurator.py)

@@ -627,12 +627,22 @@ def prompt_codec(meta, prompt):
         return enc.encode_ordinary(prompt) or [enc.eot_token], enc.decode
     stoi = {s: i for i, s in enumerate(meta['itos'])}
     words = prompt.split(meta['sep']) if meta['sep'] and prompt else tokens_of(prompt, stoi)
-    if not words or any(w not in stoi for w in words):
+    bad = next((i for i, w in enumerate(words) if w not in stoi), None)
+    if not words or bad is not None:
+        # where the first word that is no token starts, and its first character: never the
+        # prompt's text (a FILE: may be any file)
+        at = (
+            'it is empty'
+            if not words
+            else f'its word {bad + 1:,} (starting {words[bad][:1]!r}) is none of them'
+            if meta['sep']
+            else f'no token starts at its character {sum(map(len, words[:bad])) + 1:,} '
+            f'({words[bad][:1]!r})'
+        )
         raise ConfigError(
-            f"prompt={prompt!r} must be a non-empty sequence of the task's tokens "
-            f'{meta["itos"]}'
+            f"the prompt must be a non-empty sequence of the task's tokens {meta['itos']}"
             + (f' separated by {meta["sep"]!r}' if meta['sep'] else '')
-            + ": give it with --prompt= (sample.py's --start=, as nanoGPT's)"
+            + f": {at}; give it with --prompt= (sample.py's --start=, as nanoGPT's)"
         )
     return [stoi[w] for w in words], lambda row: synthetic.decode(meta, row)
 

@@ -280,18 +280,31 @@ def home(path, flag):
     return path
 
 
+def one_each(pairs):
+    """json's object_pairs_hook: an object of keys each given once (json.loads keeps the last of
+    a key given twice without a word)."""
+    value = {}
+    for key, v in pairs:
+        if key in value:
+            raise KeyError(key)
+        value[key] = v
+    return value
+
+
 def read_json(path, fix):
     """A JSON object from a file the user or a run wrote; anything else is a ConfigError that says
     `fix`."""
     try:
         # -sig: a BOM, as Windows editors write; a FIFO or a device is refused, not waited on
         with open_regular(path, 'r', encoding='utf-8-sig') as f:
-            value = json.loads(f.read())
+            value = json.loads(f.read(), object_pairs_hook=one_each)
     # Recursion: nested 10^5 deep
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise ConfigError(
             f'cannot read {path} ({getattr(e, "strerror", None) or type(e).__name__}): {fix}'
         ) from None
+    except KeyError as e:  # one_each's
+        raise ConfigError(f'{path} sets {e.args[0]!r} twice: keep one of them; {fix}') from None
     if not isinstance(value, dict):
         raise ConfigError(
             f'{path} holds a JSON {type(value).__name__}, not an object of keys: {fix}'
@@ -299,12 +312,12 @@ def read_json(path, fix):
     return value
 
 
-def check_out_dir(out, task, overwrite, made=None):
+def check_out_dir(out, task, overwrite, made=None, generated=False):
     """Before any work: an out_dir under a file, which cannot be made (NotADirectoryError, as
     mkdir's), and, unless overwrite, one whose meta.json is not this task's (another task's data, a
     file of the user's) or not made as these data are (`made`: the meta.json entries that say so,
     the settings and the input): data a run trains on would be replaced, and the run could not
-    resume."""
+    resume. A generated task's folder without meta.json holds no file a prepare did not write."""
     there = next(p for p in (out, *out.parents) if os.path.lexists(p))
     if not there.is_dir():
         raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(out))
@@ -314,6 +327,18 @@ def check_out_dir(out, task, overwrite, made=None):
     theirs = [f for f in ('train.bin', 'val.bin', 'meta.pkl') if os.path.lexists(out / f)]
     if not overwrite and theirs and not os.path.lexists(meta):
         raise ValueError(f'{out} holds {theirs[0]} and no meta.json, data not prepared here: {fix}')
+    # a generated task's folder of the user's (--data_dir=/etc): files no prepare wrote (data/<task>
+    # holds its prepare.py; a stopped prepare's temporaries are ours). A corpus's may hold its input
+    others = sorted(
+        f.name
+        for f in (out.iterdir() if generated and out.is_dir() and not os.path.lexists(meta) else ())
+        if not f.is_dir() and not f.name.endswith(('.py', '.md')) and '.tmp' not in f.name
+    )
+    if not overwrite and others:
+        raise ValueError(
+            f'{out} holds files no prepare wrote ({", ".join(others[:3])[:80]}) and no meta.json: '
+            'give the data a folder of their own, an empty or new one'
+        )
     if overwrite or not os.path.lexists(meta):
         return
     there = read_json(meta, f'it is not {task} data: {fix}')
@@ -449,7 +474,7 @@ def prepare(task, overrides=None, out_dir=None, overwrite=False):
             raise ValueError(
                 f'{key}={value} must be ' + ('at least 0' if key == 'seed' else 'a finite number')
             )
-    check_out_dir(out, task, overwrite, {'args': args})
+    check_out_dir(out, task, overwrite, {'args': args}, generated=True)
     meta = {'task': task, 'args': args, 'version': VERSION, **module.describe(args)}
     vocab(meta['vocab_size'])  # the tasks whose settings set it check it in describe already
     split_fn = getattr(module, 'splits', None)
@@ -557,6 +582,21 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f'error: {message} (see --help)\n')
+
+    def parse_known_args(self, args=None, namespace=None):
+        """argparse's, but a flag given twice is refused (argparse keeps the later without a
+        word): those that collect each value (--at) may repeat; after '--' nothing is read."""
+        seen = {}
+        for arg in sys.argv[1:] if args is None else args:
+            if arg == '--':
+                break
+            action = self._option_string_actions.get(arg.split('=')[0]) if arg[:1] == '-' else None
+            if action is None or isinstance(action, (argparse._AppendAction, argparse._HelpAction)):
+                continue
+            if action.dest in seen:
+                self.error(f'{seen[action.dest]} and {arg} are given both: keep the one you mean')
+            seen[action.dest] = arg
+        return super().parse_known_args(args, namespace)
 
 
 def some_names(text):

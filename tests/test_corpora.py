@@ -371,8 +371,9 @@ def test_prepare_command_line(tmp_path):
         ('--encoding=bpe', 'unknown encoding'),
         (f'--input={tmp_path / "nope"}', 'does not exist'),
     ]:
+        given = [] if bad.startswith('--input') else [f'--input={tmp_path / "a.txt"}']
         out = subprocess.run(
-            [sys.executable, 'data/text/prepare.py', f'--input={tmp_path / "a.txt"}', bad],
+            [sys.executable, 'data/text/prepare.py', *given, bad],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -1261,6 +1262,11 @@ def one_long_line(d):
     write(d / 'one.txt', '漢' * 700_001)
 
 
+def one_long_line_and_its_newline(d):
+    # a line end at the file's very end leaves nothing after it to hold out
+    write(d / 'one.txt', '漢' * 700_001 + '\n')
+
+
 def held_out_inside_the_line(d):
     text = (d / 'one.txt').read_text(encoding='utf-8')
     (train,), (val,) = (docs_of(d / 'out' / f'{s}.bin') for s in ('train', 'val'))
@@ -1324,6 +1330,13 @@ HOSTILE_CORPORA = [
         'text',
         ['--input=one.txt', '--encoding=bytes', '--out_dir=out'],
         one_long_line,
+        ('out', 'text', held_out_inside_the_line),
+    ),
+    (
+        'one line of 2 MB and its newline',
+        'text',
+        ['--input=one.txt', '--encoding=bytes', '--out_dir=out'],
+        one_long_line_and_its_newline,
         ('out', 'text', held_out_inside_the_line),
     ),
     (

@@ -1067,7 +1067,9 @@ def test_dtype_is_every_runs_recorded_and_priced(tmp_path, capsys):
                 '', argv=['--regime', f'--out_dir={tmp_path}', typed, '--at=dtype=float16']
             )
         assert e.value.code == 2 and 'and --at=dtype=float16 disagree' in capsys.readouterr().err
-    costs = {d: reproduce.cost({**config, 'dtype': d}) for d in ('float32', 'tf32', 'bfloat16')}
+    costs = {
+        d: module('common').cost({**config, 'dtype': d}) for d in ('float32', 'tf32', 'bfloat16')
+    }
     assert len({c['flops'] for c in costs.values()}) == 1
     assert [c['dtype'] for c in costs.values()] == list(costs)
     assert reproduce.PEAK['float32'] < reproduce.PEAK['tf32'] < reproduce.PEAK['bfloat16']
@@ -2223,6 +2225,10 @@ def out_a_file(t):
     [
         (results_damaged('[1, 2]'), 'depth-quick.json is damaged (a JSON list)'),
         (results_damaged('{"name": "depth"}'), "depth-quick.json is damaged (no 'values')"),
+        (
+            results_damaged('{"name": "depth", "mode": "quick", "values": {}, "wall_s": NaN}'),
+            'depth-quick.json is damaged (its wall_s is not a finite number)',
+        ),
         (point_damaged, f'{Path("trend", "depth", "1", "depth.json")} is damaged'),
         (md_a_folder, 'depth-quick.md'),
         (results_a_folder, 'depth-quick.json is a folder, not a results file: remove it, then'),
@@ -2247,6 +2253,7 @@ def out_a_file(t):
     ids=[
         'results a list',
         'results without values',
+        'wall_s NaN',
         'a size damaged',
         'md a folder',
         'results a folder',
@@ -2729,9 +2736,9 @@ def test_gpu_check_runs_dry_on_a_cpu(tmp_path):
 @pytest.mark.skipif(torch.cuda.is_available(), reason='the dry version is the CPU one')
 def test_gpu_run_runs_dry_on_a_cpu(tmp_path):
     """Without CUDA every part runs its CPU form and passes: the check's three processes, nanoGPT's
-    step beside ours, and each protocol's --smoke, whose runs train side by side as train.py
+    step beside ours, and one protocol's --smoke, whose runs train side by side as train.py
     processes and are then read by its experiment (--reuse), which writes its results and verdict
-    into OUT_DIR/results/; the scratch runs are gone."""
+    into OUT_DIR/results/; the others are planned; the scratch runs are gone."""
     out = subprocess.run(
         [sys.executable, str(EXPERIMENTS / 'tools' / 'gpu_run.py'), str(tmp_path / 'draw')],
         capture_output=True,
@@ -2740,15 +2747,16 @@ def test_gpu_run_runs_dry_on_a_cpu(tmp_path):
     )
     assert out.returncode == 0, out.stdout + out.stderr
     info = json.loads((tmp_path / 'draw' / 'gpu_run.json').read_text())
-    names = [p for p, _, _ in module('gpu_run').PROTOCOLS]
+    gpu_run = module('gpu_run')
+    names = [gpu_run.DRY_PROTOCOL]
     parts = {p['part']: p for p in info['parts']}
     assert info['dry'] and sorted(parts) == sorted(
         ['check: default', 'check: variants', 'check: torchrun', 'nanogpt', *names]
     )
+    planned = (tmp_path / 'draw' / 'gpu_run.md').read_text()
+    assert all(f'| {name} ' in planned for name, _, _ in gpu_run.PROTOCOLS)
     assert all(p['status'] == 'passed' and p['result'] for p in parts.values()), parts
-    assert (
-        json.loads(parts['check: variants']['result']).keys() == module('gpu_run').VARIANTS.keys()
-    )
+    assert json.loads(parts['check: variants']['result']).keys() == gpu_run.VARIANTS.keys()
     nanogpt = r'4x256: ours [\d.,]+ ms, nanoGPT [\d.,]+ ms; ours / nanoGPT \d'
     assert re.match(nanogpt, parts['nanogpt']['result'])
     for name in names:
@@ -2773,10 +2781,12 @@ def test_gpu_run_plans_what_fits_in_order_of_claims_per_minute(tmp_path, monkeyp
         'universal_dimension': (40, 8, 1e16),  # 40 runs at RATE_FLOPS: over 18 minutes at least
         'induction': (1, 2, 0.0),
     }
-    monkeypatch.setattr(gpu_run, 'planned_runs', lambda name, *a: [name] * made[name][0])
+    monkeypatch.setattr(
+        gpu_run, 'planned_runs', lambda protocols, *a: {n: [n] * made[n][0] for n, _ in protocols}
+    )
     monkeypatch.setattr(gpu_run, 'claims_decided', lambda name, measures: ['claim'] * made[name][1])
     monkeypatch.setattr(
-        gpu_run.reproduce, 'cost', lambda name: dict(flops=made[name][2], steps=10_000)
+        gpu_run.common, 'cost', lambda name: dict(flops=made[name][2], steps=10_000)
     )
     parts = gpu_run.plan(tmp_path, dry=False)
     per_minute = [len(p['claims']) / p['upper'] for p in parts]

@@ -797,7 +797,7 @@ CASES = [
         'run_name with a NUL',
         lambda d: flags(d, run_name='a\0b'),
         None,
-        'plain folder name inside out_dir',
+        'holds a control character',
     ),
     ('run_name of 300 bytes', lambda d: flags(d, run_name='a' * 300), None, 'at most 200 bytes'),
     (
@@ -1101,6 +1101,15 @@ def test_a_prompt_of_file_colon_is_that_files_text(tmp_path):
     for name, why in (('none.txt', 'No such file'), ('latin1.txt', 'not UTF-8 text')):
         with pytest.raises(ConfigError, match=f'cannot read the prompt file .*{name}.*{why}'):
             prompt_codec(meta, f'FILE:{tmp_path / name}')
+    # a file that is no prompt of the task (any file: /etc/passwd) is refused by where its first
+    # stray character is, its text never shown (a 200 kB file was a 200 kB error line)
+    (tmp_path / 'secret.txt').write_text('(()SECRET-HASH' + 'x' * 200_000)
+    with pytest.raises(ConfigError, match=r"no token starts at its character 4 \('S'\)") as e:
+        prompt_codec(meta, f'FILE:{tmp_path / "secret.txt"}')
+    assert 'ECRET' not in str(e.value) and len(str(e.value)) < 300
+    with pytest.raises(ConfigError, match=r"its word 2 \(starting 'S'\) is none of them") as e:
+        prompt_codec({'itos': ['a', 'b'], 'sep': ' '}, 'a SECRET b')
+    assert 'ECRET' not in str(e.value)
 
 
 def test_temperature_zero_is_greedy_and_a_number_is_a_prompt(base, capsys):
@@ -1203,12 +1212,41 @@ def test_overwrite_replaces_another_run_only_when_asked(tmp_path):
     before = {f: (tmp_path / 'out' / 'r' / f).read_bytes() for f in ('config.json', 'ckpt.pt')}
     assert train({**keys, 'seed': 1, 'overwrite': True})['run_dir'].endswith('r')
     assert load_checkpoint(tmp_path / 'out' / 'r' / 'ckpt.pt')['config']['seed'] == 1
-    # the run it replaced is kept, whole, in the folder's replaced/ (a mistyped run_name loses
-    # nothing), and the next overwrite replaces that one
-    assert {f: (tmp_path / 'out' / 'r' / 'replaced' / f).read_bytes() for f in before} == before
+    # the run it replaced is kept, whole, in the folder's replaced/1/ (a mistyped run_name loses
+    # nothing), and the next overwrite keeps that one too, beside it in replaced/2/
+    replaced = tmp_path / 'out' / 'r' / 'replaced'
+    assert {f: (replaced / '1' / f).read_bytes() for f in before} == before
     train({**keys, 'seed': 2, 'overwrite': True})
-    kept = load_checkpoint(tmp_path / 'out' / 'r' / 'replaced' / 'ckpt.pt')
-    assert kept['config']['seed'] == 1
+    assert {f: (replaced / '1' / f).read_bytes() for f in before} == before
+    assert load_checkpoint(replaced / '2' / 'ckpt.pt')['config']['seed'] == 1
+    # a file of the user's named replaced is refused, not replaced by a folder
+    shutil.rmtree(replaced)
+    replaced.write_text('mine')
+    with pytest.raises(ConfigError, match='replaced is not a folder'):
+        train({**keys, 'seed': 3, 'overwrite': True})
+    assert replaced.read_text() == 'mine'
+    assert load_checkpoint(tmp_path / 'out' / 'r' / 'ckpt.pt')['config']['seed'] == 2
+
+
+def test_a_resume_refuses_a_log_line_train_py_never_writes_and_says_a_missing_log(tmp_path, capsys):
+    """A line of log.jsonl that is no JSON object with a step (a note, garbage) would stay in the
+    resumed run's log, which compare_runs refuses: the resume is refused, naming the line, and the
+    run is as it was. A run without its log resumes and says that its log starts again there."""
+    keys = {**TINY, 'out_dir': str(tmp_path / 'out'), 'data_dir': str(tmp_path / 'data')}
+    keys['run_name'] = 'r'
+    train(keys)
+    log = tmp_path / 'out' / 'r' / 'log.jsonl'
+    log.write_bytes(log.read_bytes() + b'garbage line\n')
+    before = {p: p.read_bytes() for p in sorted((tmp_path / 'out').rglob('*')) if p.is_file()}
+    with pytest.raises(ConfigError, match=r'log.jsonl line \d+ is not a JSON object with a step'):
+        train({**keys, 'resume': True, 'max_iters': TINY['max_iters'] + 2})
+    assert {
+        p: p.read_bytes() for p in sorted((tmp_path / 'out').rglob('*')) if p.is_file()
+    } == before
+    log.unlink()
+    capsys.readouterr()
+    train({**keys, 'resume': True, 'max_iters': TINY['max_iters'] + 2})
+    assert 'has no log.jsonl: the log starts again at step' in capsys.readouterr().err
 
 
 def test_a_second_process_on_a_run_folder_is_refused_and_the_first_stays_intact(tmp_path):

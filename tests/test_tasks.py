@@ -690,7 +690,10 @@ def data_of(task, d):
 
 
 def khop(*more, out='out'):
-    return ['--length=12', '--n_train=50', '--n_test=5', f'--out_dir={out}', *more]
+    # a flag in `more` replaces its default here (a prepare refuses one given twice)
+    given = {m.split('=')[0] for m in more}
+    base = ['--length=12', '--n_train=50', '--n_test=5', f'--out_dir={out}']
+    return [b for b in base if b.split('=')[0] not in given] + list(more)
 
 
 def nothing(d):
@@ -757,6 +760,20 @@ HOSTILE = [
         r'the addition data of .* would take at least [\d,.]+ GiB, and this machine has',
     ),
     ('letters 0', 'khop', khop('--letters=0'), nothing, r'letters=0 must be at least 2'),
+    (
+        "a folder of the user's files (--out_dir=/etc)",
+        'khop',
+        khop(out='etc'),
+        lambda d: (d / 'etc').mkdir() or (d / 'etc' / 'passwd').write_text('root:x:0'),
+        r'etc holds files no prepare wrote \(passwd\) and no meta.json: give the data a folder',
+    ),
+    (
+        'a flag given twice',
+        'khop',
+        khop('--n_train=60', '--n_train=70'),
+        nothing,
+        r'--n_train=60 and --n_train=70 are given both: keep the one you mean',
+    ),
     ('length 2', 'khop', khop('--length=2'), nothing, r'length=2 must be at least 3'),
     ('min_hops -1', 'khop', khop('--min_hops=-1'), nothing, r'min_hops=-1 must be at least 0'),
     (

@@ -1170,11 +1170,13 @@ def test_a_run_folder_never_chooses_where_a_run_reads_writes_or_sends(tmp_path):
 
 
 def test_a_key_given_twice_or_without_its_value_is_refused_not_dropped(tmp_path):
-    """A key typed twice would keep the later without a word, and two config files of two tasks
-    would check the first's task keys against the second's task (or mix them): each is refused,
-    naming both. A bare --key is True, so a key of a number alone is a missing value, said so
-    (the experiments' --at says its own flag); a bare on-or-off key stays True, a finite float is
-    asked for by name."""
+    """A key typed twice, set in two config files or twice in a config.json would keep the later
+    without a word, and two config files of two tasks would check the first's task keys against
+    the second's task (or mix them): each is refused, naming both; a flag typed after a config file
+    is over it. A bare --key is True, so a key of a number alone is a missing value, said so (the
+    experiments' --at says its own flag); a bare on-or-off key stays True. Numbers that Python
+    reads otherwise than typed (1e-400 as 0.0, 5,000 digits as text), a schedule that would rise
+    after its warm-up or end its decay before it, and a run name with a newline are refused."""
     with pytest.raises(ConfigError, match=r'--max_iters is given twice \(--max_iters=3, then'):
         configurator.parse_args(['--max_iters=3', '--max_iters=4'])
     assert configurator.parse_args(['--max_iters=3', '--n_layer=4'])['max_iters'] == 3
@@ -1191,11 +1193,37 @@ def test_a_key_given_twice_or_without_its_value_is_refused_not_dropped(tmp_path)
     for first, second in ((a, b), (b, a)):
         with pytest.raises(ConfigError, match=f"{first} sets task='.*' and {second} task="):
             configurator.parse_args([str(first), str(second)])
-    (tmp_path / 'c.py').write_text('n_layer = 3\n')  # no task: one over the other, as nanoGPT
+    (tmp_path / 'c.py').write_text('n_layer = 3\n')  # keys of their own: both read
     assert configurator.parse_args([str(a), str(tmp_path / 'c.py')])['n_layer'] == 3
+    (tmp_path / 'd.py').write_text('\nn_layer = 4\n')  # the same key: one would win without a word
+    with pytest.raises(
+        ConfigError, match=r'n_layer is set in .*c.py \(line 1\) and .*d.py \(line 2\)'
+    ):
+        configurator.parse_args([str(tmp_path / 'c.py'), str(tmp_path / 'd.py')])
+    assert configurator.parse_args([str(tmp_path / 'c.py'), '--n_layer=5'])['n_layer'] == 5
     for bad in ('nan', '-inf'):
         with pytest.raises(ConfigError, match=f'learning_rate={bad} must be a finite number'):
             configurator.resolve(configurator.parse_args([f'--learning_rate={bad}']))
+    (tmp_path / 'two.json').write_text('{"task": "dyck", "max_iters": 3, "max_iters": 4}')
+    with pytest.raises(ConfigError, match="two.json sets 'max_iters' twice"):
+        configurator.parse_args([str(tmp_path / 'two.json')])
+    with pytest.raises(ConfigError, match='1e-400 is below the smallest float and reads as 0.0'):
+        configurator.parse_args(['--learning_rate=1e-400'])
+    assert configurator.parse_args(['--learning_rate=0.0e-5'])['learning_rate'] == 0
+    with pytest.raises(ConfigError, match='--max_iters of more than 4,300 digits is beyond'):
+        configurator.parse_args(['--max_iters=' + '1' * 5000])
+    (tmp_path / 'huge.py').write_text('max_iters = ' + '1' * 5000 + '\n')
+    with pytest.raises(ConfigError, match='huge.py, line 1: a number of more than 4,300 digits'):
+        configurator.parse_args([str(tmp_path / 'huge.py')])
+    for keys, says in (
+        (['--min_lr=1.0'], 'min_lr=1.0 is above learning_rate=0.003'),
+        (['--lr_decay_iters=1', '--warmup_iters=2'], 'lr_decay_iters=1 ends the decay before'),
+        (['--run_name=a\nb'], "run_name='a\\\\nb' holds a control character"),
+    ):
+        with pytest.raises(ConfigError, match=says):
+            configurator.resolve(configurator.parse_args(keys))
+    with pytest.raises(ConfigError, match="unknown task 'bogus'"):
+        configurator.help_text('bogus')
 
 
 def test_another_process_of_the_run_ending_is_one_line_not_gloos_traceback(monkeypatch, capsys):

@@ -32,21 +32,36 @@ INPUT_HELP = 'a UTF-8 text file, or a directory of .txt files; required'
 
 def held_out_start(path, fraction):
     """The byte offset where a file's held-out part starts: just after the first line end after
-    (1 - fraction) of its bytes; where no line end follows (one long line), that point, moved on to
-    the start of a character."""
-    limit = int((1 - fraction) * path.stat().st_size)
+    (1 - fraction) of its bytes; in a file of one line (no line end follows, or only the file's
+    last, and none precedes), that point, moved on to the start of a character."""
+    size = path.stat().st_size
+    limit = int((1 - fraction) * size)
     with open(path, 'rb') as f:
         f.seek(limit)
         at = limit
         while block := f.read(corpus.PIECE_CHARS):
             end = block.find(b'\n')  # '\n' is never inside a UTF-8 character
-            if end != -1:
+            if end != -1 and (at + end + 1 < size or line_end_before(f, limit)):
                 return at + end + 1
+            if end != -1:
+                break
             at += len(block)
         f.seek(limit)
         # bytes 10xxxxxx continue a character
         rest = f.read(4)
         return limit + next((i for i, b in enumerate(rest) if b & 0xC0 != 0x80), len(rest))
+
+
+def line_end_before(f, limit):
+    """Whether the open file f holds a line end before byte `limit` (read backwards, a piece at
+    a time)."""
+    while limit > 0:
+        start = max(0, limit - corpus.PIECE_CHARS)
+        f.seek(start)
+        if b'\n' in f.read(limit - start):
+            return True
+        limit = start
+    return False
 
 
 def halves(path, fraction):

@@ -43,6 +43,7 @@ import argparse
 import ast
 import datetime
 import errno
+import functools
 import hashlib
 import importlib
 import json
@@ -439,6 +440,58 @@ def tool_folder(parser, value, files, dry):
     return out
 
 
+class Parts:
+    """A GPU tool's parts (gpu_check.py, gpu_run.py) as each ends: its command, time limit, seconds,
+    exit status, result and the end of its output, printed in one line and written with the ones
+    before to OUT_DIR/<name>.json, .md and .log, so that what finished is kept where a later part
+    runs out of time. `summary(part, result)`: the result's cell in the .md's table; `before` and
+    `after(parts)`: the .md's lines around it."""
+
+    def __init__(self, out, name, head, info, summary, before=(), after=lambda parts: []):
+        self.out, self.name, self.head, self.info = out, name, head, info
+        self.summary, self.before, self.after = summary, list(before), after
+        self.parts, self.log = [], [head, *self.before]
+
+    def record(self, part, command, limit, seconds, code, result, output):
+        status = 'passed' if code == 0 else 'timed out' if code == 124 else f'failed (exit {code})'
+        self.parts.append(
+            dict(
+                part=part,
+                command=command,
+                limit_s=limit,
+                seconds=round(seconds, 1),
+                status=status,
+                result=result,
+                output_tail=output[-4000:],
+            )
+        )
+        line = (
+            f'{part}: {status} in {seconds:.0f} s (limit {limit} s); {self.summary(part, result)}'
+        )
+        print(line, flush=True)
+        self.log += [f'\n===== {line}\n$ {command}', output]
+        rows = [
+            {
+                'part': d['part'],
+                'status': d['status'],
+                'time': f'{d["seconds"]:.0f} s / {d["limit_s"]} s',
+                'result': self.summary(d['part'], d['result']),
+            }
+            for d in self.parts
+        ]
+        table = markdown(['part', 'status', 'time', 'result'], rows)
+        md = [self.head, '', *self.before, table, *self.after(self.parts)]
+        for suffix, text in (
+            ('json', json.dumps({**self.info, 'parts': self.parts}, indent=1, default=str)),
+            ('md', '\n'.join(md) + '\n'),
+            ('log', '\n'.join(self.log) + '\n'),
+        ):
+            write_text(self.out / f'{self.name}.{suffix}', text)
+
+    def failed(self):
+        return any(d['status'] != 'passed' for d in self.parts)
+
+
 def read_text(path):
     """A text file of ours (a results .md, the README): one line if it cannot be read as text."""
     try:
@@ -537,6 +590,51 @@ def task_shape(cfg):
         return dict(vocab_size=corpus.ENCODINGS[cfg['encoding']], classes=[0, 1]), corpus.BLOCK_SIZE
     meta = module.describe(settings)
     return meta, meta['block_size']
+
+
+@functools.lru_cache(maxsize=None)
+def model_cost(model_args):
+    """-> (config, parameters, trained ones, FLOPs per token) of a model, once: runs repeat it over
+    seeds and lrs."""
+    with torch.device('meta'):
+        model = GPT(GPTConfig(**json.loads(model_args)))
+    sizes = [(p.numel(), p.requires_grad) for p in model.parameters()]
+    return (
+        model.config,
+        sum(n for n, _ in sizes),
+        sum(n for n, trained in sizes if trained),
+        model.flops_per_token(),
+    )
+
+
+def cost(keys):
+    """-> a planned run's steps, tokens, FLOPs, parameters and one GPU's memory: weights, gradients
+    and AdamW moments of the trained ones, one micro-batch's activations (34 bytes per token, width
+    and layer at 16 bits, Korthikanti et al. 2022 less the scores flash attention never stores;
+    twice in float32) and logits; the task's shape without data."""
+    cfg = resolve(keys)
+    meta, T = task_shape(cfg)
+    c, params, trained, per_token = model_cost(
+        json.dumps(model_args_of(cfg, meta, T), sort_keys=True)
+    )
+    # 'auto': bfloat16 on a GPU
+    dtype = cfg['dtype'] if cfg['dtype'] in ('float32', 'tf32', 'bfloat16') else 'bfloat16'
+    tokens = (
+        cfg['max_iters'] * cfg['batch_size'] * cfg['gradient_accumulation_steps'] * c.block_size
+    )
+    activations = (
+        cfg['batch_size']
+        * c.block_size
+        * (c.n_layer * c.n_embd * 17 * (2 if dtype == 'bfloat16' else 4) + 8 * c.vocab_size)
+    )
+    return dict(
+        steps=cfg['max_iters'],
+        tokens=tokens,
+        flops=per_token * tokens,
+        params=params,
+        memory=4 * params + 12 * trained + activations,
+        dtype=dtype,
+    )
 
 
 def trained_params(config):
@@ -651,7 +749,10 @@ def yelp_data(args):
     if args.mode == 'full':
         corpus_dirs(args, ['yelp'], 'run the script with --quick (which skips Yelp)')
         return {}
-    return local.tiny_yelp(args.data_root / 'yelp' / 'smoke')
+    try:
+        return local.tiny_yelp(args.data_root / 'yelp' / 'smoke')
+    except OSError as e:  # --data_dir a file, or a folder it cannot write
+        raise ConfigError(synthetic.cannot_write(args.data_root, e, '--data_dir')) from None
 
 
 def byte_text(args, name):
@@ -850,6 +951,9 @@ def read_results(path, needs=(), fix='git checkout it, or rerun its experiment')
             for r in results.get('regime') or []
             if not isinstance(r, dict) or not all(number(r.get(k)) for k in ('ours', 'paper'))
         ]
+        wrong += ['its wall_s is not a finite number'] * (
+            'wall_s' in results and not number(results['wall_s'])
+        )
         wrong += (
             [f"it says {results['name']!r} in mode {results['mode']!r}, not this file's"]
             if 'name' in results and 'mode' in results and not named_as(path, results)

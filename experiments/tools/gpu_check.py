@@ -21,10 +21,11 @@ section 8):
   back about 140 GB of GPU memory, outlasted the 45 s it had).
 
 Each part runs in a process of its own: one that fails or runs out of time is reported, with the end
-of its output, and the next runs. Written to OUT_DIR, each with the device's name and the command:
-gpu_check.json (every part: its command, time, exit status, result, the end of its output; the
-throughput results whole), gpu_check.md (a table a reader reads) and gpu_check.log (every part's
-output); the runs themselves go to a temporary folder, removed at the end.
+of its output, and the next runs. Written to OUT_DIR after every part (common.Parts), each with
+the device's name and the command: gpu_check.json (every part: its command, time, exit status,
+result, the end of its output; the throughput results whole), gpu_check.md (a table a reader
+reads) and gpu_check.log (every part's output); the runs themselves go to a temporary folder,
+removed at the end.
 
 Without CUDA (or with --dry) each part runs its smallest form on the CPU, in under a minute: the
 tests that check the CUDA paths' refusal off a GPU, 20 default steps, throughput --smoke, 10 steps
@@ -255,7 +256,15 @@ def main():
         ', dry (the CPU version)' if dry else ''
     )
     print(head, flush=True)
-    done, log = [], [head]
+
+    def throughput(parts):  # its table below the parts'
+        found = next((d['result'] for d in parts if d['part'] == 'throughput'), None)
+        if not found:
+            return []
+        return ['', '## throughput', '', common.markdown(found['columns'], found['rows'])]
+
+    info = dict(command=command, device=device, torch=torch.__version__, date=str(date.today()))
+    done = common.Parts(out, 'gpu_check', head, {**info, 'dry': dry}, summary, after=throughput)
     with tempfile.TemporaryDirectory(prefix='gpu_check-') as scratch:
         for name, limit, cmd in parts(out, scratch, dry):
             t0 = time.perf_counter()
@@ -269,54 +278,10 @@ def main():
             except (OSError, ValueError, KeyError, IndexError) as e:
                 result = None
                 output += f'\n(gpu_check could not read its result: {e!r})'
-            status = (
-                'timed out'
-                if proc.returncode == 124
-                else ('passed' if proc.returncode == 0 else f'failed (exit {proc.returncode})')
-            )
-            done.append(
-                dict(
-                    part=name,
-                    command=' '.join(cmd).replace(sys.executable, 'python').replace(scratch, 'TMP'),
-                    limit_s=limit,
-                    seconds=round(seconds, 1),
-                    status=status,
-                    result=result,
-                    output_tail=output[-4000:],
-                )
-            )
-            line = f'{name}: {status} in {seconds:.0f} s (limit {limit}); {summary(name, result)}'
-            print(line, flush=True)
-            log += [f'\n===== {line}\n$ {done[-1]["command"]}', output]
-    rows = [
-        {
-            'part': d['part'],
-            'status': d['status'],
-            'time': f'{d["seconds"]:.0f} s / {d["limit_s"]} s',
-            'result': summary(d['part'], d['result']),
-        }
-        for d in done
-    ]
-    md = [head, '', common.markdown(['part', 'status', 'time', 'result'], rows)]
-    throughput = next((d['result'] for d in done if d['part'] == 'throughput'), None)
-    if throughput:
-        md += ['', '## throughput', '', common.markdown(throughput['columns'], throughput['rows'])]
-    info = dict(
-        command=command,
-        device=device,
-        torch=torch.__version__,
-        date=str(date.today()),
-        dry=dry,
-        parts=done,
-    )
-    for suffix, text in (
-        ('json', json.dumps(info, indent=1)),
-        ('md', '\n'.join(md) + '\n'),
-        ('log', '\n'.join(log) + '\n'),
-    ):
-        common.write_text(out / f'gpu_check.{suffix}', text)
+            shown = ' '.join(cmd).replace(sys.executable, 'python').replace(scratch, 'TMP')
+            done.record(name, shown, limit, seconds, proc.returncode, result, output)
     print(f'wrote {out}/gpu_check.json, .md and .log')
-    if any(d['status'] != 'passed' for d in done):
+    if done.failed():
         sys.exit(1)
 
 

@@ -21,7 +21,7 @@ Its parts, in order, each in processes of its own with its own time limit:
   then the experiment itself runs with --reuse, which reads each finished run from its checkpoint
   and writes its results and verdicts as every experiment does.
 
-The prediction, computed before anything runs from each protocol's --plan (reproduce.cost's FLOPs
+The prediction, computed before anything runs from each protocol's --plan (common.cost's FLOPs
 and steps) and the H200's measured rates (RATE_FLOPS, STEP_S, START_S below): a part's seconds are
 at least its FLOPs at GPT-2 small's measured rate, and at most that or its steps at the measured
 floor of a small model's step, whichever is more, shared by the processes, plus each run's start;
@@ -35,9 +35,10 @@ results/ (each protocol's results JSON and .md, as its experiment writes them: c
 experiments/results/ with the device they name, then python experiments/tools/reproduce.py
 --readme). The runs themselves go to a temporary folder, removed at the end.
 
---dry (default without CUDA): each part's smallest form on the CPU, in under a minute: 20 default
-steps, a step of each variant, 10 steps under torchrun on gloo, nanogpt_step at 4x256 for 2
-repeats, and each protocol in --smoke.
+--dry (default without CUDA): each part's smallest form on the CPU, in under a minute: 5 default
+steps, a step of each variant, 5 steps under torchrun on gloo, nanogpt_step at 4x256 for one
+repeat, and the whole flow of one protocol (DRY_PROTOCOL's --smoke: its plan, its runs side by
+side, the experiment reading them); the others are planned.
 """
 
 import argparse
@@ -59,7 +60,6 @@ from data import synthetic
 from data.synthetic import ConfigError
 from data.loader import generate_missing
 from experiments.harness import common
-from experiments.tools import reproduce
 from model import GPT, PEAK_FLOPS, VARIANTS, GPTConfig, universal_dim
 
 # within 10 minutes of device time: this process's own start, planning and writing, then the parts
@@ -74,8 +74,11 @@ RATE_FLOPS = 0.363 * PEAK_FLOPS['H200']
 STEP_S, START_S = 0.0073, 16.0
 # train.py processes of a protocol at once: 16 CPU cores, one to launch each process's kernels
 PROCESSES = 8
-# a protocol's limit: its upper prediction and a fifth more; with --dry, a CPU's seconds
-MARGIN, DRY_PART_S = 1.2, 20
+# --dry's default run: a CPU reads, draws and evaluates 100,000 strings in seconds; 2,000 in less
+DRY_DEFAULT = dict(n_train=2000, eval_examples=256)
+# a protocol's limit: its upper prediction and a fifth more; with --dry, a CPU's seconds for the
+# one protocol that runs (the flow is the same for each, and each's --smoke has a test of its own)
+MARGIN, DRY_PART_S, DRY_PROTOCOL = 1.2, 30, 'memorization_capacity'
 # the protocols (name, flags, which of its claims' quantities it measures): the whole full
 # protocol, or Table 1's k-hop alone without its search: at Table 8's setting (learning rate 1e-4),
 # the paper's own at width 512 (the regime searches nothing either; its 3e-3 is width 64's)
@@ -93,25 +96,29 @@ def claims_decided(name, measures):
     return [c['says'] for c in declared if all(measures(q) for q in c['of'])]
 
 
-def planned_runs(name, flags, mode, scratch):
-    """The train.py keys of each run of `name`'s protocol in `mode` (its --plan)."""
+def planned_runs(protocols, mode, scratch):
+    """{name: the train.py keys of each run of its protocol in `mode`}, for (name, flags) of
+    `protocols`: their --plan, side by side (nothing trained)."""
     out = Path(scratch) / 'plan'
-    proc = common.run_process(
-        [sys.executable, str(common.experiment_path(name)), '--plan', f'--out_dir={out}', *flags]
-        + ([f'--{mode}'] if mode != 'full' else []),
-        capture_output=True,
-        text=True,
+    done = common.run_processes(
+        {
+            name: [sys.executable, str(common.experiment_path(name)), '--plan']
+            + [f'--out_dir={out}', *flags, *([f'--{mode}'] if mode != 'full' else [])]
+            for name, flags in protocols
+        },
+        timeout=120,
         cwd=common.ROOT,
     )
-    if proc.returncode:
-        raise ConfigError(f'{name} --plan failed: {proc.stderr.strip()[-300:]}')
-    return json.loads((out / f'{name}-plan.json').read_text())['runs']
+    for name, proc in done.items():
+        if proc.returncode:
+            raise ConfigError(f'{name} --plan failed: {proc.stdout.strip()[-300:]}')
+    return {name: json.loads((out / f'{name}-plan.json').read_text())['runs'] for name in done}
 
 
 def predict(runs):
     """-> (lower, upper) seconds of a protocol's runs on the GPU: its FLOPs at RATE_FLOPS and one
     start; or its steps at STEP_S and each run's start, shared by PROCESSES, where that is more."""
-    costs = [reproduce.cost(keys) for keys in runs]
+    costs = [common.cost(keys) for keys in runs]
     flops = sum(c['flops'] for c in costs) / RATE_FLOPS
     steps = sum(c['steps'] * STEP_S + START_S for c in costs) / min(PROCESSES, len(costs))
     return flops + START_S, max(flops + math.ceil(len(costs) / PROCESSES) * START_S, steps)
@@ -122,18 +129,22 @@ def plan(scratch, dry):
     each a dict: name, flags, runs, claims, lower and upper seconds, and its limit: its upper
     bound with MARGIN where that fits what is left, else what is left where its lower bound fits,
     else 0 (skipped)."""
+    flags = {name: flags if dry else [*flags, '--dtype=bfloat16'] for name, flags, _ in PROTOCOLS}
+    runs = planned_runs(flags.items(), 'smoke' if dry else 'full', scratch)
     parts = []
-    for name, flags, measures in PROTOCOLS:
-        flags = flags if dry else [*flags, '--dtype=bfloat16']
-        runs = planned_runs(name, flags, 'smoke' if dry else 'full', scratch)
-        lower, upper = predict(runs)
+    for name, _, measures in PROTOCOLS:
+        lower, upper = predict(runs[name])
         says = claims_decided(name, measures)
-        parts.append(dict(name=name, flags=flags, runs=runs, claims=says, lower=lower, upper=upper))
+        parts.append(
+            dict(
+                name=name, flags=flags[name], runs=runs[name], claims=says, lower=lower, upper=upper
+            )
+        )
     parts.sort(key=lambda p: len(p['claims']) / p['upper'], reverse=True)
     left = BUDGET_S - OWN_S - CHECK_S - NANOGPT_S
     for p in parts:
-        if dry:  # a CPU's pace, not the GPU's prediction
-            p['limit'] = DRY_PART_S
+        if dry:  # a CPU's pace, not the GPU's prediction; one protocol runs the whole flow
+            p['limit'] = DRY_PART_S if p['name'] == DRY_PROTOCOL else 0
         elif p['upper'] * MARGIN <= left:
             p['limit'] = round(p['upper'] * MARGIN)
         else:
@@ -189,14 +200,14 @@ def check_commands(scratch, dry):
     """The check's three processes: the default run, a step of each variant, torchrun."""
     py, device = sys.executable, 'cpu' if dry else 'cuda'
     run = [py, 'train.py', '--progress=False', f'--device={device}']
-    run += ['--eval_examples=256'] * dry  # a CPU's evaluation of the held-out split takes seconds
+    run += [f'--{k}={v}' for k, v in DRY_DEFAULT.items()] * dry
     torchrun = [py, '-m', 'torch.distributed.run', '--standalone', '--nproc_per_node=1']
     return {
-        'default': [*run, f'--out_dir={scratch}/default', f'--max_iters={20 if dry else 200}'],
+        'default': [*run, f'--out_dir={scratch}/default', f'--max_iters={5 if dry else 200}'],
         'variants': [py, 'experiments/tools/gpu_run.py', str(scratch), '--variants']
         + ['--dry'] * dry,
         'torchrun': [*torchrun, *run[1:], f'--out_dir={scratch}/torchrun']
-        + [f'--max_iters={10 if dry else 20}', '--eval_interval=10', '--compile=False'],
+        + [f'--max_iters={5 if dry else 20}', '--eval_interval=5', '--compile=False'],
     }
 
 
@@ -228,54 +239,13 @@ def in_processes(runs, limit, dry):
     return codes
 
 
-def status_of(code):
-    return 'passed' if code == 0 else 'timed out' if code == 124 else f'failed (exit {code})'
-
-
 def shown(cmd, scratch):
     return ' '.join(map(str, cmd)).replace(sys.executable, 'python').replace(str(scratch), 'TMP')
 
 
-class Draw:
-    """The parts done so far, written to OUT_DIR after each (gpu_run.json, .md, .log)."""
-
-    def __init__(self, out, head, table, command, device, dry):
-        self.out, self.head, self.table, self.parts, self.log = out, head, table, [], [head, table]
-        self.info = dict(command=command, device=device, torch=torch.__version__, dry=dry)
-        self.info['date'] = str(date.today())
-
-    def record(self, part, cmd, limit, seconds, code, result, output):
-        self.parts.append(
-            dict(
-                part=part,
-                command=cmd,
-                limit_s=limit,
-                seconds=round(seconds, 1),
-                status=status_of(code),
-                result=result,
-                output_tail=output[-4000:],
-            )
-        )
-        line = f'{part}: {status_of(code)} in {seconds:.0f} s (limit {limit} s)'
-        print(line, flush=True)
-        self.log += [f'\n===== {line}\n$ {cmd}', output]
-        rows = [
-            {
-                'part': d['part'],
-                'status': d['status'],
-                'time': f'{d["seconds"]:.0f} s / {d["limit_s"]} s',
-                'result': json.dumps(d['result']) if isinstance(d['result'], dict) else d['result'],
-            }
-            for d in self.parts
-        ]
-        columns = ['part', 'status', 'time', 'result']
-        md = [self.head, '', 'The plan:', '', self.table, '', common.markdown(columns, rows)]
-        for suffix, text in (
-            ('json', json.dumps({**self.info, 'parts': self.parts}, indent=1, default=str)),
-            ('md', '\n'.join(md) + '\n'),
-            ('log', '\n'.join(self.log) + '\n'),
-        ):
-            common.write_text(self.out / f'gpu_run.{suffix}', text)
+def summary(part, result):
+    """A part's result in one cell: a protocol's runs and verdict, a check's last line."""
+    return json.dumps(result) if isinstance(result, dict) else result
 
 
 def copy_results(runs_dir, out, name, dry):
@@ -318,11 +288,13 @@ def main():
         protocols = plan(scratch, dry)
         table = plan_table(protocols)
         print(f'{head}\n\n{table}', flush=True)
-        draw = Draw(out, head, table, command, device, dry)
+        info = dict(command=command, device=device, torch=torch.__version__, dry=dry)
+        info['date'] = str(date.today())
+        draw = common.Parts(out, 'gpu_run', head, info, summary, ['The plan:', '', table, ''])
         # the check: its three processes at once, on the default run's data made first (two of
         # them would race to write it)
         start = time.monotonic()
-        generate_missing(resolve({}))
+        generate_missing(resolve(DRY_DEFAULT if dry else {}))
         checks = check_commands(scratch, dry)
         for name, proc in common.run_processes(checks, CHECK_S, cwd=common.ROOT).items():
             last = (proc.stdout.strip().splitlines() or [''])[-1]
@@ -380,7 +352,7 @@ def main():
                 proc.stdout,
             )
     print(f'wrote {out}/gpu_run.json, .md, .log and results/ in {time.monotonic() - t0:.0f} s')
-    if any(d['status'] != 'passed' for d in draw.parts):
+    if draw.failed():
         sys.exit(1)
 
 

@@ -34,7 +34,6 @@ experiment runs in a process group of its own, which a stop of this one (Ctrl-C,
 ends with it; the stop names the results the README does not show yet.
 """
 
-import functools
 import json
 import re
 import shutil
@@ -54,8 +53,7 @@ from data import synthetic
 from data.synthetic import ConfigError
 from experiments.harness import claims, common
 from experiments.harness.common import ROOT
-from model import GPT, PEAK_FLOPS, PEAK_SHARE, GPTConfig
-from configurator import model_args_of, resolve
+from model import PEAK_FLOPS, PEAK_SHARE
 
 # (file, what it reproduces), per paper, in the README's order
 PAPERS = {
@@ -308,7 +306,14 @@ def results_with_sections(results=RESULTS):
             if section is None:
                 continue
             md = common.results_path(mode, name, 'md', results)
-            text = common.read_text(md) if md.exists() else ''
+            if (
+                not md.exists()
+            ):  # its JSON is there: the .md was moved or deleted, not never written
+                raise ConfigError(
+                    f'{md} is missing beside {md.with_suffix(".json").name}: git checkout it (if '
+                    'committed), or rerun its experiment'
+                )
+            text = common.read_text(md)
             rerun = common.experiment_path(name).relative_to(common.ROOT)
             texts[md] = text.replace(claims.section_in(md, text, rerun), section)
     return texts
@@ -447,50 +452,6 @@ PEAK = {d: PEAK_FLOPS['H100'] * PEAK_SHARE[d] for d in ('float32', 'tf32', 'bflo
 MFU = 0.4
 
 
-@functools.lru_cache(maxsize=None)
-def model_cost(model_args):
-    """-> (config, parameters, trained ones, FLOPs per token) of a model, once: runs repeat it over
-    seeds and lrs."""
-    with torch.device('meta'):
-        model = GPT(GPTConfig(**json.loads(model_args)))
-    sizes = [(p.numel(), p.requires_grad) for p in model.parameters()]
-    return (
-        model.config,
-        sum(n for n, _ in sizes),
-        sum(n for n, trained in sizes if trained),
-        model.flops_per_token(),
-    )
-
-
-def cost(keys):
-    """-> a planned run's steps, tokens, FLOPs, parameters and one GPU's memory: weights, gradients
-    and AdamW moments of the trained ones, one micro-batch's activations (34 bytes per token, width
-    and layer at 16 bits, Korthikanti et al. 2022 less the scores flash attention never stores;
-    twice in float32) and logits; the task's shape without data."""
-    cfg = resolve(keys)
-    meta, T = common.task_shape(cfg)
-    c, params, trained, per_token = model_cost(
-        json.dumps(model_args_of(cfg, meta, T), sort_keys=True)
-    )
-    dtype = cfg['dtype'] if cfg['dtype'] in PEAK else 'bfloat16'  # 'auto': bfloat16 on a GPU
-    tokens = (
-        cfg['max_iters'] * cfg['batch_size'] * cfg['gradient_accumulation_steps'] * c.block_size
-    )
-    activations = (
-        cfg['batch_size']
-        * c.block_size
-        * (c.n_layer * c.n_embd * 17 * (2 if dtype == 'bfloat16' else 4) + 8 * c.vocab_size)
-    )
-    return dict(
-        steps=cfg['max_iters'],
-        tokens=tokens,
-        flops=per_token * tokens,
-        params=params,
-        memory=4 * params + 12 * trained + activations,
-        dtype=dtype,
-    )
-
-
 # --plan's tiers of a full reproduction, each the flags every experiment gets (those it takes):
 # (1) the paper's protocol as the authors ran it; (2) the paper's regime in bfloat16 with a pruned
 # search; (3) the same on one seed, the least that tests every headline claim at the paper's sizes.
@@ -543,7 +504,7 @@ def plan(mode, names, passed, out, cpu, tier=()):
             )
         planned = json.loads((out / f'{name}-plan.json').read_text())
         # resume=True: an evaluation
-        costs = [cost(keys) for keys in planned['runs'] if not keys.get('resume')]
+        costs = [common.cost(keys) for keys in planned['runs'] if not keys.get('resume')]
         flops = sum(c['flops'] for c in costs)
         total += (hours := sum(c['flops'] / (PEAK[c['dtype']] * MFU) for c in costs) / 3600)
         per_file[name] = (hours, max(c['memory'] for c in costs))
