@@ -297,7 +297,8 @@ def memory_check(model_args, cfg, T, device, batch):
     check_fits(
         weights,
         device,
-        f'the weights and optimizer state ({params:,} parameters)',
+        f'the weights, buffers (the fixed matrices and tables of block_size rows) and optimizer '
+        f'state ({params:,} parameters)',
         lambda have: (
             f'at most {have // 16:,} parameters fit: '
             'lower vocab_size, n_embd, n_layer or block_size'

@@ -708,6 +708,10 @@ def test_bad_at_is_one_line_before_anything_runs(at, own, says, tmp_path, capsys
         (['--smoke', '--quick'], '--smoke and --quick are two protocols: give one of them'),
         (['--quick', '--seeds=100000000000'], 'give 1 to 1,000 seeds (the papers run 3)'),
         (['--quick', '--regime'], '--quick and --regime are two protocols: give one of them'),
+        # a flag given twice: argparse would keep the later without a word
+        (['--quick', '--tasks=dyck', '--tasks=addition'], '--tasks=dyck and --tasks=addition are'),
+        (['--quick', '--seeds=2', '--seeds=1'], '--seeds=2 and --seeds=1 are given both'),
+        (['--quick', '--search', '--no-search'], '--search and --no-search are given both'),
     ],
 )
 def test_flags_that_would_mean_everything_or_nothing_are_refused(argv, says, tmp_path, capsys):
@@ -720,6 +724,20 @@ def test_flags_that_would_mean_everything_or_nothing_are_refused(argv, says, tmp
         fair.parse_args('', add=fair.tasks_flag, argv=[*argv, f'--out_dir={tmp_path}'])
     err = capsys.readouterr().err
     assert stop.value.code == 2 and err.startswith('error: ') and says in err, err
+
+
+def test_yelps_stand_in_under_a_data_dir_that_is_a_file_is_one_line(tmp_path):
+    """--data_dir a file: the tiny Yelp the CPU protocols make there cannot be written (it was
+    NotADirectoryError's traceback)."""
+    (tmp_path / 'afile').write_text('hi')
+    out = subprocess.run(
+        [sys.executable, str(EXPERIMENTS / 'mixit' / 'algorithmic.py'), '--smoke', '--plan']
+        + [f'--out_dir={tmp_path / "out"}', f'--data_dir={tmp_path / "afile"}'],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 2 and out.stderr.count('\n') == 1, out.stderr
+    assert out.stderr.startswith(f'error: cannot write to {tmp_path / "afile"} (Not a directory)')
 
 
 def folder_digest(folder):
@@ -1174,6 +1192,15 @@ def test_reproduce_bad_input_is_one_line(tmp_path, monkeypatch, capsys):
     (results / 'induction-quick.json').write_text('{"values": ')
     with pytest.raises(reproduce.ConfigError, match='induction-quick.json is damaged'):
         reproduce.check(ROOT / 'README.md', results)
+    # a results .md gone beside its JSON: named as missing, and restored by git, not a rerun
+    (results / 'induction-quick.json').unlink()
+    recorded = ROOT / 'experiments' / 'results' / 'depth-quick.json'
+    (results / recorded.name).write_text(recorded.read_text())
+    with pytest.raises(
+        reproduce.ConfigError,
+        match='depth-quick.md is missing beside depth-quick.json: git checkout',
+    ):
+        reproduce.results_with_sections(results)
     (tmp_path / 'README.md').write_text('# no markers\n')
     monkeypatch.setattr(reproduce, 'ROOT', tmp_path)
     assert reproduce.main(['--readme']) == 2

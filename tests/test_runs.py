@@ -326,8 +326,8 @@ CASES = [
         'a vocab_size of 10^9',
         lambda d: flags(d, vocab_size=10**9),
         None,
-        r'the weights and optimizer state '
-        r'\(64,000,\d{3},\d{3} parameters\) would take [\d,.]+ GiB, '
+        r'the weights, buffers \(the fixed matrices and tables of block_size rows\) and optimizer '
+        r'state \(64,000,\d{3},\d{3} parameters\) would take [\d,.]+ GiB, '
         r'and this cpu has [\d,.]+ GiB: at most [\d,]+ parameters fit',
     ),  # the token embedding and the untied head: 2 x 10^9 x 32, and a few thousand more
     # numbers beyond torch's integers: a bound where a key is read, and the sizes' bytes counted
