@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import torch
+from tqdm import tqdm
 
 from checkpoint import load_checkpoint, unchanged
 from configurator import RESUMABLE, command_line, find_run, parse_args, resolve
@@ -22,6 +23,9 @@ from data.loader import prompt_codec
 from data.synthetic import ConfigError
 from devices import check_fits, pick_device
 from model import GPT, GPTConfig
+
+
+PIECE_TOKENS = 1000  # tokens generated between two updates of the progress bar
 
 
 @torch.no_grad()
@@ -45,7 +49,15 @@ def sample_text(config=None):
         )
     idx = prompt_batch(model.config, ids, cfg['num_samples'], cfg['max_new_tokens'], device)
     torch.manual_seed(cfg['seed'])
-    out = model.generate(idx, cfg['max_new_tokens'], cfg['temperature'], cfg['top_k'] or None)
+    # a piece at a time, the same draws in the same order as one call: a bar on a terminal says
+    # that a long sample (10^6 tokens: minutes) is under way
+    out, left = idx, cfg['max_new_tokens']
+    with tqdm(total=left, unit='token', disable=None, leave=False) as bar:
+        while left:
+            n = min(left, PIECE_TOKENS)
+            out = model.generate(out, n, cfg['temperature'], cfg['top_k'] or None)
+            left -= n
+            bar.update(n)
     return [decode([t for t in row if t < ckpt['meta']['vocab_size']]) for row in out.tolist()]
 
 

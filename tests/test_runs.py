@@ -1112,6 +1112,20 @@ def test_a_prompt_of_file_colon_is_that_files_text(tmp_path):
     assert 'ECRET' not in str(e.value)
 
 
+def test_a_sample_drawn_in_pieces_is_the_one_drawn_at_once(base, monkeypatch):
+    """sample_text generates a piece at a time (a progress bar between pieces): the same draws in
+    the same order, so the texts of pieces of 3 tokens are those of one piece of all 10."""
+    import sample
+
+    keys = dict(
+        out_dir=str(base / 'out'), run_name='done', data_dir=str(base / 'data'), num_samples=2
+    )
+    keys.update(max_new_tokens=10, temperature=1.0, prompt='12+')
+    whole = sample.sample_text(keys)
+    monkeypatch.setattr(sample, 'PIECE_TOKENS', 3)
+    assert sample.sample_text(keys) == whole
+
+
 def test_temperature_zero_is_greedy_and_a_number_is_a_prompt(base, capsys):
     train_module.main(
         done(
