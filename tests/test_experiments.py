@@ -2832,8 +2832,9 @@ def test_gpu_run_plans_what_fits_in_order_of_claims_per_minute(tmp_path, monkeyp
 
 
 def test_processes_side_by_side_end_at_their_limit(tmp_path):
-    """common.run_processes runs its commands at once: one still running at the limit is ended
-    (exit status 124, as timeout(1)), the others' output kept, and no process is left."""
+    """common.run_processes runs its commands at once, or at most at_once at a time: one still
+    running at the limit is ended (exit status 124, as timeout(1)), the others' output kept, one
+    not started by then left out, and no process is left."""
     common = module('common')
     start = time.monotonic()
     done = common.run_processes(
@@ -2850,6 +2851,12 @@ def test_processes_side_by_side_end_at_their_limit(tmp_path):
     assert time.monotonic() - start < 20
     assert (done['quick'].returncode, done['quick'].stdout) == (0, 'done\n')
     assert done['slow'].returncode == 124 and 'started' in done['slow'].stdout
+    assert common.CHILDREN == []
+    # at most one at a time: the next starts as one ends, and one not started by the limit is out
+    slow = [sys.executable, '-c', 'import time; time.sleep(60)']
+    quick = [sys.executable, '-c', 'print("done")']
+    done = common.run_processes({'a': quick, 'b': quick, 'c': slow, 'd': quick}, 5, at_once=1)
+    assert [(n, p.returncode) for n, p in done.items()] == [('a', 0), ('b', 0), ('c', 124)]
     assert common.CHILDREN == []
 
 

@@ -156,41 +156,52 @@ def run_process(command, capture_output=False, timeout=None, **popen):
     return subprocess.CompletedProcess(command, proc.returncode, out, err)
 
 
-def run_processes(commands, timeout, **popen):
-    """run_process for {name: command} side by side, all within `timeout` seconds of the start ->
-    {name: CompletedProcess}, its output (stdout and stderr together) in stdout; each process
-    group is listed in CHILDREN while it runs, and one still running at the timeout is ended, its
-    returncode 124."""
-    start, procs, logs = time.monotonic(), {}, {}
+def run_processes(commands, timeout, at_once=None, **popen):
+    """run_process for {name: command} side by side, at most `at_once` at a time (the next starting
+    as one ends; None: all at once), all within `timeout` seconds of the start -> {name:
+    CompletedProcess} of those started, its output (stdout and stderr together) in stdout; each
+    process group is listed in CHILDREN while it runs, one still running at the timeout is ended
+    (returncode 124), and one not started by then is left out."""
+    start, waiting, running, done, logs = time.monotonic(), list(commands), {}, {}, {}
     try:
-        for name, command in commands.items():
-            logs[name] = tempfile.TemporaryFile('w+')
-            procs[name] = subprocess.Popen(
-                command,
-                stdout=logs[name],
-                stderr=subprocess.STDOUT,
-                text=True,
-                start_new_session=True,
-                **popen,
-            )
-            CHILDREN.append(procs[name].pid)
-        done = {}
-        for name, proc in procs.items():
-            try:
-                code = proc.wait(timeout=max(0.1, timeout - (time.monotonic() - start)))
-            except subprocess.TimeoutExpired:
-                end_group(proc.pid)
-                proc.wait()
-                code = 124
+        while (waiting or running) and time.monotonic() - start < timeout:
+            while waiting and len(running) < (at_once or len(commands)):
+                name = waiting.pop(0)
+                logs[name] = tempfile.TemporaryFile('w+')
+                running[name] = subprocess.Popen(
+                    commands[name],
+                    stdout=logs[name],
+                    stderr=subprocess.STDOUT,
+                    text=True,
+                    start_new_session=True,
+                    **popen,
+                )
+                CHILDREN.append(running[name].pid)
+            for name, proc in list(running.items()):
+                if proc.poll() is not None:
+                    done[name] = proc.returncode
+                    del running[name]
+                    CHILDREN.remove(proc.pid)
+            time.sleep(0.05)
+        for name, proc in running.items():  # past the timeout
+            end_group(proc.pid)
+            proc.wait()
+            done[name] = 124
+        out = {}
+        for name in [n for n in commands if n in done]:
             logs[name].seek(0)
-            done[name] = subprocess.CompletedProcess(commands[name], code, logs[name].read(), '')
-        return done
+            out[name] = subprocess.CompletedProcess(
+                commands[name], done[name], logs[name].read(), ''
+            )
+        return out
     finally:
-        for name, proc in procs.items():
+        for proc in running.values():
             if proc.poll() is None:
                 end_group(proc.pid)
-            CHILDREN.remove(proc.pid)
-            logs[name].close()
+            if proc.pid in CHILDREN:
+                CHILDREN.remove(proc.pid)
+        for log in logs.values():
+            log.close()
 
 
 def end_group(pid, grace=5.0):

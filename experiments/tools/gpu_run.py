@@ -221,23 +221,19 @@ def nanogpt_command(dry):
 
 
 def in_processes(runs, limit, dry):
-    """Trains `runs` (train.py keys) as train.py processes, PROCESSES at once (2 with --dry),
-    within `limit` seconds in all -> the exit status of each started."""
+    """Trains `runs` (train.py keys) as train.py processes, PROCESSES at once (2 with --dry; the
+    next starting as one ends), within `limit` seconds in all -> the exit status of each started."""
     for keys in runs:  # each task's data once, before processes that would race to write it
         generate_missing(resolve(keys))
-    at_once, start, codes = 2 if dry else PROCESSES, time.monotonic(), []
-    for i in range(0, len(runs), at_once):
-        left = limit - (time.monotonic() - start)
-        if left <= 0:
-            break
-        group = {
-            j: [sys.executable, 'train.py', *(f'--{k}={v}' for k, v in keys.items())]
-            for j, keys in enumerate(runs[i : i + at_once])
-        }
-        env = {**os.environ, 'OMP_NUM_THREADS': '1'}
-        done = common.run_processes(group, left, cwd=common.ROOT, env=env)
-        codes += [proc.returncode for proc in done.values()]
-    return codes
+    commands = {
+        i: [sys.executable, 'train.py', *(f'--{k}={v}' for k, v in keys.items())]
+        for i, keys in enumerate(runs)
+    }
+    env = {**os.environ, 'OMP_NUM_THREADS': '1'}
+    done = common.run_processes(
+        commands, limit, at_once=2 if dry else PROCESSES, cwd=common.ROOT, env=env
+    )
+    return [proc.returncode for proc in done.values()]
 
 
 def shown(cmd, scratch):
