@@ -460,9 +460,10 @@ def json_object(line):
 
 
 def logged(line):
-    """Whether a log.jsonl line (bytes) is one train.py writes: a JSON object with an int step."""
+    """Whether a log.jsonl line (bytes) is one train.py writes, as read_log reads it: a JSON object
+    with an int step and finite numbers (train.py writes null for one that is not)."""
     try:
-        return type(json.loads(line).get('step')) is int
+        return type(json.loads(line, parse_constant=not_finite).get('step')) is int
     except (ValueError, RecursionError, AttributeError):  # not JSON, not UTF-8, not an object
         return False
 
@@ -602,13 +603,14 @@ class Run:
             bad = next((i for i, line in enumerate(lines, 1) if not logged(line)), None)
             if bad:
                 raise ConfigError(
-                    f'{log_so_far} line {bad} is not a JSON object with a step, as train.py '
-                    'writes: delete or repair that line, then resume (the run itself is intact)'
+                    f'{log_so_far} line {bad} is not a JSON object with a step and finite '
+                    'numbers, as train.py writes: delete or repair that line, then resume (the run '
+                    'itself is intact)'
                 )
-            if self.resumed is not None and not log_so_far.exists():
+            if self.resumed is not None and not lines:
                 print(
-                    f'resume: {self.source} has no log.jsonl: the log starts again at step '
-                    f'{self.resumed}',
+                    f'resume: {self.source} has no log.jsonl, or an empty one: the log starts '
+                    f'again at step {self.resumed}',
                     file=sys.stderr,
                 )
             if not self.keep_until:

@@ -2254,7 +2254,17 @@ def out_a_file(t):
         (results_damaged('{"name": "depth"}'), "depth-quick.json is damaged (no 'values')"),
         (
             results_damaged('{"name": "depth", "mode": "quick", "values": {}, "wall_s": NaN}'),
-            'depth-quick.json is damaged (its wall_s is not a finite number)',
+            'depth-quick.json is damaged (its wall_s is not a finite number of seconds',
+        ),
+        (
+            results_damaged('{"name": "depth", "mode": "quick", "values": {}, "wall_s": -5}'),
+            'depth-quick.json is damaged (its wall_s is not a finite number of seconds, at least',
+        ),
+        (
+            results_damaged(
+                '{"name": "depth", "mode": "quick", "values": {}, "date": "not a date"}'
+            ),
+            'depth-quick.json is damaged (its date is not a date (YYYY-MM-DD))',
         ),
         (point_damaged, f'{Path("trend", "depth", "1", "depth.json")} is damaged'),
         (md_a_folder, 'depth-quick.md'),
@@ -2281,6 +2291,8 @@ def out_a_file(t):
         'results a list',
         'results without values',
         'wall_s NaN',
+        'wall_s negative',
+        'date not a date',
         'a size damaged',
         'md a folder',
         'results a folder',
@@ -2858,6 +2870,25 @@ def test_processes_side_by_side_end_at_their_limit(tmp_path):
     done = common.run_processes({'a': quick, 'b': quick, 'c': slow, 'd': quick}, 5, at_once=1)
     assert [(n, p.returncode) for n, p in done.items()] == [('a', 0), ('b', 0), ('c', 124)]
     assert common.CHILDREN == []
+
+
+def test_a_tools_scratch_folder_goes_with_a_stop(tmp_path):
+    """gpu_run.py's and gpu_check.py's runs go to a scratch folder that a stop removes too: a
+    signal ends the process without unwinding its `with` (synthetic.end_on_signal), so the folder
+    is one of the temporaries it removes."""
+    script = (
+        'import sys, time; sys.path.insert(0, sys.argv[1]); '
+        'from experiments.harness import common; common.synthetic.end_on_signal()\n'
+        'with common.scratch_folder("x-") as d:\n'
+        '    (common.Path(d) / "run").write_text("w"); print(d, flush=True); time.sleep(60)'
+    )
+    proc = subprocess.Popen(
+        [sys.executable, '-c', script, str(ROOT)], stdout=subprocess.PIPE, text=True
+    )
+    folder = Path(proc.stdout.readline().strip())
+    assert (folder / 'run').exists()
+    proc.terminate()
+    assert proc.wait(timeout=30) == 128 + 15 and not folder.exists()
 
 
 def test_reuse_reads_finished_runs_without_training_them(tmp_path):

@@ -1250,17 +1250,26 @@ def test_a_resume_refuses_a_log_line_train_py_never_writes_and_says_a_missing_lo
     keys['run_name'] = 'r'
     train(keys)
     log = tmp_path / 'out' / 'r' / 'log.jsonl'
-    log.write_bytes(log.read_bytes() + b'garbage line\n')
+    good = log.read_bytes()
+    log.write_bytes(good.replace(b'"val_loss": ', b'"val_loss": NaN, "was": ', 1))
+    with pytest.raises(ConfigError, match=r'log.jsonl line 1 is not a JSON object with a step'):
+        train({**keys, 'resume': True, 'max_iters': TINY['max_iters'] + 2})
+    log.write_bytes(good + b'garbage line\n')
     before = {p: p.read_bytes() for p in sorted((tmp_path / 'out').rglob('*')) if p.is_file()}
     with pytest.raises(ConfigError, match=r'log.jsonl line \d+ is not a JSON object with a step'):
         train({**keys, 'resume': True, 'max_iters': TINY['max_iters'] + 2})
     assert {
         p: p.read_bytes() for p in sorted((tmp_path / 'out').rglob('*')) if p.is_file()
     } == before
-    log.unlink()
+    log.write_bytes(b'')
     capsys.readouterr()
     train({**keys, 'resume': True, 'max_iters': TINY['max_iters'] + 2})
-    assert 'has no log.jsonl: the log starts again at step' in capsys.readouterr().err
+    assert (
+        'has no log.jsonl, or an empty one: the log starts again at step' in capsys.readouterr().err
+    )
+    log.unlink()
+    train({**keys, 'resume': True, 'max_iters': TINY['max_iters'] + 4})
+    assert 'has no log.jsonl, or an empty one' in capsys.readouterr().err
 
 
 def test_a_second_process_on_a_run_folder_is_refused_and_the_first_stays_intact(tmp_path):

@@ -56,7 +56,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 if __name__ == '__main__':  # the experiments' code, not a command (alone: an import's traceback)
@@ -202,6 +202,18 @@ def run_processes(commands, timeout, at_once=None, **popen):
                 CHILDREN.remove(proc.pid)
         for log in logs.values():
             log.close()
+
+
+@contextmanager
+def scratch_folder(prefix):
+    """A temporary folder for a tool's runs, removed at the end, and by a stop too (Ctrl-C, a kill:
+    synthetic.end_on_signal ends the process without unwinding a `with`)."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as folder:
+        synthetic.TEMPORARIES.add(Path(folder))
+        try:
+            yield folder
+        finally:
+            synthetic.TEMPORARIES.discard(Path(folder))
 
 
 def end_group(pid, grace=5.0):
@@ -917,6 +929,13 @@ def number(v):  # a finite number, not a bool (True is an int to Python) or JSON
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
+def iso_date(text):
+    try:
+        return bool(datetime.date.fromisoformat(text))
+    except (TypeError, ValueError):
+        return False
+
+
 def named_as(path, results):
     """Whether results' name and mode are the file's (results_path: <name>[-mode].json; a TREND's
     size <name>.json under trend/): a file renamed, or edited to another mode, would be read as
@@ -962,8 +981,11 @@ def read_results(path, needs=(), fix='git checkout it, or rerun its experiment')
             for r in results.get('regime') or []
             if not isinstance(r, dict) or not all(number(r.get(k)) for k in ('ours', 'paper'))
         ]
-        wrong += ['its wall_s is not a finite number'] * (
-            'wall_s' in results and not number(results['wall_s'])
+        wrong += ['its wall_s is not a finite number of seconds, at least 0'] * (
+            'wall_s' in results and not (number(results['wall_s']) and results['wall_s'] >= 0)
+        )
+        wrong += ['its date is not a date (YYYY-MM-DD)'] * (
+            'date' in results and not iso_date(results['date'])
         )
         wrong += (
             [f"it says {results['name']!r} in mode {results['mode']!r}, not this file's"]

@@ -37,7 +37,6 @@ import gc
 import json
 import re
 import sys
-import tempfile
 import time
 from datetime import date
 from pathlib import Path
@@ -265,7 +264,7 @@ def main():
 
     info = dict(command=command, device=device, torch=torch.__version__, date=str(date.today()))
     done = common.Parts(out, 'gpu_check', head, {**info, 'dry': dry}, summary, after=throughput)
-    with tempfile.TemporaryDirectory(prefix='gpu_check-') as scratch:
+    with common.scratch_folder('gpu_check-') as scratch:
         for name, limit, cmd in parts(out, scratch, dry):
             t0 = time.perf_counter()
             proc = common.run_process(

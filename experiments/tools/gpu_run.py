@@ -46,7 +46,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 import time
 from datetime import date
 from pathlib import Path
@@ -272,7 +271,7 @@ def main():
         return
     t0 = time.monotonic()
     if args.plan:  # the GPU's, wherever it is computed
-        with tempfile.TemporaryDirectory(prefix='gpu_run-') as scratch:
+        with common.scratch_folder('gpu_run-') as scratch:
             print(f'The plan of a draw, within {BUDGET_S} s:\n\n{plan_table(plan(scratch, False))}')
         return
     files = [f'gpu_run.{e}' for e in ('json', 'md', 'log')]
@@ -281,7 +280,7 @@ def main():
     device = common.device_name('cpu' if dry else 'cuda')
     head = f'# GPU draw: {device}\n\n`{command}`, {date.today()}, torch {torch.__version__}'
     head += ', dry (the CPU version)' if dry else ''
-    with tempfile.TemporaryDirectory(prefix='gpu_run-') as scratch:
+    with common.scratch_folder('gpu_run-') as scratch:
         protocols = plan(scratch, dry)
         table = plan_table(protocols)
         print(f'{head}\n\n{table}', flush=True)

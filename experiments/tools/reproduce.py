@@ -39,7 +39,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import timeit
 from pathlib import Path
@@ -607,7 +606,7 @@ def main(argv=None):
         if args.plan:
             trains = [n for n in EXPERIMENTS if common.trains(common.experiment_path(n))]
             names = chosen(parser, args.only, trains)
-            with tempfile.TemporaryDirectory(prefix='plan') as out:  # removed, whatever happens
+            with common.scratch_folder('plan') as out:  # removed, whatever happens
                 synthetic.TEMPORARIES.add(Path(out))  # a stop too
                 print(priced(mode, names, passed, Path(out)))
             print(
