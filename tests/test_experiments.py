@@ -1915,7 +1915,7 @@ def damaged_results(tmp_path, text):
         (
             ['--readme'],
             lambda r, t: damaged_results(
-                t, json.dumps(dict(name='induction', mode='regime', date='d', values={}))
+                t, json.dumps(dict(name='induction', mode='regime', date='2026-11-27', values={}))
             ),
             "it says 'induction' in mode 'regime', not this file's",
         ),
