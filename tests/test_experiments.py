@@ -1207,6 +1207,15 @@ def test_reproduce_bad_input_is_one_line(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.startswith('error: README.md lacks the markers') and err.count('\n') == 1
     assert (tmp_path / 'README.md').read_text() == '# no markers\n'
+    # a committed results file gone from the checkout: --readme would drop its rows
+    monkeypatch.setattr(reproduce, 'gone', lambda results: ['experiments/results/x.json'])
+    assert reproduce.main(['--readme']) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        'error: experiments/results/x.json is committed but gone from the checkout: git checkout '
+        'it\n'
+    )
+    assert (tmp_path / 'README.md').read_text() == '# no markers\n'
 
 
 def test_the_source_digest_reads_the_same_where_python_adds_empty_fields(monkeypatch):
@@ -2808,6 +2817,24 @@ def test_gpu_run_runs_dry_on_a_cpu(tmp_path):
         'gpu_run.md',
         'results',
     ]
+
+
+def test_gpu_run_refuses_plan_with_dry(tmp_path):
+    """--plan lists the GPU's parts and --dry runs them on a CPU: given both, one would be dropped
+    without a word."""
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(EXPERIMENTS / 'tools' / 'gpu_run.py'),
+            str(tmp_path),
+            '--plan',
+            '--dry',
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 2 and out.stderr.count('\n') == 1
+    assert out.stderr.startswith('error: --plan lists the GPU') and not list(tmp_path.iterdir())
 
 
 def test_gpu_run_plans_what_fits_in_order_of_claims_per_minute(tmp_path, monkeypatch):

@@ -265,6 +265,10 @@ def main():
     parser.add_argument('--variants', action='store_true', help=argparse.SUPPRESS)  # a process
     args = parser.parse_args()
     common.command_line_process()
+    if args.plan and args.dry:  # the plan is the GPU's: a dry run would be dropped without a word
+        parser.error(
+            "--plan lists the GPU's parts and --dry runs them on the CPU: give one of them"
+        )
     dry = args.dry or not torch.cuda.is_available()
     if args.variants:
         print(json.dumps(variant_steps(dry)))

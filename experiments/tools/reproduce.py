@@ -370,7 +370,13 @@ def check(readme=ROOT / 'README.md', results=RESULTS):
         and (problem := judged_before(path, common.experiment_path(name)))
     ]
     # a results file deleted since its commit, first: --readme would show another mode's instead
-    gone = (
+    lost = [f'{f} is committed but gone from the checkout: git checkout it' for f in gone(results)]
+    return lost + problems
+
+
+def gone(results):
+    """The committed results files deleted from the checkout (git's list; none outside it)."""
+    return (
         subprocess.run(
             ['git', '-C', str(ROOT), 'ls-files', '--deleted', '--', str(results)],
             capture_output=True,
@@ -378,9 +384,6 @@ def check(readme=ROOT / 'README.md', results=RESULTS):
         ).stdout.split()
         if shutil.which('git') and results.is_relative_to(ROOT)
         else []
-    )
-    return [f'{f} is committed but gone from the checkout: git checkout it' for f in gone] + (
-        problems
     )
 
 
@@ -607,7 +610,6 @@ def main(argv=None):
             trains = [n for n in EXPERIMENTS if common.trains(common.experiment_path(n))]
             names = chosen(parser, args.only, trains)
             with common.scratch_folder('plan') as out:  # removed, whatever happens
-                synthetic.TEMPORARIES.add(Path(out))  # a stop too
                 print(priced(mode, names, passed, Path(out)))
             print(
                 'Not listed (no train.py runs):',
@@ -619,8 +621,11 @@ def main(argv=None):
             print('\n'.join(f'error: {p}' for p in problems) or 'the README matches the results')
             return 1 if problems else 0
         names = [] if args.readme else chosen(parser, args.only, runnable(mode))
-        # before any experiment runs: what the README is made of is whole, and it and the results
-        # it shows can be written
+        # before any experiment runs: no committed results file is gone (the README would drop
+        # its rows), what the README is made of is whole, and it and the results it shows can be
+        # written
+        for f in gone(RESULTS)[:1]:
+            raise ConfigError(f'{f} is committed but gone from the checkout: git checkout it')
         readme_with_tables(common.read_text(readme), RESULTS)
         for path in [readme, *results_with_sections(RESULTS)] + [
             common.results_path(mode, n, ext, RESULTS) for n in names for ext in ('json', 'md')
