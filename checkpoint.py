@@ -460,12 +460,8 @@ def json_object(line):
 
 
 def logged(line):
-    """Whether a log.jsonl line (bytes) is one train.py writes, as read_log reads it: a JSON object
-    with an int step and finite numbers (train.py writes null for one that is not)."""
-    try:
-        return type(json.loads(line, parse_constant=not_finite).get('step')) is int
-    except (ValueError, RecursionError, AttributeError):  # not JSON, not UTF-8, not an object
-        return False
+    """Whether a log.jsonl line (bytes) is one train.py writes, as read_log reads it."""
+    return log_entry(line.decode(errors='replace')) is not None
 
 
 def logged_step(line):
@@ -814,16 +810,8 @@ def read_log(folder):
     for i, text in enumerate(text.splitlines(), 1):
         if not text.strip():
             continue
-        try:  # train.py writes null for a number that is not finite, never NaN or Infinity
-            line = json.loads(text, parse_constant=not_finite, parse_float=finite)
-        except (ValueError, RecursionError):  # RecursionError: nested thousands deep
-            line = None
-        if (
-            not isinstance(line, dict)
-            or type(line.get('step')) is not int
-            or any(type(v) is int and abs(v) > 2**53 for v in line.values())
-        ):  # too large to draw as a float
-            # the line itself is not shown: the file may not be a log of ours
+        line = log_entry(text)
+        if line is None:  # the line itself is not shown: the file may not be a log of ours
             raise ConfigError(
                 f'{path} line {i} is not a JSON object with a step and finite numbers, as '
                 'train.py writes: delete or repair that line, or leave the run out'
@@ -835,6 +823,23 @@ def read_log(folder):
             f'steps); wait for it or leave the run out'
         )
     return lines
+
+
+def log_entry(text):
+    """A log.jsonl line as train.py writes it -> its dict: a JSON object with an int step and
+    finite numbers (train.py writes null for one that is not, never NaN or Infinity), no int too
+    large to draw as a float; else None."""
+    try:
+        line = json.loads(text, parse_constant=not_finite, parse_float=finite)
+    except (ValueError, RecursionError):  # RecursionError: nested thousands deep
+        return None
+    if (
+        not isinstance(line, dict)
+        or type(line.get('step')) is not int
+        or any(type(v) is int and abs(v) > 2**53 for v in line.values())
+    ):
+        return None
+    return line
 
 
 def not_finite(name):

@@ -309,7 +309,9 @@ def main():
             )
         # nanoGPT's step beside ours: a timing, the GPU doing nothing else
         cmd, start = nanogpt_command(dry), time.monotonic()
-        proc = common.run_processes({0: cmd}, NANOGPT_S, cwd=common.ROOT)[0]
+        proc = common.run_process(
+            cmd, capture_output=True, text=True, timeout=NANOGPT_S, cwd=common.ROOT
+        )
         rows = [  # config, shape, ours ms, reference ms, the ratio: one line of the table
             [cell.strip() for cell in line.strip('|').split('|')]
             for line in proc.stdout.splitlines()
@@ -325,7 +327,7 @@ def main():
             f'{ratio[0]}: ours {ratio[2]} ms, nanoGPT {ratio[3]} ms; ours / nanoGPT {ratio[4]}'
             if ratio
             else '',
-            proc.stdout,
+            proc.stdout + proc.stderr,
         )
         # the protocols: each's runs side by side, then the experiment, which reads them
         for p in [p for p in protocols if p['limit']]:
@@ -336,7 +338,9 @@ def main():
             cmd = [sys.executable, str(common.experiment_path(p['name'])), '--reuse']
             cmd += [f'--out_dir={runs_dir}', *p['flags'], *['--smoke'] * dry]
             left = max(1.0, p['limit'] - (time.monotonic() - start))
-            proc = common.run_processes({0: cmd}, left, cwd=common.ROOT)[0]
+            proc = common.run_process(
+                cmd, capture_output=True, text=True, timeout=left, cwd=common.ROOT
+            )
             verdict = copy_results(runs_dir, out, p['name'], dry)
             draw.record(
                 p['name'],
@@ -344,12 +348,8 @@ def main():
                 p['limit'],
                 time.monotonic() - start,
                 proc.returncode,
-                dict(
-                    runs=len(runs),
-                    finished=codes.count(0),
-                    verdict=verdict,
-                ),
-                proc.stdout,
+                dict(runs=len(runs), finished=codes.count(0), verdict=verdict),
+                proc.stdout + proc.stderr,
             )
     print(f'wrote {out}/gpu_run.json, .md, .log and results/ in {time.monotonic() - t0:.0f} s')
     if draw.failed():
